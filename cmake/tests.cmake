@@ -1,0 +1,25 @@
+# ft_add_test_runner(target LIST file SOURCES ...): one test executable whose tests are
+# declared once in LIST (lines "TEST_ENTRY(name, timeout_s)"); each becomes a CTest test
+# "<target>.<name>" run in a forked child with its timeout; exit code 77 means skipped.
+function(ft_add_test_runner target)
+  cmake_parse_arguments(A "" "LIST" "SOURCES;LIBS;ENV" ${ARGN})
+  add_executable(${target} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/runner.c)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests
+                             ${CMAKE_CURRENT_SOURCE_DIR})
+  get_filename_component(listabs ${A_LIST} ABSOLUTE)
+  target_compile_definitions(${target} PRIVATE FT_TEST_LIST="${listabs}")
+  target_link_libraries(${target} PRIVATE ${A_LIBS} Threads::Threads)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${listabs})
+  file(STRINGS ${listabs} lines REGEX "^[ \t]*TEST_ENTRY\\(")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCH "TEST_ENTRY\\([ \t]*([A-Za-z0-9_]+)[ \t]*,[ \t]*([0-9]+)" _ "${line}")
+    set(name ${CMAKE_MATCH_1})
+    set(tmo ${CMAKE_MATCH_2})
+    add_test(NAME ${target}.${name} COMMAND ${target} ${name})
+    math(EXPR ctest_tmo "${tmo} + 30")
+    set_tests_properties(${target}.${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ctest_tmo})
+    if(A_ENV)
+      set_tests_properties(${target}.${name} PROPERTIES ENVIRONMENT "${A_ENV}")
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,241 @@
+/* copy.c: every cuMemcpy* entry point: argument and bounds checks at the call,
+ * the host/device semantics of sync and async copies (staging of pageable
+ * sources, synchronous pageable readback), and the copy operation itself. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+typedef struct {
+  uint8_t *host;  /* host-accessible address of the first byte */
+  uint64_t dev;   /* device address (0: host memory) */
+  bool is_dev, pageable;
+} side_t;
+
+typedef enum { K_HOST, K_DEV, K_UNIFIED } sidekind_t;
+
+/* Resolves one operand [p, p+n) given how the API names it. */
+static CUresult side_get(sidekind_t k, uint64_t p, size_t n, side_t *s) {
+  *s = (side_t){0};
+  if (k == K_DEV) {
+    void *h;
+    bool d;
+    if (sim_mem_resolve(p, n, &h, &d)) return CUDA_ERROR_INVALID_VALUE;
+    *s = (side_t){h, d ? p : 0, d, false};
+    return CUDA_SUCCESS;
+  }
+  if (k == K_HOST) {
+    /* A host operand may be any host memory, but never a device address. */
+    if (!p || sim_mem_in_device_range(p) || sim_mem_in_device_range(p + n - 1)) return CUDA_ERROR_INVALID_VALUE;
+    sim_alloc_t a;
+    bool pinned = sim_mem_find(p, n, &a) && !a.freeing && a.kind != SIM_MEM_DEVICE;
+    *s = (side_t){(uint8_t *)(uintptr_t)p, 0, false, !pinned};
+    return CUDA_SUCCESS;
+  }
+  void *h;
+  switch (sim_mem_classify(p, n, &h)) {
+    case SIM_PTR_DEVICE: *s = (side_t){h, p, true, false}; return CUDA_SUCCESS;
+    case SIM_PTR_PINNED: *s = (side_t){h, 0, false, false}; return CUDA_SUCCESS;
+    case SIM_PTR_PAGEABLE: *s = (side_t){h, 0, false, true}; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+static size_t extent(size_t width, size_t height, size_t depth, size_t pitch, size_t slice) {
+  return (depth - 1) * slice + (height - 1) * pitch + width;
+}
+
+/* ---- execution (stream worker) ---- */
+void sim_copy_execute(sim_copy_t *c) {
+  if (c->dir == SIM_DIR_H2D || c->dir == SIM_DIR_D2H) sim_inject_on_copy(c);
+  double t0 = sim_now();
+  for (size_t z = 0; z < c->depth; z++)
+    for (size_t y = 0; y < c->height; y++)
+      memmove(c->dst + z * c->dslice + y * c->dpitch, c->src + z * c->sslice + y * c->spitch, c->width);
+  size_t bytes = c->width * c->height * c->depth;
+  switch (c->dir) {
+    case SIM_DIR_H2D: SIM_COUNT(memcpy_h2d, 1); SIM_COUNT(bytes_h2d, bytes); break;
+    case SIM_DIR_D2H: SIM_COUNT(memcpy_d2h, 1); SIM_COUNT(bytes_d2h, bytes); break;
+    case SIM_DIR_D2D: SIM_COUNT(memcpy_d2d, 1); SIM_COUNT(bytes_d2d, bytes); break;
+    case SIM_DIR_H2H: SIM_COUNT(memcpy_h2h, 1); break;
+  }
+  if (c->dst_dev)
+    sim_stuck_apply(c->dst_dev, c->dst_dev + extent(c->width, c->height, c->depth, c->dpitch, c->dslice));
+  sim_bandwidth_charge(c->dir, bytes, t0);
+}
+
+/* ---- submission ---- */
+static CUresult submit(sim_ctx_t *ctx, CUstream h, int ptds, bool async, sim_copy_t *c, const side_t *src,
+                       const side_t *dst) {
+  sim_stream_t *s;
+  CUresult r = sim_stream_get(ctx, h, ptds, &s);
+  if (r) return r;
+  c->src = src->host;
+  c->dst = dst->host;
+  c->src_dev = src->dev;
+  c->dst_dev = dst->dev;
+  c->dir = src->is_dev ? (dst->is_dev ? SIM_DIR_D2D : SIM_DIR_D2H) : (dst->is_dev ? SIM_DIR_H2D : SIM_DIR_H2H);
+  sim_op_t *op = sim_op_new(SIM_OP_COPY);
+  bool wait;
+  if (async) {
+    if (src->pageable && !dst->pageable) {
+      /* Pageable source: staged now, the call returns once the source may be
+       * reused; the transfer itself happens in stream order. */
+      size_t bytes = c->width * c->height * c->depth;
+      uint8_t *buf = malloc(bytes);
+      if (!buf) {
+        free(op);
+        sim_obj_unref(&s->obj);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      for (size_t z = 0; z < c->depth; z++)
+        for (size_t y = 0; y < c->height; y++)
+          memcpy(buf + (z * c->height + y) * c->width, c->src + z * c->sslice + y * c->spitch, c->width);
+      c->src = buf;
+      c->spitch = c->width;
+      c->sslice = c->width * c->height;
+      op->owned = buf;
+    }
+    wait = dst->pageable; /* into pageable memory: synchronous, as documented */
+  } else {
+    wait = !(src->is_dev && dst->is_dev); /* device-to-device returns at once */
+  }
+  op->u.copy = *c;
+  uint64_t seq = sim_stream_enqueue(s, op);
+  if (wait) {
+    sim_stream_wait_seq(s, seq);
+    r = (CUresult)atomic_load(&ctx->sticky);
+  }
+  sim_obj_unref(&s->obj);
+  return r;
+}
+
+static CUresult copy1d(sidekind_t dk, uint64_t dst, sidekind_t sk, uint64_t src, size_t n, CUstream h, int ptds,
+                       bool async) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (n == 0) { /* succeeds without touching the pointers, like the driver */
+    sim_stream_t *s;
+    r = sim_stream_get(ctx, h, ptds, &s);
+    if (!r) sim_obj_unref(&s->obj);
+    return r;
+  }
+  side_t d, s;
+  if ((r = side_get(dk, dst, n, &d)) || (r = side_get(sk, src, n, &s))) return r;
+  sim_copy_t c = {.width = n, .height = 1, .depth = 1, .dpitch = n, .spitch = n, .dslice = n, .sslice = n};
+  return submit(ctx, h, ptds, async, &c, &s, &d);
+}
+
+#define U(p) ((uint64_t)(uintptr_t)(p))
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { return copy1d(K_DEV, d, K_HOST, U(s), n, NULL, 0, false); }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return copy1d(K_DEV, d, K_HOST, U(s), n, NULL, 1, false); }
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return copy1d(K_HOST, U(d), K_DEV, s, n, NULL, 0, false); }
+CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return copy1d(K_HOST, U(d), K_DEV, s, n, NULL, 1, false); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(K_DEV, d, K_DEV, s, n, NULL, 0, false); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(K_DEV, d, K_DEV, s, n, NULL, 1, false); }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream h) { return copy1d(K_DEV, d, K_HOST, U(s), n, h, 0, true); }
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream h) { return copy1d(K_DEV, d, K_HOST, U(s), n, h, 1, true); }
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_HOST, U(d), K_DEV, s, n, h, 0, true); }
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_HOST, U(d), K_DEV, s, n, h, 1, true); }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_DEV, d, K_DEV, s, n, h, 0, true); }
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_DEV, d, K_DEV, s, n, h, 1, true); }
+CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(K_UNIFIED, d, K_UNIFIED, s, n, NULL, 0, false); }
+CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(K_UNIFIED, d, K_UNIFIED, s, n, NULL, 1, false); }
+CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_UNIFIED, d, K_UNIFIED, s, n, h, 0, true); }
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_UNIFIED, d, K_UNIFIED, s, n, h, 1, true); }
+
+static CUresult peer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h, int ptds,
+                     bool async) {
+  SIM_CHECK_INIT();
+  sim_obj_t *a = sim_handle_get(dc, SIM_OBJ_CTX), *b = sim_handle_get(sc, SIM_OBJ_CTX);
+  bool ok = a && b;
+  if (a) sim_obj_unref(a);
+  if (b) sim_obj_unref(b);
+  if (!ok) return CUDA_ERROR_INVALID_CONTEXT;
+  return copy1d(K_DEV, d, K_DEV, s, n, h, ptds, async); /* one device: a plain D2D copy */
+}
+CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n) { return peer(d, dc, s, sc, n, NULL, 0, false); }
+CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n) { return peer(d, dc, s, sc, n, NULL, 1, false); }
+CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h) { return peer(d, dc, s, sc, n, h, 0, true); }
+CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h) { return peer(d, dc, s, sc, n, h, 1, true); }
+
+/* ---- 2-D and 3-D ---- */
+typedef struct {
+  CUmemorytype type;
+  const void *host;
+  CUdeviceptr dev;
+  size_t x, y, z, pitch, rows; /* rows: height of a slice (3-D) */
+} desc_t;
+
+static CUresult side_desc(const desc_t *d, size_t w, size_t h, size_t dep, side_t *s, size_t *slice) {
+  if (h > 1 && d->pitch < w + d->x) return CUDA_ERROR_INVALID_VALUE;
+  if (d->pitch > 2147483647u) return CUDA_ERROR_INVALID_VALUE;
+  if (dep > 1 && d->rows < h + d->y) return CUDA_ERROR_INVALID_VALUE;
+  *slice = d->pitch * d->rows;
+  size_t off = d->z * *slice + d->y * d->pitch + d->x;
+  size_t n = extent(w, h, dep, d->pitch, *slice);
+  switch (d->type) {
+    case CU_MEMORYTYPE_HOST: return side_get(K_HOST, U(d->host) + off, n, s);
+    case CU_MEMORYTYPE_DEVICE: return side_get(K_DEV, d->dev + off, n, s);
+    case CU_MEMORYTYPE_UNIFIED: return side_get(K_UNIFIED, d->dev + off, n, s);
+    default: return CUDA_ERROR_INVALID_VALUE; /* CUDA arrays are not simulated */
+  }
+}
+
+static CUresult copy3d(const desc_t *sd, const desc_t *dd, size_t w, size_t h, size_t dep, CUstream hs, int ptds,
+                       bool async) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (w == 0 || h == 0 || dep == 0) {
+    sim_stream_t *s;
+    r = sim_stream_get(ctx, hs, ptds, &s);
+    if (!r) sim_obj_unref(&s->obj);
+    return r;
+  }
+  side_t s, d;
+  size_t ss, ds;
+  if ((r = side_desc(sd, w, h, dep, &s, &ss)) || (r = side_desc(dd, w, h, dep, &d, &ds))) return r;
+  sim_copy_t c = {.width = w, .height = h, .depth = dep, .spitch = sd->pitch, .dpitch = dd->pitch,
+                  .sslice = ss, .dslice = ds};
+  return submit(ctx, hs, ptds, async, &c, &s, &d);
+}
+
+static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream hs, int ptds, bool async) {
+  if (!p) {
+    SIM_CHECK_INIT();
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height};
+  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height};
+  if (p->Height <= 1) {
+    if (!sd.pitch) sd.pitch = p->WidthInBytes + p->srcXInBytes;
+    if (!dd.pitch) dd.pitch = p->WidthInBytes + p->dstXInBytes;
+  }
+  return copy3d(&sd, &dd, p->WidthInBytes, p->Height, 1, hs, ptds, async);
+}
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 0, false); }
+CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 1, false); }
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 0, false); }
+CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 1, false); }
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 0, true); }
+CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 1, true); }
+
+static CUresult copy3d_api(const CUDA_MEMCPY3D *p, CUstream hs, int ptds, bool async) {
+  if (!p || p->reserved0 || p->reserved1 || p->srcLOD || p->dstLOD) {
+    SIM_CHECK_INIT();
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
+  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
+  if (p->Height <= 1 && p->Depth <= 1) {
+    if (!sd.pitch) sd.pitch = p->WidthInBytes + p->srcXInBytes;
+    if (!dd.pitch) dd.pitch = p->WidthInBytes + p->dstXInBytes;
+  }
+  return copy3d(&sd, &dd, p->WidthInBytes, p->Height, p->Depth, hs, ptds, async);
+}
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 0, false); }
+CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 1, false); }
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d_api(p, h, 0, true); }
+CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d_api(p, h, 1, true); }

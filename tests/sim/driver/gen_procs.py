@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""gen_procs.py: regenerates procs.def (the cuGetProcAddress table) from cudaTypedefs.h.
+
+Each PFN_<base>_v<ver>[_ptds|_ptsz] typedef of NVIDIA's header names one ABI of a
+driver entry point. The oldest plain ABI is exported as <base>, the next ones as
+<base>_v2, _v3...; a per-thread ABI is the plain symbol of its version + _ptds/_ptsz.
+Only the symbols listed in IMPLEMENTED get a pointer; the others are listed with
+their version so that cuGetProcAddress can answer VERSION_NOT_SUFFICIENT.
+Usage: gen_procs.py /usr/local/cuda/include/cudaTypedefs.h > procs.def"""
+import re, sys
+
+IMPLEMENTED = """
+cuInit cuDriverGetVersion cuDeviceGet cuDeviceGetCount cuDeviceGetName cuDeviceGetAttribute
+cuDeviceTotalMem_v2 cuDeviceGetUuid cuDeviceGetUuid_v2 cuDeviceGetDefaultMemPool cuDeviceGetMemPool
+cuDeviceCanAccessPeer cuDeviceGetPCIBusId cuDeviceGetP2PAttribute cuGetErrorName cuGetErrorString
+cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRelease_v2 cuDevicePrimaryCtxReset_v2
+cuDevicePrimaryCtxGetState cuDevicePrimaryCtxSetFlags_v2
+cuCtxCreate_v2 cuCtxCreate_v3 cuCtxCreate_v4 cuCtxDestroy_v2 cuCtxGetCurrent cuCtxSetCurrent
+cuCtxPushCurrent_v2 cuCtxPopCurrent_v2 cuCtxGetDevice cuCtxSynchronize cuCtxGetApiVersion cuCtxGetFlags
+cuCtxGetLimit cuCtxSetLimit cuCtxGetCacheConfig cuCtxSetCacheConfig cuCtxGetStreamPriorityRange cuCtxGetId
+cuMemAlloc_v2 cuMemAllocPitch_v2 cuMemFree_v2 cuMemAllocAsync cuMemAllocAsync_ptsz cuMemFreeAsync
+cuMemFreeAsync_ptsz cuMemAllocFromPoolAsync cuMemAllocFromPoolAsync_ptsz cuMemAllocManaged
+cuMemGetInfo_v2 cuMemGetAddressRange_v2 cuPointerGetAttribute cuPointerGetAttributes
+cuMemAllocHost_v2 cuMemHostAlloc cuMemFreeHost cuMemHostGetDevicePointer_v2 cuMemHostRegister_v2
+cuMemHostUnregister cuMemHostGetFlags
+cuMemcpy cuMemcpy_ptds cuMemcpyAsync cuMemcpyAsync_ptsz cuMemcpyHtoD_v2 cuMemcpyHtoD_v2_ptds
+cuMemcpyDtoH_v2 cuMemcpyDtoH_v2_ptds cuMemcpyDtoD_v2 cuMemcpyDtoD_v2_ptds
+cuMemcpyHtoDAsync_v2 cuMemcpyHtoDAsync_v2_ptsz cuMemcpyDtoHAsync_v2 cuMemcpyDtoHAsync_v2_ptsz
+cuMemcpyDtoDAsync_v2 cuMemcpyDtoDAsync_v2_ptsz cuMemcpy2D_v2 cuMemcpy2D_v2_ptds
+cuMemcpy2DUnaligned_v2 cuMemcpy2DUnaligned_v2_ptds cuMemcpy2DAsync_v2 cuMemcpy2DAsync_v2_ptsz
+cuMemcpy3D_v2 cuMemcpy3D_v2_ptds cuMemcpy3DAsync_v2 cuMemcpy3DAsync_v2_ptsz
+cuMemcpyPeer cuMemcpyPeer_ptds cuMemcpyPeerAsync cuMemcpyPeerAsync_ptsz
+cuMemsetD8_v2 cuMemsetD8_v2_ptds cuMemsetD16_v2 cuMemsetD16_v2_ptds cuMemsetD32_v2 cuMemsetD32_v2_ptds
+cuMemsetD2D8_v2 cuMemsetD2D8_v2_ptds cuMemsetD2D16_v2 cuMemsetD2D16_v2_ptds
+cuMemsetD2D32_v2 cuMemsetD2D32_v2_ptds
+cuMemsetD8Async cuMemsetD8Async_ptsz cuMemsetD16Async cuMemsetD16Async_ptsz
+cuMemsetD32Async cuMemsetD32Async_ptsz cuMemsetD2D8Async cuMemsetD2D8Async_ptsz
+cuMemsetD2D16Async cuMemsetD2D16Async_ptsz cuMemsetD2D32Async cuMemsetD2D32Async_ptsz
+cuStreamCreate cuStreamCreateWithPriority cuStreamDestroy_v2 cuStreamSynchronize cuStreamSynchronize_ptsz
+cuStreamQuery cuStreamQuery_ptsz cuStreamWaitEvent cuStreamWaitEvent_ptsz cuStreamGetFlags
+cuStreamGetFlags_ptsz cuStreamGetPriority cuStreamGetPriority_ptsz cuStreamGetCtx cuStreamGetCtx_ptsz
+cuStreamGetId cuStreamGetId_ptsz
+cuStreamAddCallback cuStreamAddCallback_ptsz cuLaunchHostFunc cuLaunchHostFunc_ptsz
+cuEventCreate cuEventDestroy_v2 cuEventRecord cuEventRecord_ptsz cuEventRecordWithFlags
+cuEventRecordWithFlags_ptsz cuEventSynchronize cuEventQuery cuEventElapsedTime cuEventElapsedTime_v2
+cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary cuModuleUnload cuModuleGetFunction
+cuModuleGetGlobal_v2 cuModuleGetLoadingMode cuLibraryLoadData cuLibraryUnload cuLibraryGetKernel
+cuLibraryGetModule cuLibraryGetGlobal cuLibraryGetKernelCount cuLibraryEnumerateKernels
+cuKernelGetFunction cuKernelGetName cuKernelGetParamInfo cuKernelGetAttribute cuKernelSetAttribute
+cuKernelSetCacheConfig cuKernelGetLibrary
+cuFuncGetParamInfo cuFuncGetName cuFuncGetAttribute cuFuncSetAttribute cuFuncSetCacheConfig
+cuFuncGetModule cuFuncIsLoaded cuFuncLoad
+cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz cuLaunchCooperativeKernel
+cuLaunchCooperativeKernel_ptsz cuOccupancyMaxActiveBlocksPerMultiprocessor
+cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+cuGraphCreate cuGraphAddKernelNode_v2 cuGraphInstantiateWithFlags cuGraphLaunch cuGraphLaunch_ptsz
+cuGraphExecDestroy cuGraphDestroy
+cuGetProcAddress cuGetProcAddress_v2 cuGetExportTable
+""".split()
+
+def main():
+    text = open(sys.argv[1]).read()
+    pfns = sorted(set(re.findall(r"\bPFN_(cu\w+?)_v(\d+)(_ptds|_ptsz)?\b", text)),
+                  key=lambda t: (t[0], int(t[1]), t[2]))
+    by_base = {}
+    for base, ver, pt in pfns:
+        by_base.setdefault(base, []).append((int(ver), pt))
+    impl = set(IMPLEMENTED)
+    bases = sorted({b for b in by_base
+                    if any(s == b or re.fullmatch(re.escape(b) + r"(_v\d+)?(_ptds|_ptsz)?", s)
+                           for s in impl)})
+    print("/* procs.def: GENERATED by gen_procs.py from cudaTypedefs.h (CUDA 13.0); do not edit.\n"
+          " * SIM_PROC(base name, ABI version, exported symbol, PFN type, per-thread, implemented) */")
+    used = set()
+    for base in bases:
+        plain = [v for v, pt in by_base[base] if not pt]
+        names = {v: (base if i == 0 else "%s_v%d" % (base, i + 1)) for i, v in enumerate(plain)}
+        for ver, pt in by_base[base]:
+            if pt:
+                below = [v for v in plain if v <= ver]
+                sym = names[below[-1]] + pt if below else base + pt
+            else:
+                sym = names[ver]
+            ok = sym in impl
+            if ok:
+                used.add(sym)
+            print("SIM_PROC(%s, %d, %s, PFN_%s_v%d%s, %d, %d)" %
+                  (base, ver, sym, base, ver, pt, 1 if pt else 0, 1 if ok else 0))
+    missing = impl - used
+    if missing:
+        sys.exit("gen_procs.py: no PFN typedef for " + " ".join(sorted(missing)))
+
+main()

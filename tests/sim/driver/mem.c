@@ -1,0 +1,609 @@
+/* mem.c: device memory. A PROT_NONE device VA range the host cannot dereference,
+ * a same-size host alias range holding the bytes, a page allocator with a guard
+ * page after each allocation, and the registry of every live allocation (device,
+ * pinned, registered, managed) with O(log n) lookup of interior pointers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+#define ALIGN 256 /* cudaMalloc's alignment guarantee */
+
+static uint8_t *dev_base, *alias_base;
+static size_t range_bytes, page;
+
+static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
+static sim_alloc_t *reg;   /* sorted by base */
+static size_t reg_n, reg_cap;
+static size_t used_bytes;  /* device + managed bytes, for cuMemGetInfo */
+
+/* Free extents of the device range, in bytes, sorted (guarded by reg_lock). */
+typedef struct { size_t off, len; } extent_t;
+static extent_t *ext;
+static size_t ext_n, ext_cap, cursor;
+
+static void *reserve(size_t n) {
+  void *p = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    sim_log("cannot reserve %zu bytes of address space (SIMCUDA_MEM_GB too large?)", n);
+    abort();
+  }
+  return p;
+}
+
+void sim_mem_init(void) {
+  page = (size_t)sysconf(_SC_PAGESIZE);
+  range_bytes = sim_opt.mem_bytes;
+  dev_base = reserve(range_bytes);
+  alias_base = reserve(range_bytes);
+  ext_cap = 64;
+  ext = malloc(ext_cap * sizeof *ext);
+  if (!ext) abort();
+  /* Offset 0 stays unused so that no allocation starts at the range's base. */
+  ext[0] = (extent_t){page, range_bytes - page};
+  ext_n = 1;
+}
+
+bool sim_mem_in_device_range(uint64_t p) {
+  return p >= (uint64_t)(uintptr_t)dev_base && p < (uint64_t)(uintptr_t)dev_base + range_bytes;
+}
+
+void *sim_mem_alias(uint64_t dev) { return alias_base + (dev - (uint64_t)(uintptr_t)dev_base); }
+
+size_t sim_mem_used(void) {
+  pthread_rwlock_rdlock(&reg_lock);
+  size_t u = used_bytes;
+  pthread_rwlock_unlock(&reg_lock);
+  return u;
+}
+
+/* ---- extents (caller holds the write lock) ---- */
+static bool ext_take(size_t len, size_t *off) {
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < ext_n; i++) {
+      extent_t *e = &ext[i];
+      /* Next fit: prefer space after the last allocation so that freed addresses
+       * are not handed out again at once (stale pointers then fault). */
+      if (pass == 0 && e->off + e->len <= cursor) continue;
+      size_t start = (pass == 0 && e->off < cursor) ? cursor : e->off;
+      if (e->off + e->len - start < len) continue;
+      *off = start;
+      size_t tail_off = start + len, tail_len = e->off + e->len - tail_off;
+      if (start == e->off) {
+        e->off = tail_off;
+        e->len = tail_len;
+        if (!e->len) {
+          memmove(e, e + 1, (ext_n - i - 1) * sizeof *e);
+          ext_n--;
+        }
+      } else {
+        e->len = start - e->off;
+        if (tail_len) {
+          if (ext_n == ext_cap) {
+            ext_cap *= 2;
+            ext = realloc(ext, ext_cap * sizeof *ext);
+            if (!ext) abort();
+          }
+          memmove(&ext[i + 2], &ext[i + 1], (ext_n - i - 1) * sizeof *ext);
+          ext[i + 1] = (extent_t){tail_off, tail_len};
+          ext_n++;
+        }
+      }
+      cursor = start + len;
+      return true;
+    }
+  }
+  return false;
+}
+
+static void ext_give(size_t off, size_t len) {
+  size_t i = 0;
+  while (i < ext_n && ext[i].off < off) i++;
+  if (i > 0 && ext[i - 1].off + ext[i - 1].len == off) {
+    ext[i - 1].len += len;
+    if (i < ext_n && off + len == ext[i].off) {
+      ext[i - 1].len += ext[i].len;
+      memmove(&ext[i], &ext[i + 1], (ext_n - i - 1) * sizeof *ext);
+      ext_n--;
+    }
+    return;
+  }
+  if (i < ext_n && off + len == ext[i].off) {
+    ext[i].off = off;
+    ext[i].len += len;
+    return;
+  }
+  if (ext_n == ext_cap) {
+    ext_cap *= 2;
+    ext = realloc(ext, ext_cap * sizeof *ext);
+    if (!ext) abort();
+  }
+  memmove(&ext[i + 1], &ext[i], (ext_n - i) * sizeof *ext);
+  ext[i] = (extent_t){off, len};
+  ext_n++;
+}
+
+/* ---- registry (caller holds the lock) ---- */
+/* Index of the last record with base <= p, or -1. */
+static long reg_floor(uint64_t p) {
+  long lo = 0, hi = (long)reg_n - 1, ans = -1;
+  while (lo <= hi) {
+    long mid = (lo + hi) / 2;
+    if (reg[mid].base <= p) {
+      ans = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return ans;
+}
+
+static long reg_find(uint64_t p, size_t n) {
+  long i = reg_floor(p);
+  if (i < 0) return -1;
+  const sim_alloc_t *a = &reg[i];
+  if (p - a->base >= a->size) return -1;
+  if (n > a->size - (p - a->base)) return -1;
+  return i;
+}
+
+/* False if the range overlaps an existing record. */
+static bool reg_insert(const sim_alloc_t *a) {
+  long i = reg_floor(a->base);
+  if (i >= 0 && reg[i].base + reg[i].size > a->base) return false;
+  if ((size_t)(i + 1) < reg_n && reg[i + 1].base < a->base + a->size) return false;
+  if (reg_n == reg_cap) {
+    reg_cap = reg_cap ? reg_cap * 2 : 256;
+    reg = realloc(reg, reg_cap * sizeof *reg);
+    if (!reg) abort();
+  }
+  memmove(&reg[i + 2], &reg[i + 1], (reg_n - (size_t)(i + 1)) * sizeof *reg);
+  reg[i + 1] = *a;
+  reg_n++;
+  return true;
+}
+
+static void reg_erase(long i) {
+  memmove(&reg[i], &reg[i + 1], (reg_n - (size_t)i - 1) * sizeof *reg);
+  reg_n--;
+}
+
+bool sim_mem_find(uint64_t p, size_t n, sim_alloc_t *out) {
+  pthread_rwlock_rdlock(&reg_lock);
+  long i = reg_find(p, n);
+  if (i >= 0 && out) *out = reg[i];
+  pthread_rwlock_unlock(&reg_lock);
+  return i >= 0;
+}
+
+CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device) {
+  sim_alloc_t a;
+  if (!sim_mem_find(p, n, &a) || a.freeing) return CUDA_ERROR_INVALID_VALUE;
+  bool dev = a.kind == SIM_MEM_DEVICE;
+  if (host) *host = dev ? sim_mem_alias(p) : (void *)(uintptr_t)p;
+  if (is_device) *is_device = dev;
+  return CUDA_SUCCESS;
+}
+
+sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host) {
+  sim_alloc_t a;
+  if (sim_mem_find(p, n, &a)) {
+    if (a.freeing) return SIM_PTR_INVALID;
+    if (a.kind == SIM_MEM_DEVICE) {
+      *host = sim_mem_alias(p);
+      return SIM_PTR_DEVICE;
+    }
+    *host = (void *)(uintptr_t)p;
+    return SIM_PTR_PINNED;
+  }
+  /* Device addresses outside a live allocation (freed, out of bounds, a range
+   * running past the end) and ranges straddling a pinned allocation's end. */
+  if (sim_mem_in_device_range(p) || (n && sim_mem_in_device_range(p + n - 1)) || !p)
+    return SIM_PTR_INVALID;
+  if (sim_mem_find(p, 0, NULL)) return SIM_PTR_INVALID;
+  *host = (void *)(uintptr_t)p;
+  return SIM_PTR_PAGEABLE;
+}
+
+/* ---- device allocations ---- */
+CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out) {
+  if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (size > range_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+  size_t rounded = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+  size_t span = (rounded + page - 1) & ~(page - 1);
+  size_t off;
+  pthread_rwlock_wrlock(&reg_lock);
+  if (used_bytes + span > range_bytes || !ext_take(span + page, &off)) {
+    pthread_rwlock_unlock(&reg_lock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  /* The allocation ends (at 256-byte granularity) against the guard page, so an
+   * access past its end faults on the host. */
+  uint64_t base = (uint64_t)(uintptr_t)dev_base + off + span - rounded;
+  void *m = mmap(alias_base + off, span, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    ext_give(off, span + page);
+    pthread_rwlock_unlock(&reg_lock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  sim_alloc_t a = {.base = base, .size = size, .kind = SIM_MEM_DEVICE, .ctx = ctx,
+                   .map_lo = off, .map_len = span + page};
+  if (!reg_insert(&a)) abort(); /* the extent allocator never overlaps */
+  used_bytes += span;
+  pthread_rwlock_unlock(&reg_lock);
+  /* Fresh device memory is not zeroed on a GPU: a pattern makes reads of
+   * uninitialised memory visible. */
+  if (sim_opt.poison) memset(sim_mem_alias(base), 0xA5, rounded);
+  SIM_COUNT(allocs, 1);
+  *out = base;
+  return CUDA_SUCCESS;
+}
+
+static void release_device(const sim_alloc_t *a) {
+  /* Replacing the mapping returns the pages to the OS and makes them PROT_NONE. */
+  mmap(alias_base + a->map_lo, a->map_len - page, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  ext_give(a->map_lo, a->map_len);
+  used_bytes -= a->map_len - page;
+}
+
+CUresult sim_mem_free_device(uint64_t p, bool check_only) {
+  pthread_rwlock_wrlock(&reg_lock);
+  long i = reg_find(p, 0);
+  if (i < 0 || reg[i].base != p || reg[i].kind != SIM_MEM_DEVICE) {
+    pthread_rwlock_unlock(&reg_lock);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (check_only) {
+    pthread_rwlock_unlock(&reg_lock);
+    return reg[i].freeing ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+  }
+  sim_alloc_t a = reg[i];
+  reg_erase(i);
+  release_device(&a);
+  pthread_rwlock_unlock(&reg_lock);
+  sim_stuck_forget(a.base, a.base + a.size);
+  SIM_COUNT(frees, 1);
+  return CUDA_SUCCESS;
+}
+
+void sim_mem_mark_freeing(uint64_t p) {
+  pthread_rwlock_wrlock(&reg_lock);
+  long i = reg_find(p, 0);
+  if (i >= 0) reg[i].freeing = true;
+  pthread_rwlock_unlock(&reg_lock);
+}
+
+static void release_host(const sim_alloc_t *a) {
+  if (a->kind == SIM_MEM_HOST || a->kind == SIM_MEM_MANAGED) {
+    munmap((void *)(uintptr_t)a->base, (a->size + page - 1) & ~(page - 1));
+    if (a->kind == SIM_MEM_MANAGED) used_bytes -= (a->size + page - 1) & ~(page - 1);
+  }
+}
+
+void sim_mem_free_ctx(sim_ctx_t *ctx) {
+  pthread_rwlock_wrlock(&reg_lock);
+  for (size_t i = 0; i < reg_n;) {
+    if (reg[i].ctx != ctx) {
+      i++;
+      continue;
+    }
+    sim_alloc_t a = reg[i];
+    reg_erase((long)i);
+    if (a.kind == SIM_MEM_DEVICE) release_device(&a);
+    else release_host(&a);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+}
+
+/* ---- host memory the device can reach (pinned, registered, managed) ---- */
+static CUresult host_alloc(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsigned flags, void **out) {
+  size_t len = (size + page - 1) & ~(page - 1);
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  sim_alloc_t a = {.base = (uint64_t)(uintptr_t)p, .size = size, .kind = kind, .flags = flags, .ctx = ctx};
+  pthread_rwlock_wrlock(&reg_lock);
+  if (kind == SIM_MEM_MANAGED && used_bytes + len > range_bytes) {
+    pthread_rwlock_unlock(&reg_lock);
+    munmap(p, len);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (!reg_insert(&a)) abort(); /* fresh mapping cannot overlap a live record */
+  if (kind == SIM_MEM_MANAGED) used_bytes += len;
+  pthread_rwlock_unlock(&reg_lock);
+  if (sim_opt.poison && kind == SIM_MEM_MANAGED) memset(p, 0xA5, size);
+  SIM_COUNT(allocs, 1);
+  *out = p;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t p;
+  r = sim_mem_alloc_device(ctx, bytesize, &p);
+  if (r == CUDA_SUCCESS) *dptr = p;
+  return r;
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!dptr || !pitch || !width || !height) return CUDA_ERROR_INVALID_VALUE;
+  if (elem != 4 && elem != 8 && elem != 16) return CUDA_ERROR_INVALID_VALUE;
+  size_t p = (width + 511) & ~(size_t)511; /* the texture pitch alignment */
+  if (height > SIZE_MAX / p) return CUDA_ERROR_OUT_OF_MEMORY;
+  uint64_t d;
+  r = sim_mem_alloc_device(ctx, p * height, &d);
+  if (r) return r;
+  *dptr = d;
+  *pitch = p;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (dptr == 0) return CUDA_SUCCESS; /* free(NULL) semantics, as the real driver */
+  sim_alloc_t a;
+  if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.kind != SIM_MEM_DEVICE || a.freeing)
+    return CUDA_ERROR_INVALID_VALUE;
+  /* cuMemFree synchronises: work already queued may still use the memory. */
+  sim_ctx_sync(a.ctx);
+  return sim_mem_free_device(dptr, false);
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
+  void *p;
+  r = host_alloc(ctx, bytesize, SIM_MEM_MANAGED, flags, &p);
+  if (r == CUDA_SUCCESS) *dptr = (CUdeviceptr)(uintptr_t)p;
+  return r;
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
+  size_t u = sim_mem_used();
+  *total = range_bytes;
+  *free_bytes = range_bytes - u;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  sim_alloc_t a;
+  if (!sim_mem_find(dptr, 0, &a) || a.kind == SIM_MEM_REGISTERED) return CUDA_ERROR_NOT_FOUND;
+  if (pbase) *pbase = a.base;
+  if (psize) *psize = a.size;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  return host_alloc(ctx, bytesize, SIM_MEM_HOST, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, pp);
+}
+
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
+    return CUDA_ERROR_INVALID_VALUE;
+  /* With unified addressing every pinned allocation is mapped. */
+  return host_alloc(ctx, bytesize, SIM_MEM_HOST, flags | CU_MEMHOSTALLOC_DEVICEMAP, pp);
+}
+
+CUresult cuMemFreeHost(void *p) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!p) return CUDA_SUCCESS;
+  uint64_t u = (uint64_t)(uintptr_t)p;
+  pthread_rwlock_rdlock(&reg_lock);
+  long i = reg_find(u, 0);
+  bool ok = i >= 0 && reg[i].base == u && reg[i].kind == SIM_MEM_HOST;
+  sim_ctx_t *owner = ok ? reg[i].ctx : NULL;
+  pthread_rwlock_unlock(&reg_lock);
+  if (!ok) return CUDA_ERROR_INVALID_VALUE;
+  sim_ctx_sync(owner); /* queued copies may still read or write it */
+  pthread_rwlock_wrlock(&reg_lock);
+  i = reg_find(u, 0);
+  if (i < 0 || reg[i].base != u || reg[i].kind != SIM_MEM_HOST) {
+    pthread_rwlock_unlock(&reg_lock);
+    return CUDA_ERROR_INVALID_VALUE; /* raced with another free */
+  }
+  sim_alloc_t a = reg[i];
+  reg_erase(i);
+  release_host(&a);
+  pthread_rwlock_unlock(&reg_lock);
+  SIM_COUNT(frees, 1);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int flags) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!pdptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  sim_alloc_t a;
+  if (!sim_mem_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind == SIM_MEM_DEVICE || a.kind == SIM_MEM_MANAGED)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (a.kind == SIM_MEM_REGISTERED && !(a.flags & CU_MEMHOSTREGISTER_DEVICEMAP))
+    return CUDA_ERROR_INVALID_VALUE;
+  *pdptr = (CUdeviceptr)(uintptr_t)p; /* unified addressing: same address */
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!pFlags) return CUDA_ERROR_INVALID_VALUE;
+  sim_alloc_t a;
+  if (!sim_mem_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind != SIM_MEM_HOST) return CUDA_ERROR_INVALID_VALUE;
+  *pFlags = a.flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!p || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  unsigned known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY |
+                   CU_MEMHOSTREGISTER_READ_ONLY;
+  if (flags & ~known) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;
+  uint64_t u = (uint64_t)(uintptr_t)p;
+  if (sim_mem_in_device_range(u) || sim_mem_in_device_range(u + bytesize - 1)) return CUDA_ERROR_INVALID_VALUE;
+  sim_alloc_t a = {.base = u, .size = bytesize, .kind = SIM_MEM_REGISTERED,
+                   .flags = flags | CU_MEMHOSTREGISTER_DEVICEMAP, .ctx = ctx};
+  pthread_rwlock_wrlock(&reg_lock);
+  bool ok = reg_insert(&a);
+  pthread_rwlock_unlock(&reg_lock);
+  return ok ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+}
+
+CUresult cuMemHostUnregister(void *p) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t u = (uint64_t)(uintptr_t)p;
+  sim_alloc_t a;
+  if (!sim_mem_find(u, 0, &a) || a.base != u || a.kind != SIM_MEM_REGISTERED)
+    return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  sim_ctx_sync(a.ctx);
+  pthread_rwlock_wrlock(&reg_lock);
+  long i = reg_find(u, 0);
+  bool ok = i >= 0 && reg[i].base == u && reg[i].kind == SIM_MEM_REGISTERED;
+  if (ok) reg_erase(i);
+  pthread_rwlock_unlock(&reg_lock);
+  return ok ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+}
+
+/* ---- pointer attributes ---- */
+static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr, const sim_alloc_t *a) {
+  bool found = a != NULL;
+  bool dev = found && a->kind == SIM_MEM_DEVICE;
+  switch (attr) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(CUcontext *)data = (CUcontext)a->ctx;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(unsigned *)data = dev ? CU_MEMORYTYPE_DEVICE
+                              : a->kind == SIM_MEM_MANAGED ? CU_MEMORYTYPE_UNIFIED : CU_MEMORYTYPE_HOST;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(CUdeviceptr *)data = ptr;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (!found || dev) return CUDA_ERROR_INVALID_VALUE;
+      *(void **)data = (void *)(uintptr_t)ptr;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(unsigned *)data = a->kind == SIM_MEM_MANAGED;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(int *)data = 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(CUdeviceptr *)data = a->base;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(size_t *)data = a->size;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(int *)data = 1;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(unsigned long long *)data = a->base;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(int *)data = 1;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(int *)data = 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+      if (!found) return CUDA_ERROR_INVALID_VALUE;
+      *(CUmemoryPool *)data = NULL;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  SIM_CHECK_INIT();
+  if (!data) return CUDA_ERROR_INVALID_VALUE;
+  sim_alloc_t a;
+  bool found = sim_mem_find(ptr, 0, &a);
+  return pointer_attr(data, attribute, ptr, found ? &a : NULL);
+}
+
+/* Unlike the single query, this one reports unknown pointers as host memory the
+ * driver does not know (zeros / NULL) instead of failing. */
+CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr) {
+  SIM_CHECK_INIT();
+  if (!attrs || !data) return CUDA_ERROR_INVALID_VALUE;
+  sim_alloc_t a;
+  bool found = sim_mem_find(ptr, 0, &a);
+  for (unsigned i = 0; i < n; i++) {
+    if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
+    if (found) {
+      CUresult r = pointer_attr(data[i], attrs[i], ptr, &a);
+      if (r) return r;
+      continue;
+    }
+    switch (attrs[i]) {
+      case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data[i] = NULL; break;
+      case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data[i] = 0; break;
+      case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data[i] = 0; break;
+      case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data[i] = NULL; break;
+      case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data[i] = -2; break;
+      case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data[i] = 0; break;
+      case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data[i] = 0; break;
+      case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data[i] = 0; break;
+      case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(CUmemoryPool *)data[i] = NULL; break;
+      case CU_POINTER_ATTRIBUTE_IS_MANAGED: case CU_POINTER_ATTRIBUTE_MAPPED:
+      case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+        *(unsigned *)data[i] = 0; break;
+      default: return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return CUDA_SUCCESS;
+}

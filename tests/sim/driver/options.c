@@ -1,0 +1,59 @@
+/* options.c: the simulator's environment variables (read once at cuInit), its log
+ * function and its clock. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+sim_options_t sim_opt;
+
+/* Parses a non-negative number; an invalid value warns and keeps the default. */
+static double env_num(const char *name, double def, double min, double max) {
+  const char *s = getenv(name);
+  if (!s || !*s) return def;
+  char *end;
+  double v = strtod(s, &end);
+  if (*end || v < min || v > max) {
+    fprintf(stderr, "simcuda: ignoring %s=%s (expected a number in [%g, %g])\n", name, s, min, max);
+    return def;
+  }
+  return v;
+}
+
+void sim_options_read(void) {
+  double gb = env_num("SIMCUDA_MEM_GB", 16, 1.0 / 1024, 1024);
+  sim_opt.mem_bytes = ((size_t)(gb * 1073741824.0) + 0xfffff) & ~(size_t)0xfffff;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  double defthreads = ncpu < 1 ? 1 : ncpu > 4 ? 4 : (double)ncpu;
+  sim_opt.threads = (unsigned)env_num("SIMCUDA_THREADS", defthreads, 1, 256);
+  sim_opt.pcie_bps = env_num("SIMCUDA_PCIE_GBPS", 0, 0, 1e6) * 1e9;
+  sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
+  sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
+  sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);
+}
+
+void sim_log(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+  /* One write per line so that lines of concurrent threads do not interleave. */
+  char line[1100];
+  int m = snprintf(line, sizeof line, "simcuda: %.*s\n", n, buf);
+  if (m > 0 && write(2, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1) < 0) {
+    /* nothing sensible to do */
+  }
+}
+
+double sim_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,113 @@
+/* simcuda.h: the CPU-backed CUDA simulator's own C API: twin kernels and module
+ * images, fault injection, counters. Usable from C and C++; no CUDA headers needed. */
+#ifndef SIMCUDA_H
+#define SIMCUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Twin kernels ------------------------------------------------------
+ * A twin is a host C function that does the work of ONE thread block of a CUDA
+ * kernel (it loops over the block's threads itself; __syncthreads becomes the
+ * boundary between two loops). Blocks of a grid run in parallel on a pool. */
+
+typedef struct { unsigned x, y, z; } simcuda_dim3;
+
+typedef struct simcuda_block_s simcuda_block_t;
+struct simcuda_block_s {
+  simcuda_dim3 blockIdx, blockDim, gridDim;
+  void *shared;        /* dynamic shared memory of the launch (sharedMemBytes), per block */
+  size_t shared_bytes;
+  /* Device addresses are not host addresses (dereferencing one on the host faults,
+   * as on a real GPU). A twin turns each pointer argument into a host-accessible
+   * pointer with simcuda_ptr() before touching memory. Returns NULL (and marks
+   * the launch CUDA_ERROR_ILLEGAL_ADDRESS) when p is neither device memory nor
+   * mapped pinned host memory. Private to the simulator. */
+  void *(*translate)(const simcuda_block_t *blk, const void *p);
+  void *priv;
+};
+
+static inline void *simcuda_ptr(const simcuda_block_t *blk, const void *p) {
+  return blk->translate(blk, p);
+}
+
+typedef void (*simcuda_twin_fn)(const simcuda_block_t *blk, void **params);
+
+/* One kernel of an image: its mangled device name (exactly as nvcc names it,
+ * e.g. "_Z6vecaddPKfS0_Pfi"), its twin, and its parameter layout (size and
+ * alignment of each parameter, in order; offsets follow the CUDA ABI: each
+ * parameter at the next multiple of its alignment). */
+typedef struct {
+  const char *name;
+  simcuda_twin_fn fn;
+  unsigned n_params;
+  const uint16_t *param_size;
+  const uint16_t *param_align;
+} simcuda_kernel_t;
+
+/* A module image the simulator's cuModuleLoadData / cuLibraryLoadData accept in
+ * place of a fatbin/cubin. Anything that does not start with this magic is
+ * rejected with the error a real driver gives for an image without code for
+ * the device (CUDA_ERROR_NO_BINARY_FOR_GPU for a fatbin, else
+ * CUDA_ERROR_INVALID_IMAGE). The image and the arrays it points to must stay
+ * valid while the module is loaded. */
+#define SIMCUDA_IMAGE_MAGIC 0x5344554341434d53ull /* "SMCACUDS" */
+#define SIMCUDA_IMAGE_VERSION 1u
+typedef struct {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t n_kernels;
+  const simcuda_kernel_t *kernels;
+} simcuda_image_t;
+
+/* Twins of an nvcc-built program are registered by the program itself from a
+ * constructor, only when the simulator's runtime is present:
+ *   fn = dlsym(RTLD_DEFAULT, "simcudaRegisterTwins"); if (fn) fn(kernels, n);
+ * The simulator's libcudart matches them by mangled name to the kernels that
+ * __cudaRegisterFunction announces. tests/sim/simcuda_twins.h has a macro for it. */
+typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsigned n);
+
+/* ---- Fault injection ----------------------------------------------------
+ * Same grammar as the SIMCUDA_FLIP environment variable:
+ *   "before=<event>,<target>,offset=<byte>,bits=<b>[+<b>...][,stuck];..."
+ * <event>: launch:<kernel-name-substring>:<k> | d2h:<k> | h2d:<k> | sync:<k>
+ *          (k counts from 1: the k-th such event of the run)
+ * <target>: arg=<i> (the allocation launch argument i points into) | src | dst
+ * offset: byte offset from the pointer named by the target (argument value, or
+ *         copy source/destination), must lie in the same allocation.
+ * bits: bit numbers 0..7 within that byte; several with '+'.
+ * stuck: the bits are forced to the flipped value after every later write.
+ * Returns 0, or -1 with a message on stderr for a malformed spec. */
+typedef int (*simcuda_inject_fn)(const char *spec);
+
+/* Flip bits immediately at a device address (for tests that drive faults
+ * directly). Returns 0 or -1 if addr is not device memory. */
+typedef int (*simcuda_flip_now_fn)(uint64_t dev_addr, unsigned bit, int stuck);
+
+/* ---- Counters ----------------------------------------------------------- */
+typedef struct {
+  uint64_t launches;
+  uint64_t memcpy_h2d, memcpy_d2h, memcpy_d2d, memcpy_h2h;  /* operations */
+  uint64_t bytes_h2d, bytes_d2h, bytes_d2d;                 /* bytes moved */
+  uint64_t memsets, bytes_memset;
+  uint64_t syncs;                                           /* ctx/stream/event syncs */
+  uint64_t allocs, frees;
+  uint64_t flips_applied;                                   /* bits flipped by injection */
+  uint64_t kernel_bytes_args;  /* sum over launches of sizes of allocations args point into */
+} simcuda_stats_t;
+typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
+typedef void (*simcuda_reset_stats_fn)(void);
+
+/* These are exported by the simulator's libcuda.so.1 under the names
+ * "simcudaInject", "simcudaFlipNow", "simcudaGetStats", "simcudaResetStats";
+ * and "simcudaRegisterTwins" by its libcudart.so.13. Find them with dlsym so
+ * that the same program also runs on a real GPU, where they are absent. */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
