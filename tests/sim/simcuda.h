@@ -75,14 +75,28 @@ typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsig
  * Same grammar as the SIMCUDA_FLIP environment variable:
  *   "before=<event>,<target>,offset=<byte>,bits=<b>[+<b>...][,stuck];..."
  * <event>: launch:<kernel-name-substring>:<k> | d2h:<k> | h2d:<k> | sync:<k>
- *          (k counts from 1: the k-th such event of the run)
- * <target>: arg=<i> (the allocation launch argument i points into) | src | dst
+ *          (k counts from 1: the k-th such event after the fault was installed;
+ *          for SIMCUDA_FLIP that is the k-th of the run). launch fires in the
+ *          stream worker just before the kernel runs; d2h/h2d just before the
+ *          copy moves data; sync when the k-th cuCtxSynchronize /
+ *          cuStreamSynchronize / cuEventSynchronize call has finished waiting.
+ * <target>: arg=<i> (the allocation launch argument i points into; launch only)
+ *         | src | dst (the copy's device side; d2h/h2d only)
+ *         | addr=<device address> (any event; the only target of sync events)
  * offset: byte offset from the pointer named by the target (argument value, or
- *         copy source/destination), must lie in the same allocation.
+ *         copy source/destination), must lie in the same allocation (else the
+ *         fault is dropped with a message when it fires).
  * bits: bit numbers 0..7 within that byte; several with '+'.
- * stuck: the bits are forced to the flipped value after every later write.
- * Returns 0, or -1 with a message on stderr for a malformed spec. */
+ * stuck: the bits are forced to the flipped value after every later write
+ *         (copies, memsets, kernel launches) until the allocation is freed.
+ * Each fault fires once. Returns 0, or -1 with a message on stderr for a
+ * malformed spec (then none of its faults is installed; SIMCUDA_FLIP instead
+ * keeps the well-formed faults and drops the others with a message). */
 typedef int (*simcuda_inject_fn)(const char *spec);
+
+/* Removes all pending faults and stuck bits ("simcudaClearFaults"). Not to be
+ * called while work that may fire a fault is running. */
+typedef void (*simcuda_clear_faults_fn)(void);
 
 /* Flip bits immediately at a device address (for tests that drive faults
  * directly). Returns 0 or -1 if addr is not device memory. */
@@ -103,7 +117,8 @@ typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
 typedef void (*simcuda_reset_stats_fn)(void);
 
 /* These are exported by the simulator's libcuda.so.1 under the names
- * "simcudaInject", "simcudaFlipNow", "simcudaGetStats", "simcudaResetStats";
+ * "simcudaInject", "simcudaFlipNow", "simcudaClearFaults", "simcudaGetStats",
+ * "simcudaResetStats";
  * and "simcudaRegisterTwins" by its libcudart.so.13. Find them with dlsym so
  * that the same program also runs on a real GPU, where they are absent. */
 

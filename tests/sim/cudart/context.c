@@ -14,6 +14,9 @@ static pthread_mutex_t simrt_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext simrt_primary[SIMRT_MAX_DEVICES]; /* retained primary contexts */
 
 static _Thread_local int simrt_tls_dev; /* cudaSetDevice is per thread; default 0 */
+/* The context this runtime last made current on this thread: if the thread's current
+ * context is still that one (or none), the runtime may replace it. */
+static _Thread_local CUcontext simrt_tls_bound;
 
 static void simrt_do_init(void) {
   simrt_init_err = simrt_driver_load();
@@ -61,8 +64,12 @@ cudaError_t simrt_ctx(void) {
   CUcontext cur = NULL;
   CUresult r = SIMRT_DCALL(d, cuCtxGetCurrent, &cur);
   /* Like the real runtime: a context the program made current itself is used as
-   * is; only a thread without one gets the device's primary context. */
-  if (r == CUDA_SUCCESS && cur == NULL) r = SIMRT_DCALL(d, cuCtxSetCurrent, want);
+   * is; a thread without one, or with one this runtime bound that is no longer the
+   * device's primary (after cudaDeviceReset or cudaSetDevice), gets the primary. */
+  if (r == CUDA_SUCCESS && cur != want && (cur == NULL || cur == simrt_tls_bound)) {
+    r = SIMRT_DCALL(d, cuCtxSetCurrent, want);
+    if (r == CUDA_SUCCESS) simrt_tls_bound = want;
+  }
   return simrt_from_cu(r);
 }
 
@@ -73,10 +80,24 @@ cudaError_t simrt_set_device(int dev) {
   if (e != cudaSuccess) return e;
   simrt_tls_dev = dev;
   CUresult r = SIMRT_DCALL(simrt_drv(0), cuCtxSetCurrent, c);
+  if (r == CUDA_SUCCESS) simrt_tls_bound = c;
   return simrt_from_cu(r);
 }
 
-void simrt_forget_device(int dev) { (void)dev; /* primary stays retained: reset keeps the handle */ }
+/* After a reset the primary context is retained again on next use (the driver may
+ * hand out a new handle); threads still bound to the old one rebind in simrt_ctx. */
+void simrt_forget_device(int dev) {
+  if (dev < 0 || dev >= SIMRT_MAX_DEVICES) return;
+  pthread_mutex_lock(&simrt_ctx_lock);
+  CUcontext old = simrt_primary[dev];
+  simrt_primary[dev] = NULL;
+  pthread_mutex_unlock(&simrt_ctx_lock);
+  if (old && simrt_tls_bound == old) {
+    /* This thread's binding is stale: unbind so the next call binds afresh. */
+    (void)SIMRT_DCALL(simrt_drv(0), cuCtxSetCurrent, NULL);
+    simrt_tls_bound = NULL;
+  }
+}
 
 SIMRT_API cudaError_t cudaGetDeviceCount(int *count) {
   if (!count) return simrt_ret(cudaErrorInvalidValue);

@@ -138,14 +138,18 @@ SIMRT_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *att
   CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                  CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                 CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-                                 CU_POINTER_ATTRIBUTE_HOST_POINTER};
-  void *data[] = {&type, &ordinal, &managed, &dptr, &hptr};
-  CUresult r = SIMRT_DCALL(DRV0, cuPointerGetAttributes, 5, which, data,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_POINTER};
+  void *data[] = {&type, &ordinal, &managed, &dptr};
+  CUresult r = SIMRT_DCALL(DRV0, cuPointerGetAttributes, 4, which, data,
                            (CUdeviceptr)(uintptr_t)ptr);
+  /* The host alias is asked for only where one exists: device memory has none. */
+  if (r == CUDA_SUCCESS && (managed || type == CU_MEMORYTYPE_HOST)) {
+    CUpointer_attribute hw = CU_POINTER_ATTRIBUTE_HOST_POINTER;
+    void *hd = &hptr;
+    r = SIMRT_DCALL(DRV0, cuPointerGetAttributes, 1, &hw, &hd, (CUdeviceptr)(uintptr_t)ptr);
+  }
   /* CUDA 11+: a pointer the driver does not know is "unregistered", not an error. */
-  if (r == CUDA_ERROR_INVALID_VALUE && ptr) {
-    type = 0;
+  if (r == CUDA_ERROR_INVALID_VALUE && ptr && type == 0) {
     managed = 0;
   } else if (r != CUDA_SUCCESS) {
     return simrt_ret_cu(r);

@@ -415,3 +415,34 @@ CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
   pthread_mutex_unlock(&primary_mu);
   return CUDA_SUCCESS;
 }
+
+/* The CUDA 13 forms that name the context (NULL: the current one). */
+static CUresult ctx_or_current(CUcontext h, sim_ctx_t **out) {
+  if (!h) return sim_ctx_current_nosticky(out);
+  SIM_CHECK_INIT();
+  sim_ctx_t *c = lookup(h);
+  if (!c) return CUDA_ERROR_INVALID_CONTEXT;
+  bool alive = atomic_load(&c->alive);
+  sim_obj_unref(&c->obj); /* the handle table keeps it while it is alive */
+  if (!alive) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  *out = c;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext h) {
+  sim_ctx_t *c;
+  CUresult r = ctx_or_current(h, &c);
+  if (r) return r;
+  if (!dev) return CUDA_ERROR_INVALID_VALUE;
+  *dev = c->dev;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize_v2(CUcontext h) {
+  sim_ctx_t *c;
+  CUresult r = ctx_or_current(h, &c);
+  if (r) return r;
+  r = sim_ctx_sync(c);
+  sim_count_sync();
+  return r;
+}

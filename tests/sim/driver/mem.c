@@ -259,9 +259,11 @@ CUresult sim_mem_free_device(uint64_t p, bool check_only) {
     pthread_rwlock_unlock(&reg_lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if (check_only) {
+  if (check_only) { /* cuMemFreeAsync: claim the allocation for a release in stream order */
+    bool was = reg[i].freeing;
+    reg[i].freeing = true;
     pthread_rwlock_unlock(&reg_lock);
-    return reg[i].freeing ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    return was ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
   }
   sim_alloc_t a = reg[i];
   reg_erase(i);
@@ -270,13 +272,6 @@ CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   sim_stuck_forget(a.base, a.base + a.size);
   SIM_COUNT(frees, 1);
   return CUDA_SUCCESS;
-}
-
-void sim_mem_mark_freeing(uint64_t p) {
-  pthread_rwlock_wrlock(&reg_lock);
-  long i = reg_find(p, 0);
-  if (i >= 0) reg[i].freeing = true;
-  pthread_rwlock_unlock(&reg_lock);
 }
 
 static void release_host(const sim_alloc_t *a) {

@@ -51,8 +51,7 @@ static CUresult free_async(CUdeviceptr d, CUstream h, int ptds) {
     sim_obj_unref(&s->obj);
     return CUDA_ERROR_INVALID_VALUE;
   }
-  /* From now on no new work may name the allocation (a double free fails too). */
-  sim_mem_mark_freeing(d);
+  /* Marked `freeing` above: no new work may name it, a second free fails. */
   sim_op_t *op = sim_op_new(SIM_OP_FREE);
   op->u.free.ptr = d;
   sim_stream_enqueue(s, op);

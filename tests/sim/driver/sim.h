@@ -100,8 +100,8 @@ void *sim_mem_alias(uint64_t dev);       /* host alias of a device address (no c
 /* Finds the live allocation holding [p, p+n) (n may be 0: just p). */
 bool sim_mem_find(uint64_t p, size_t n, sim_alloc_t *out);
 CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out);
+/* check_only: marks it `freeing` (cuMemFreeAsync), fails if already so. */
 CUresult sim_mem_free_device(uint64_t p, bool check_only);
-void sim_mem_mark_freeing(uint64_t p);
 void sim_mem_free_ctx(sim_ctx_t *ctx);   /* release everything a dying context owns */
 /* Host-accessible address for a device-side operand [p, p+n): alias for device
  * memory, p for pinned/registered/managed host memory; INVALID_VALUE otherwise. */
@@ -117,7 +117,7 @@ typedef struct sim_event_s sim_event_t;
 typedef struct sim_func_s sim_func_t;
 typedef enum {
   SIM_OP_NOP = 0, SIM_OP_COPY, SIM_OP_MEMSET, SIM_OP_LAUNCH, SIM_OP_HOSTFN, SIM_OP_CALLBACK,
-  SIM_OP_EVENT, SIM_OP_FREE, SIM_OP_GRAPH
+  SIM_OP_EVENT, SIM_OP_FREE
 } sim_optype_t;
 typedef enum { SIM_DIR_H2H, SIM_DIR_H2D, SIM_DIR_D2H, SIM_DIR_D2D } sim_dir_t;
 typedef struct { sim_stream_t *s; uint64_t seq; } sim_dep_t;
@@ -127,7 +127,6 @@ typedef struct {
   size_t width, height, depth;        /* bytes per row, rows, slices */
   size_t dpitch, spitch, dslice, sslice;
   sim_dir_t dir;
-  bool pageable_d2h;
 } sim_copy_t;
 typedef struct {
   uint8_t *dst; uint64_t dst_dev;
@@ -153,7 +152,6 @@ struct sim_op_s {
     struct { CUstreamCallback fn; void *data; CUstream h; } cb;
     struct { sim_event_t *ev; uint64_t gen; } event;
     struct { uint64_t ptr; } free;
-    struct { void *exec; } graph;
   } u;
 };
 struct sim_stream_s {
@@ -251,6 +249,7 @@ struct sim_library_s {
  * those directly) to the function of the current context. +1 ref. */
 CUresult sim_func_resolve(sim_ctx_t *ctx, CUfunction f, sim_func_t **out);
 void sim_module_forget_ctx(sim_ctx_t *ctx);
+int sim_func_max_dyn_shared(sim_func_t *f);
 
 /* ---- launch.c ---- */
 struct sim_launch_s {
@@ -296,8 +295,5 @@ void sim_count_sync(void);
 
 /* ---- bandwidth.c ---- */
 void sim_bandwidth_charge(sim_dir_t dir, size_t bytes, double start);
-
-/* ---- graph.c ---- */
-void sim_graph_execute(void *exec, sim_stream_t *s);
 
 #endif

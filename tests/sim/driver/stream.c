@@ -52,7 +52,6 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       break;
     case SIM_OP_EVENT: sim_event_complete(op->u.event.ev, op->u.event.gen); break;
     case SIM_OP_FREE: sim_mem_free_device(op->u.free.ptr, false); break;
-    case SIM_OP_GRAPH: if (!dead) sim_graph_execute(op->u.graph.exec, s); break;
   }
 }
 
@@ -467,3 +466,19 @@ static CUresult launch_host(CUstream h, CUhostFn fn, void *data, int ptds) {
 }
 CUresult cuLaunchHostFunc(CUstream h, CUhostFn fn, void *d) { return launch_host(h, fn, d, 0); }
 CUresult cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn, void *d) { return launch_host(h, fn, d, 1); }
+
+static CUresult stream_ctx2(CUstream h, CUcontext *pctx, CUgreenCtx *green, int ptds) {
+  if (!pctx && !green) {
+    SIM_CHECK_INIT();
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  sim_stream_t *s;
+  CUresult r = sim_stream_get_any(h, ptds, &s);
+  if (r) return r;
+  if (pctx) *pctx = (CUcontext)s->obj.ctx;
+  if (green) *green = NULL; /* no green contexts */
+  sim_obj_unref(&s->obj);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx_v2(CUstream h, CUcontext *c, CUgreenCtx *g) { return stream_ctx2(h, c, g, 0); }
+CUresult cuStreamGetCtx_v2_ptsz(CUstream h, CUcontext *c, CUgreenCtx *g) { return stream_ctx2(h, c, g, 1); }

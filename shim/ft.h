@@ -1,0 +1,109 @@
+/* ft.h: internal interfaces shared by the files of the preloaded library
+ * (names ft_, hidden). The hook list itself is hooks.def. */
+#ifndef FT_SHIM_H
+#define FT_SHIM_H
+
+/* The driver's own view of cuda.h: no macro renames the exported names
+ * (cuMemAlloc stays cuMemAlloc, _v2 and _ptsz names are spelled out). */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define FT_API __attribute__((visibility("default")))
+#define FT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- Hook table (generated from hooks.def) ---- */
+typedef enum {
+#define FT_HOOK(cls, name, pfn, params, args) FT_ID_##name,
+#include "hooks.def"
+#undef FT_HOOK
+  FT_N_HOOKS
+} ft_hook_id_t;
+
+enum { FT_CLS_PROC, FT_CLS_ALLOC, FT_CLS_FREE, FT_CLS_COPY, FT_CLS_MEMSET, FT_CLS_LAUNCH,
+       FT_CLS_SYNC, FT_CLS_GRAPH, FT_CLS_UNPROT };
+
+/* The real driver's entry points, one typed pointer per hook; NULL when the
+ * driver lacks one (the hook then returns an error and never calls it). */
+typedef struct {
+#define FT_HOOK(cls, name, pfn, params, args) pfn name;
+#include "hooks.def"
+#undef FT_HOOK
+} ft_real_t;
+extern ft_real_t ft_real;
+
+typedef struct {
+  const char *name;
+  int cls;
+  void *hook; /* our exported function */
+} ft_hook_info_t;
+extern const ft_hook_info_t ft_hooks[FT_N_HOOKS];
+
+/* ---- Initialisation (resolve.c) ---- */
+extern int ft_ready;   /* set once ft_init() has completed */
+extern int ft_enabled; /* GPUFT_ENABLE and a driver present */
+void ft_init_slow(void);
+static inline void ft_init(void) {
+  if (FT_UNLIKELY(!__atomic_load_n(&ft_ready, __ATOMIC_ACQUIRE))) ft_init_slow();
+}
+/* Our hook for a real entry point, or NULL if that entry point is not hooked. */
+void *ft_hook_for_real(const void *real);
+/* The real dlsym (found once through dlvsym). */
+typedef void *(*ft_dlsym_fn)(void *, const char *);
+extern ft_dlsym_fn ft_real_dlsym;
+void ft_resolve_dlsym(void);
+
+/* ---- Re-entrancy guard: gpuft's own driver calls never enter its hooks ---- */
+extern __thread int ft_tls_in_gpuft __attribute__((tls_model("initial-exec")));
+
+/* ---- Counters (stats.c) ---- */
+void ft_count_call(ft_hook_id_t id);
+void ft_count_unprotected(ft_hook_id_t id);
+uint64_t ft_calls(ft_hook_id_t id);
+uint64_t ft_unprotected_calls(ft_hook_id_t id);
+uint64_t ft_total_calls(void);
+/* An entry point handed out by cuGetProcAddress/dlsym that gpuft does not hook. */
+void ft_note_unhooked(const char *symbol);
+int ft_unhooked_names(const char **out, int cap);
+void ft_stats_reset(void);
+void ft_stats_atfork_child(void);
+
+/* ---- Report (report.c) ---- */
+/* Write the JSON report to `path`; 0 on success. */
+int ft_report_write_json(const char *path);
+
+/* ---- Logging (log.c) ---- */
+enum { FT_LOG_ERROR, FT_LOG_WARN, FT_LOG_INFO, FT_LOG_DEBUG };
+extern int ft_log_level;
+void ft_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define FT_LOG_(lvl, ...) \
+  do {                    \
+    if (FT_UNLIKELY((lvl) <= ft_log_level)) ft_log((lvl), __VA_ARGS__); \
+  } while (0)
+#define FT_ERROR(...) FT_LOG_(FT_LOG_ERROR, __VA_ARGS__)
+#define FT_WARN(...) FT_LOG_(FT_LOG_WARN, __VA_ARGS__)
+#define FT_INFO(...) FT_LOG_(FT_LOG_INFO, __VA_ARGS__)
+#define FT_DEBUG(...) FT_LOG_(FT_LOG_DEBUG, __VA_ARGS__)
+/* A warning printed at most `cap` times from this call site. */
+#define FT_WARN_CAPPED(cap, ...)                                          \
+  do {                                                                    \
+    static unsigned ft_seen_;                                             \
+    unsigned ft_n_ = __atomic_fetch_add(&ft_seen_, 1, __ATOMIC_RELAXED);  \
+    if (ft_n_ < (cap)) FT_WARN(__VA_ARGS__);                              \
+    else if (ft_n_ == (cap)) FT_WARN("(further warnings of this kind suppressed)"); \
+  } while (0)
+
+/* Cheap invariants: always on; a broken one is a gpuft bug. */
+#define FT_ASSERT(x)                                                             \
+  do {                                                                           \
+    if (FT_UNLIKELY(!(x))) ft_assert_fail(#x, __FILE__, __LINE__);               \
+  } while (0)
+void ft_assert_fail(const char *what, const char *file, int line) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,61 @@
+/* options.h: THE table of gpuft's options (GPUFT_<NAME> environment variables),
+ * read once at initialisation; options.c parses, validates and prints them. */
+#ifndef FT_OPTIONS_H
+#define FT_OPTIONS_H
+
+#include <stdint.h>
+
+/* X(NAME, kind, default, choices, one-line doc)
+ * kind: BOOL (1/0/true/false/on/off/yes/no), INT (decimal, >= 0), SIZE (bytes, with
+ * optional K/KiB/M/MiB/G/GiB), ENUM (one of `choices`, stored as its index), STR. */
+#define FT_OPTIONS(X)                                                                          \
+  X(ENABLE, BOOL, "1", 0, "0 makes gpuft a pure pass-through")                                \
+  X(MODE, ENUM, "recover", "detect|correct|recover",                                          \
+    "detect only; also correct single-bit errors; also roll back and replay")                 \
+  X(CKPT_MAX, SIZE, "4GiB", 0, "host memory for checkpoints of uploaded data")                \
+  X(EPOCH_LAUNCHES, INT, "64", 0, "commit at least every this many launches")                 \
+  X(MAX_RETRIES, INT, "3", 0, "replays of one epoch before giving up")                        \
+  X(ON_FAIL, ENUM, "error", "abort|error|warn",                                               \
+    "on an unrecoverable error: abort, return CUDA_ERROR_ECC_UNCORRECTABLE, or warn")          \
+  X(LOG, ENUM, "warn", "error|warn|info|debug", "log level on stderr (debug prints options)") \
+  X(REPORT, STR, "", 0, "write the JSON report to this path at exit")                        \
+  X(THREADS, INT, "0", 0, "CPU threads for encoding (0: all)")                                \
+  X(CHUNK, SIZE, "8MiB", 0, "host-to-device pipeline chunk")                                  \
+  X(SKIP_KERNELS, STR, "", 0, "comma-separated kernel-name substrings left unprotected")      \
+  X(INJECT, STR, "", 0, "fault injection into real device memory (see docs/options.md)")     \
+  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")
+
+typedef enum {
+#define FT_OPT_ID_(name, kind, def, choices, doc) FT_OPT_##name,
+  FT_OPTIONS(FT_OPT_ID_)
+#undef FT_OPT_ID_
+  FT_N_OPTIONS
+} ft_opt_id_t;
+
+enum { FT_OPTK_BOOL, FT_OPTK_INT, FT_OPTK_SIZE, FT_OPTK_ENUM, FT_OPTK_STR };
+
+typedef struct {
+  const char *name;   /* without the GPUFT_ prefix */
+  int kind;
+  const char *def;
+  const char *choices;
+  const char *doc;
+} ft_option_t;
+
+extern const ft_option_t ft_options[FT_N_OPTIONS];
+
+/* Parsed values: integers (BOOL, INT, SIZE, ENUM index) and strings (STR). */
+extern int64_t ft_opt_int[FT_N_OPTIONS];
+extern const char *ft_opt_str[FT_N_OPTIONS];
+#define FT_OPT(name) (ft_opt_int[FT_OPT_##name])
+#define FT_OPT_S(name) (ft_opt_str[FT_OPT_##name])
+
+enum { FT_MODE_DETECT, FT_MODE_CORRECT, FT_MODE_RECOVER };
+enum { FT_ONFAIL_ABORT, FT_ONFAIL_ERROR, FT_ONFAIL_WARN };
+
+/* Read every GPUFT_<NAME> once; invalid values warn and keep the default. */
+void ft_options_init(void);
+/* Parse one value as option `id` would; 0 on success. (Also used by the tests.) */
+int ft_option_parse(int id, const char *text, int64_t *out_int);
+
+#endif

@@ -1,0 +1,321 @@
+/* exercise.c: a driver-API program that calls every entry point of shim/hooks.def
+ * once, with valid arguments, and checks the results. Under gpuft its report
+ * proves each hook was reached. Entry points are looked up with
+ * dlsym(RTLD_DEFAULT) (gpuft's exports when preloaded, the driver's otherwise);
+ * the basics (context, module) are called through -lcuda. Prints "exercise: ok". */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twin_fill.h"
+
+static int failures;
+
+#define CHECK(call)                                                                  \
+  do {                                                                               \
+    CUresult r_ = (call);                                                            \
+    if (r_ != CUDA_SUCCESS) {                                                        \
+      fprintf(stderr, "exercise: %s:%d: %s -> %d\n", __FILE__, __LINE__, #call, r_); \
+      failures++;                                                                    \
+    }                                                                                \
+  } while (0)
+
+/* Calls entry point `name` (typed `pfn`) found by dlsym; expects `want`. */
+#define CALL_EXPECT(want, name, pfn, ...)                                                    \
+  do {                                                                                      \
+    pfn f_ = (pfn)dlsym(RTLD_DEFAULT, #name);                                               \
+    if (!f_) {                                                                              \
+      fprintf(stderr, "exercise: %s is not exported\n", #name);                            \
+      failures++;                                                                           \
+      break;                                                                                \
+    }                                                                                       \
+    CUresult r_ = f_(__VA_ARGS__);                                                          \
+    if (r_ != (want)) {                                                                     \
+      fprintf(stderr, "exercise: %s:%d: %s -> %d, expected %d\n", __FILE__, __LINE__, #name, \
+              r_, (int)(want));                                                             \
+      failures++;                                                                           \
+    }                                                                                       \
+  } while (0)
+#define CALL(name, pfn, ...) CALL_EXPECT(CUDA_SUCCESS, name, pfn, __VA_ARGS__)
+
+int main(void) {
+  CUdevice dev;
+  CUcontext ctx;
+  CHECK(cuInit(0));
+  CHECK(cuDeviceGet(&dev, 0));
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CHECK(cuCtxSetCurrent(ctx));
+  CUmodule mod;
+  CUfunction fill;
+  CHECK(tf_load(&mod, &fill));
+  CUstream s;
+  CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUevent ev;
+  CHECK(cuEventCreate(&ev, 0));
+
+  /* ---- entry-point lookup ---- */
+  void *p = NULL;
+  CUdriverProcAddressQueryResult q;
+  CALL(cuGetProcAddress, PFN_cuGetProcAddress_v11030, "cuMemAlloc", &p, 13000, 0);
+  CALL(cuGetProcAddress_v2, PFN_cuGetProcAddress_v12000, "cuMemAlloc", &p, 13000, 0, &q);
+
+  /* ---- allocation ---- */
+  const size_t N = 1 << 16;
+  CUdeviceptr a = 0, b = 0, pitched = 0, aa = 0, ab = 0, pa = 0, pb = 0, man = 0;
+  size_t pitch = 0;
+  CALL(cuMemAlloc_v2, PFN_cuMemAlloc_v3020, &a, N);
+  CALL(cuMemAlloc_v2, PFN_cuMemAlloc_v3020, &b, N);
+  CALL(cuMemAllocPitch_v2, PFN_cuMemAllocPitch_v3020, &pitched, &pitch, 1000, 8, 4);
+  CALL(cuMemAllocAsync, PFN_cuMemAllocAsync_v11020, &aa, 4096, s);
+  CALL(cuMemAllocAsync_ptsz, PFN_cuMemAllocAsync_v11020_ptsz, &ab, 4096, 0);
+  CUmemoryPool pool;
+  CHECK(cuDeviceGetDefaultMemPool(&pool, dev));
+  CALL(cuMemAllocFromPoolAsync, PFN_cuMemAllocFromPoolAsync_v11020, &pa, 4096, pool, s);
+  CALL(cuMemAllocFromPoolAsync_ptsz, PFN_cuMemAllocFromPoolAsync_v11020_ptsz, &pb, 4096, pool, 0);
+  CALL(cuMemAllocManaged, PFN_cuMemAllocManaged_v6000, &man, 4096, CU_MEM_ATTACH_GLOBAL);
+
+  /* ---- copies ---- */
+  unsigned char *h = malloc(N), *h2 = malloc(N);
+  for (size_t i = 0; i < N; i++) h[i] = (unsigned char)(i * 7);
+  CALL(cuMemcpyHtoD_v2, PFN_cuMemcpyHtoD_v3020, a, h, N);
+  CALL(cuMemcpyHtoD_v2_ptds, PFN_cuMemcpyHtoD_v7000_ptds, a, h, N);
+  CALL(cuMemcpyDtoD_v2, PFN_cuMemcpyDtoD_v3020, b, a, N);
+  CALL(cuMemcpyDtoD_v2_ptds, PFN_cuMemcpyDtoD_v7000_ptds, b, a, N);
+  CALL(cuMemcpyDtoH_v2, PFN_cuMemcpyDtoH_v3020, h2, b, N);
+  CALL(cuMemcpyDtoH_v2_ptds, PFN_cuMemcpyDtoH_v7000_ptds, h2, b, N);
+  if (memcmp(h, h2, N) != 0) {
+    fprintf(stderr, "exercise: copies changed the data\n");
+    failures++;
+  }
+  CALL(cuMemcpy, PFN_cuMemcpy_v4000, b, a, N);
+  CALL(cuMemcpy_ptds, PFN_cuMemcpy_v7000_ptds, b, a, N);
+  CALL(cuMemcpyAsync, PFN_cuMemcpyAsync_v4000, b, a, N, s);
+  CALL(cuMemcpyAsync_ptsz, PFN_cuMemcpyAsync_v7000_ptsz, b, a, N, 0);
+  CALL(cuMemcpyHtoDAsync_v2, PFN_cuMemcpyHtoDAsync_v3020, a, h, N, s);
+  CALL(cuMemcpyHtoDAsync_v2_ptsz, PFN_cuMemcpyHtoDAsync_v7000_ptsz, a, h, N, 0);
+  CALL(cuMemcpyDtoHAsync_v2, PFN_cuMemcpyDtoHAsync_v3020, h2, a, N, s);
+  CALL(cuMemcpyDtoHAsync_v2_ptsz, PFN_cuMemcpyDtoHAsync_v7000_ptsz, h2, a, N, 0);
+  CALL(cuMemcpyDtoDAsync_v2, PFN_cuMemcpyDtoDAsync_v3020, b, a, N, s);
+  CALL(cuMemcpyDtoDAsync_v2_ptsz, PFN_cuMemcpyDtoDAsync_v7000_ptsz, b, a, N, 0);
+
+  CUDA_MEMCPY2D c2;
+  memset(&c2, 0, sizeof c2);
+  c2.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c2.srcHost = h;
+  c2.srcPitch = 1000;
+  c2.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c2.dstDevice = pitched;
+  c2.dstPitch = pitch;
+  c2.WidthInBytes = 1000;
+  c2.Height = 8;
+  CALL(cuMemcpy2D_v2, PFN_cuMemcpy2D_v3020, &c2);
+  CALL(cuMemcpy2D_v2_ptds, PFN_cuMemcpy2D_v7000_ptds, &c2);
+  CALL(cuMemcpy2DUnaligned_v2, PFN_cuMemcpy2DUnaligned_v3020, &c2);
+  CALL(cuMemcpy2DUnaligned_v2_ptds, PFN_cuMemcpy2DUnaligned_v7000_ptds, &c2);
+  CALL(cuMemcpy2DAsync_v2, PFN_cuMemcpy2DAsync_v3020, &c2, s);
+  CALL(cuMemcpy2DAsync_v2_ptsz, PFN_cuMemcpy2DAsync_v7000_ptsz, &c2, 0);
+
+  CUDA_MEMCPY3D c3;
+  memset(&c3, 0, sizeof c3);
+  c3.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c3.srcDevice = a;
+  c3.srcPitch = 256;
+  c3.srcHeight = 4;
+  c3.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c3.dstDevice = b;
+  c3.dstPitch = 256;
+  c3.dstHeight = 4;
+  c3.WidthInBytes = 256;
+  c3.Height = 4;
+  c3.Depth = 2;
+  CALL(cuMemcpy3D_v2, PFN_cuMemcpy3D_v3020, &c3);
+  CALL(cuMemcpy3D_v2_ptds, PFN_cuMemcpy3D_v7000_ptds, &c3);
+  CALL(cuMemcpy3DAsync_v2, PFN_cuMemcpy3DAsync_v3020, &c3, s);
+  CALL(cuMemcpy3DAsync_v2_ptsz, PFN_cuMemcpy3DAsync_v7000_ptsz, &c3, 0);
+
+  CALL(cuMemcpyPeer, PFN_cuMemcpyPeer_v4000, b, ctx, a, ctx, N);
+  CALL(cuMemcpyPeer_ptds, PFN_cuMemcpyPeer_v7000_ptds, b, ctx, a, ctx, N);
+  CALL(cuMemcpyPeerAsync, PFN_cuMemcpyPeerAsync_v4000, b, ctx, a, ctx, N, s);
+  CALL(cuMemcpyPeerAsync_ptsz, PFN_cuMemcpyPeerAsync_v7000_ptsz, b, ctx, a, ctx, N, 0);
+  CUDA_MEMCPY3D_PEER c3p;
+  memset(&c3p, 0, sizeof c3p);
+  c3p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c3p.srcDevice = a;
+  c3p.srcPitch = 256;
+  c3p.srcHeight = 4;
+  c3p.srcContext = ctx;
+  c3p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c3p.dstDevice = b;
+  c3p.dstPitch = 256;
+  c3p.dstHeight = 4;
+  c3p.dstContext = ctx;
+  c3p.WidthInBytes = 256;
+  c3p.Height = 4;
+  c3p.Depth = 2;
+  CALL(cuMemcpy3DPeer, PFN_cuMemcpy3DPeer_v4000, &c3p);
+  CALL(cuMemcpy3DPeer_ptds, PFN_cuMemcpy3DPeer_v7000_ptds, &c3p);
+  CALL(cuMemcpy3DPeerAsync, PFN_cuMemcpy3DPeerAsync_v4000, &c3p, s);
+  CALL(cuMemcpy3DPeerAsync_ptsz, PFN_cuMemcpy3DPeerAsync_v7000_ptsz, &c3p, 0);
+
+  /* ---- memsets ---- */
+  CALL(cuMemsetD8_v2, PFN_cuMemsetD8_v3020, a, 1, N);
+  CALL(cuMemsetD8_v2_ptds, PFN_cuMemsetD8_v7000_ptds, a, 1, N);
+  CALL(cuMemsetD16_v2, PFN_cuMemsetD16_v3020, a, 2, N / 2);
+  CALL(cuMemsetD16_v2_ptds, PFN_cuMemsetD16_v7000_ptds, a, 2, N / 2);
+  CALL(cuMemsetD32_v2, PFN_cuMemsetD32_v3020, a, 3, N / 4);
+  CALL(cuMemsetD32_v2_ptds, PFN_cuMemsetD32_v7000_ptds, a, 3, N / 4);
+  CALL(cuMemsetD8Async, PFN_cuMemsetD8Async_v3020, a, 1, N, s);
+  CALL(cuMemsetD8Async_ptsz, PFN_cuMemsetD8Async_v7000_ptsz, a, 1, N, 0);
+  CALL(cuMemsetD16Async, PFN_cuMemsetD16Async_v3020, a, 2, N / 2, s);
+  CALL(cuMemsetD16Async_ptsz, PFN_cuMemsetD16Async_v7000_ptsz, a, 2, N / 2, 0);
+  CALL(cuMemsetD32Async, PFN_cuMemsetD32Async_v3020, a, 3, N / 4, s);
+  CALL(cuMemsetD32Async_ptsz, PFN_cuMemsetD32Async_v7000_ptsz, a, 3, N / 4, 0);
+  CALL(cuMemsetD2D8_v2, PFN_cuMemsetD2D8_v3020, pitched, pitch, 1, 1000, 8);
+  CALL(cuMemsetD2D8_v2_ptds, PFN_cuMemsetD2D8_v7000_ptds, pitched, pitch, 1, 1000, 8);
+  CALL(cuMemsetD2D16_v2, PFN_cuMemsetD2D16_v3020, pitched, pitch, 2, 500, 8);
+  CALL(cuMemsetD2D16_v2_ptds, PFN_cuMemsetD2D16_v7000_ptds, pitched, pitch, 2, 500, 8);
+  CALL(cuMemsetD2D32_v2, PFN_cuMemsetD2D32_v3020, pitched, pitch, 3, 250, 8);
+  CALL(cuMemsetD2D32_v2_ptds, PFN_cuMemsetD2D32_v7000_ptds, pitched, pitch, 3, 250, 8);
+  CALL(cuMemsetD2D8Async, PFN_cuMemsetD2D8Async_v3020, pitched, pitch, 1, 1000, 8, s);
+  CALL(cuMemsetD2D8Async_ptsz, PFN_cuMemsetD2D8Async_v7000_ptsz, pitched, pitch, 1, 1000, 8, 0);
+  CALL(cuMemsetD2D16Async, PFN_cuMemsetD2D16Async_v3020, pitched, pitch, 2, 500, 8, s);
+  CALL(cuMemsetD2D16Async_ptsz, PFN_cuMemsetD2D16Async_v7000_ptsz, pitched, pitch, 2, 500, 8, 0);
+  CALL(cuMemsetD2D32Async, PFN_cuMemsetD2D32Async_v3020, pitched, pitch, 3, 250, 8, s);
+  CALL(cuMemsetD2D32Async_ptsz, PFN_cuMemsetD2D32Async_v7000_ptsz, pitched, pitch, 3, 250, 8, 0);
+
+  /* ---- launches: fill(a, value) over N/4 words ---- */
+  unsigned value = 0x1234;
+  void *params[] = {&a, &value};
+  unsigned blocks = (unsigned)(N / 4 / 256);
+  CALL(cuLaunchKernel, PFN_cuLaunchKernel_v4000, fill, blocks, 1, 1, 256, 1, 1, 0, s, params, NULL);
+  CALL(cuLaunchKernel_ptsz, PFN_cuLaunchKernel_v7000_ptsz, fill, blocks, 1, 1, 256, 1, 1, 0, 0,
+       params, NULL);
+  CUlaunchConfig cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.gridDimX = blocks;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = 256;
+  cfg.blockDimY = cfg.blockDimZ = 1;
+  cfg.hStream = s;
+  CALL(cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060, &cfg, fill, params, NULL);
+  cfg.hStream = 0;
+  CALL(cuLaunchKernelEx_ptsz, PFN_cuLaunchKernelEx_v11060_ptsz, &cfg, fill, params, NULL);
+  CALL(cuLaunchCooperativeKernel, PFN_cuLaunchCooperativeKernel_v9000, fill, blocks, 1, 1, 256, 1,
+       1, 0, s, params);
+  CALL(cuLaunchCooperativeKernel_ptsz, PFN_cuLaunchCooperativeKernel_v9000_ptsz, fill, blocks, 1,
+       1, 256, 1, 1, 0, 0, params);
+
+  /* ---- synchronisation ---- */
+  CHECK(cuEventRecord(ev, s));
+  CALL(cuEventSynchronize, PFN_cuEventSynchronize_v2000, ev);
+  CALL(cuEventQuery, PFN_cuEventQuery_v2000, ev);
+  CALL(cuStreamSynchronize, PFN_cuStreamSynchronize_v2000, s);
+  CALL(cuStreamSynchronize_ptsz, PFN_cuStreamSynchronize_v7000_ptsz, 0);
+  CALL(cuStreamQuery, PFN_cuStreamQuery_v2000, s);
+  CALL(cuStreamQuery_ptsz, PFN_cuStreamQuery_v7000_ptsz, 0);
+  CALL(cuCtxSynchronize, PFN_cuCtxSynchronize_v2000);
+  CALL(cuCtxSynchronize_v2, PFN_cuCtxSynchronize_v13000, ctx);
+  unsigned *words = (unsigned *)h2;
+  CHECK(cuMemcpyDtoH(h2, a, N));
+  for (size_t i = 0; i < N / 4; i++)
+    if (words[i] != value) {
+      fprintf(stderr, "exercise: kernel result wrong at %zu: %x\n", i, words[i]);
+      failures++;
+      break;
+    }
+
+  /* ---- graphs ---- */
+  CUgraph g;
+  CUgraphExec ge;
+  CUgraphNode node;
+  CUDA_KERNEL_NODE_PARAMS kp;
+  memset(&kp, 0, sizeof kp);
+  kp.func = fill;
+  kp.gridDimX = blocks;
+  kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = 256;
+  kp.blockDimY = kp.blockDimZ = 1;
+  kp.kernelParams = params;
+  CHECK(cuGraphCreate(&g, 0));
+  CHECK(cuGraphAddKernelNode(&node, g, NULL, 0, &kp));
+  CHECK(cuGraphInstantiate(&ge, g, 0));
+  CALL(cuGraphLaunch, PFN_cuGraphLaunch_v10000, ge, s);
+  CALL(cuGraphLaunch_ptsz, PFN_cuGraphLaunch_v10000_ptsz, ge, 0);
+  CHECK(cuCtxSynchronize());
+  CHECK(cuGraphExecDestroy(ge));
+  CHECK(cuGraphDestroy(g));
+
+  /* ---- writers gpuft does not model (counted as unprotected) ---- */
+  CALL(cuStreamWriteValue32_v2, PFN_cuStreamWriteValue32_v11070, s, a, 7, 0);
+  CALL(cuStreamWriteValue32_v2_ptsz, PFN_cuStreamWriteValue32_v11070_ptsz, 0, a, 7, 0);
+  CALL(cuStreamWriteValue64_v2, PFN_cuStreamWriteValue64_v11070, s, a, 7, 0);
+  CALL(cuStreamWriteValue64_v2_ptsz, PFN_cuStreamWriteValue64_v11070_ptsz, 0, a, 7, 0);
+  CUstreamBatchMemOpParams op;
+  memset(&op, 0, sizeof op);
+  op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+  op.writeValue.address = a;
+  op.writeValue.value = 9;
+  CALL(cuStreamBatchMemOp_v2, PFN_cuStreamBatchMemOp_v11070, s, 1, &op, 0);
+  CALL(cuStreamBatchMemOp_v2_ptsz, PFN_cuStreamBatchMemOp_v11070_ptsz, 0, 1, &op, 0);
+  CUdeviceptr dsts[1] = {b}, srcs[1] = {a};
+  size_t sizes[1] = {N}, attr_idx[1] = {0};
+  CUmemcpyAttributes attr;
+  memset(&attr, 0, sizeof attr);
+  attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  CALL(cuMemcpyBatchAsync_v2, PFN_cuMemcpyBatchAsync_v13000, dsts, srcs, sizes, 1, &attr, attr_idx,
+       1, s);
+  CALL(cuMemcpyBatchAsync_v2_ptsz, PFN_cuMemcpyBatchAsync_v13000_ptsz, dsts, srcs, sizes, 1,
+       &attr, attr_idx, 1, s);
+  CUDA_MEMCPY3D_BATCH_OP bop;
+  memset(&bop, 0, sizeof bop);
+  bop.src.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+  bop.src.op.ptr.ptr = a;
+  bop.src.op.ptr.rowLength = 256;
+  bop.src.op.ptr.layerHeight = 4;
+  bop.dst.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+  bop.dst.op.ptr.ptr = b;
+  bop.dst.op.ptr.rowLength = 256;
+  bop.dst.op.ptr.layerHeight = 4;
+  bop.extent.width = 256;
+  bop.extent.height = 4;
+  bop.extent.depth = 1;
+  bop.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  CALL(cuMemcpy3DBatchAsync_v2, PFN_cuMemcpy3DBatchAsync_v13000, 1, &bop, 0, s);
+  CALL(cuMemcpy3DBatchAsync_v2_ptsz, PFN_cuMemcpy3DBatchAsync_v13000_ptsz, 1, &bop, 0, s);
+  /* No CUDA arrays and no multi-device launch here: the call must still be
+   * forwarded (and counted), and give the driver's error. */
+  CALL_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyAtoD_v2, PFN_cuMemcpyAtoD_v3020, a, NULL, 0, 16);
+  CALL_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyAtoD_v2_ptds, PFN_cuMemcpyAtoD_v7000_ptds, a, NULL,
+              0, 16);
+  CALL_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchCooperativeKernelMultiDevice,
+              PFN_cuLaunchCooperativeKernelMultiDevice_v9000, NULL, 0, 0);
+  CHECK(cuStreamSynchronize(s));
+
+  /* ---- release ---- */
+  CALL(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, aa, s);
+  CALL(cuMemFreeAsync_ptsz, PFN_cuMemFreeAsync_v11020_ptsz, ab, 0);
+  CALL(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, pa, s);
+  CALL(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, pb, s);
+  CHECK(cuCtxSynchronize());
+  CALL(cuMemFree_v2, PFN_cuMemFree_v3020, a);
+  CALL(cuMemFree_v2, PFN_cuMemFree_v3020, b);
+  CALL(cuMemFree_v2, PFN_cuMemFree_v3020, pitched);
+  CALL(cuMemFree_v2, PFN_cuMemFree_v3020, man);
+  CHECK(cuEventDestroy(ev));
+  CHECK(cuStreamDestroy(s));
+  CHECK(cuModuleUnload(mod));
+  CHECK(cuDevicePrimaryCtxRelease(dev));
+  free(h);
+  free(h2);
+  if (failures) {
+    fprintf(stderr, "exercise: %d failures\n", failures);
+    return 1;
+  }
+  printf("exercise: ok\n");
+  return 0;
+}

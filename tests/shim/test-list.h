@@ -1,0 +1,13 @@
+/* Tests of libgpuft.so's interposition (issue: pass-through hooks). */
+TEST_ENTRY(apps_identical_output_under_gpuft, 300)
+TEST_ENTRY(apps_identical_output_gpuft_disabled, 300)
+TEST_ENTRY(exercise_runs_without_gpuft, 60)
+TEST_ENTRY(every_hook_reached, 60)
+TEST_ENTRY(doors_without_gpuft, 60)
+TEST_ENTRY(doors_with_gpuft, 60)
+TEST_ENTRY(many_threads, 120)
+TEST_ENTRY(program_without_cuda_untouched, 30)
+TEST_ENTRY(fork_child_leaves_report_alone, 60)
+TEST_ENTRY(missing_driver_never_called, 30)
+TEST_ENTRY(invalid_options_warn_and_keep_defaults, 60)
+TEST_ENTRY(option_parsing, 10)

@@ -1,0 +1,220 @@
+/* launch.c: kernel launches (cuLaunchKernel, cuLaunchKernelEx, cooperative, their
+ * _ptsz forms): argument checks and packing at the call (kernelParams or the
+ * packed `extra` buffer), then, in the stream, the grid's blocks on the pool
+ * calling the kernel's twin, with the pointer translation twins use. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+void sim_launch_free(sim_launch_t *l) {
+  if (!l) return;
+  if (l->func) sim_obj_unref(&l->func->obj);
+  free(l->args);
+  free(l->params);
+  free(l);
+}
+
+/* ---- execution ---- */
+static void *translate(const simcuda_block_t *blk, const void *p) {
+  sim_launch_t *l = blk->priv;
+  sim_alloc_t a;
+  uint64_t u = (uint64_t)(uintptr_t)p;
+  if (p && sim_mem_find(u, 0, &a) && !a.freeing)
+    return a.kind == SIM_MEM_DEVICE ? sim_mem_alias(u) : (void *)p;
+  int zero = CUDA_SUCCESS;
+  atomic_compare_exchange_strong(&l->error, &zero, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
+  if (sim_opt.log) sim_log("launch of %s: illegal address %p", l->func->lay.k->name, p);
+  return NULL;
+}
+
+static void run_block(void *arg, uint64_t i) {
+  sim_launch_t *l = arg;
+  simcuda_block_t blk = {.blockDim = l->block, .gridDim = l->grid, .translate = translate, .priv = l};
+  blk.blockIdx.x = (unsigned)(i % l->grid.x);
+  blk.blockIdx.y = (unsigned)(i / l->grid.x % l->grid.y);
+  blk.blockIdx.z = (unsigned)(i / ((uint64_t)l->grid.x * l->grid.y));
+  if (l->shared) {
+    /* Shared memory starts undefined on a GPU: poison it. */
+    blk.shared = malloc(l->shared);
+    if (!blk.shared) abort();
+    memset(blk.shared, 0xA5, l->shared);
+    blk.shared_bytes = l->shared;
+  }
+  l->func->lay.k->fn(&blk, l->params);
+  free(blk.shared);
+}
+
+void sim_launch_execute(sim_launch_t *l) {
+  sim_inject_on_launch(l);
+  SIM_COUNT(launches, 1);
+  const sim_layout_t *lay = &l->func->lay;
+  uint64_t arg_bytes = 0;
+  for (unsigned p = 0; p < lay->k->n_params; p++) {
+    if (lay->k->param_size[p] != 8) continue;
+    uint64_t v;
+    memcpy(&v, l->args + lay->offsets[p], 8);
+    sim_alloc_t a;
+    if (v && sim_mem_find(v, 0, &a) && a.kind == SIM_MEM_DEVICE) arg_bytes += a.size;
+  }
+  SIM_COUNT(kernel_bytes_args, arg_bytes);
+  sim_pool_run(run_block, l, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  int err = atomic_load(&l->error);
+  if (err) sim_ctx_set_sticky(l->ctx, (CUresult)err); /* a fault kills the context, as on a GPU */
+  sim_stuck_apply_all();
+}
+
+/* ---- submission ---- */
+CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, simcuda_dim3 block, unsigned shared,
+                            void **kernelParams, void **extra, sim_launch_t **out) {
+  if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z) return CUDA_ERROR_INVALID_VALUE;
+  if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) return CUDA_ERROR_INVALID_VALUE;
+  if (block.x > 1024 || block.y > 1024 || block.z > 64 || (uint64_t)block.x * block.y * block.z > 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (shared > (unsigned)sim_func_max_dyn_shared(fn)) return CUDA_ERROR_INVALID_VALUE;
+  const sim_layout_t *lay = &fn->lay;
+  unsigned np = lay->k->n_params;
+  if (kernelParams && extra) return CUDA_ERROR_INVALID_VALUE;
+  const uint8_t *packed = NULL;
+  if (extra) {
+    size_t size = 0;
+    bool have_ptr = false, have_size = false;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+        packed = extra[i + 1];
+        have_ptr = true;
+      } else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+        if (!extra[i + 1]) return CUDA_ERROR_INVALID_VALUE;
+        size = *(const size_t *)extra[i + 1];
+        have_size = true;
+      } else {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+    }
+    if (!have_ptr || !have_size || (lay->param_bytes && !packed) || size < lay->param_bytes)
+      return CUDA_ERROR_INVALID_VALUE;
+  } else if (np && !kernelParams) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  sim_launch_t *l = calloc(1, sizeof *l);
+  if (!l) return CUDA_ERROR_OUT_OF_MEMORY;
+  l->args = calloc(1, lay->param_bytes ? lay->param_bytes : 1);
+  l->params = calloc(np ? np : 1, sizeof *l->params);
+  if (!l->args || !l->params) {
+    sim_launch_free(l);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  /* Arguments are copied at the call, as the driver does. */
+  for (unsigned p = 0; p < np; p++) {
+    const void *src = packed ? packed + lay->offsets[p] : kernelParams[p];
+    if (!src) {
+      sim_launch_free(l);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    memcpy(l->args + lay->offsets[p], src, lay->k->param_size[p]);
+    l->params[p] = l->args + lay->offsets[p];
+  }
+  sim_obj_ref(&fn->obj);
+  l->func = fn;
+  l->grid = grid;
+  l->block = block;
+  l->shared = shared;
+  l->ctx = ctx;
+  *out = l;
+  return CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsigned shared, CUstream h,
+                       void **kernelParams, void **extra, int ptds) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  sim_func_t *fn;
+  r = sim_func_resolve(ctx, f, &fn);
+  if (r) return r;
+  sim_launch_t *l = NULL;
+  r = sim_launch_prepare(ctx, fn, grid, block, shared, kernelParams, extra, &l);
+  sim_obj_unref(&fn->obj);
+  if (r) return r;
+  sim_stream_t *s;
+  r = sim_stream_get(ctx, h, ptds, &s);
+  if (r) {
+    sim_launch_free(l);
+    return r;
+  }
+  sim_op_t *op = sim_op_new(SIM_OP_LAUNCH);
+  op->u.launch = l;
+  sim_stream_enqueue(s, op);
+  sim_obj_unref(&s->obj);
+  return CUDA_SUCCESS;
+}
+
+#define D3(x, y, z) ((simcuda_dim3){(x), (y), (z)})
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned sh, CUstream h, void **kp, void **extra) {
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, extra, 0);
+}
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned sh, CUstream h, void **kp, void **extra) {
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, extra, 1);
+}
+/* Blocks run one after another per pool thread, so a cooperative grid is
+ * accepted whatever its size; grid-wide sync inside twins is not modelled. */
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                   unsigned bz, unsigned sh, CUstream h, void **kp) {
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, NULL, 0);
+}
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                        unsigned by, unsigned bz, unsigned sh, CUstream h, void **kp) {
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, NULL, 1);
+}
+
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **kp, void **extra, int ptds) {
+  if (!c || (c->numAttrs && !c->attrs)) {
+    SIM_CHECK_INIT();
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  for (unsigned i = 0; i < c->numAttrs; i++) {
+    switch (c->attrs[i].id) {
+      case CU_LAUNCH_ATTRIBUTE_IGNORE: case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+      case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        break; /* no effect on a simulated device */
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+        const unsigned *d = &c->attrs[i].value.clusterDim.x;
+        if (d[0] > 1 || d[1] > 1 || d[2] > 1) return CUDA_ERROR_NOT_SUPPORTED; /* sm_89: no clusters */
+        break;
+      }
+      default:
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+  }
+  return launch(f, D3(c->gridDimX, c->gridDimY, c->gridDimZ), D3(c->blockDimX, c->blockDimY, c->blockDimZ),
+                c->sharedMemBytes, c->hStream, kp, extra, ptds);
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **kp, void **extra) {
+  return launch_ex(c, f, kp, extra, 0);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **kp, void **extra) {
+  return launch_ex(c, f, kp, extra, 1);
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f, int block, size_t dyn,
+                                                              unsigned int flags) {
+  SIM_CHECK_INIT();
+  if (!n || block <= 0 || block > 1024) return CUDA_ERROR_INVALID_VALUE;
+  sim_func_t *fn;
+  CUresult r = sim_func_resolve(NULL, f, &fn);
+  if (r) return r;
+  sim_obj_unref(&fn->obj);
+  int warps = (block + 31) / 32;
+  int by_threads = 48 / warps; /* 1536 threads per SM */
+  int by_shared = dyn ? (int)(102400 / (dyn + 1024)) : 24;
+  int v = by_threads < by_shared ? by_threads : by_shared;
+  *n = v < 24 ? v : 24;
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block, size_t dyn) {
+  return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, f, block, dyn, 0);
+}

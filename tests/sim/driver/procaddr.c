@@ -1,0 +1,81 @@
+/* procaddr.c: cuGetProcAddress / cuGetProcAddress_v2: the versioned entry-point
+ * table (procs.def, generated from cudaTypedefs.h), honouring the requested CUDA
+ * version and the per-thread-default-stream flag. Each implemented entry is
+ * checked at compile time against NVIDIA's PFN type for its ABI. */
+#include <string.h>
+
+#include "sim.h"
+
+/* cuda.h maps these names to newer ABIs; here they name the old ones. */
+#undef cuDeviceGetUuid
+#undef cuEventElapsedTime
+#undef cuGetProcAddress
+
+/* Declares every implemented symbol with its PFN type: a mismatch between an
+ * implementation and NVIDIA's ABI is a compile error. */
+#define SIM_DECL_1(sym, pfn) extern __typeof__(*(pfn)0) sym;
+#define SIM_DECL_0(sym, pfn)
+#define SIM_DECL(impl, sym, pfn) SIM_DECL_##impl(sym, pfn)
+#define SIM_PROC(base, ver, sym, pfn, pt, impl) SIM_DECL(impl, sym, pfn)
+#include "procs.def"
+#undef SIM_PROC
+
+typedef struct {
+  const char *name;
+  int version;
+  void *fn; /* NULL: an ABI the simulator does not implement */
+  bool per_thread;
+} proc_t;
+
+#define SIM_FN_1(sym) (void *)&sym
+#define SIM_FN_0(sym) NULL
+#define SIM_FN(impl, sym) SIM_FN_##impl(sym)
+static const proc_t procs[] = {
+#define SIM_PROC(base, ver, sym, pfn, pt, impl) {#base, ver, SIM_FN(impl, sym), pt},
+#include "procs.def"
+#undef SIM_PROC
+};
+#define N_PROCS (sizeof procs / sizeof procs[0])
+
+static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                       CUdriverProcAddressQueryResult *status) {
+  CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  CUresult r = CUDA_ERROR_NOT_FOUND;
+  if (!symbol || !pfn || (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+                                                CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))) {
+    if (status) *status = st;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pfn = NULL;
+  bool pt = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+  const proc_t *best = NULL, *best_pt = NULL;
+  bool known = false;
+  for (size_t i = 0; i < N_PROCS; i++) {
+    const proc_t *p = &procs[i];
+    if (strcmp(p->name, symbol) != 0) continue;
+    known = true;
+    if (p->version > version) continue;
+    const proc_t **slot = p->per_thread ? &best_pt : &best;
+    if (!*slot || p->version > (*slot)->version) *slot = p;
+  }
+  /* A per-thread form is used when asked for and it exists at that version. */
+  const proc_t *pick = pt && best_pt ? best_pt : best;
+  if (known) st = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+  if (pick && pick->fn) {
+    *pfn = pick->fn;
+    st = CU_GET_PROC_ADDRESS_SUCCESS;
+    r = CUDA_SUCCESS;
+  }
+  if (status) *status = st;
+  return r;
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *symbolStatus) {
+  return lookup(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
+/* The CUDA 11.3 ABI (no status argument). */
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags) {
+  return lookup(symbol, pfn, cudaVersion, flags, NULL);
+}

@@ -1,0 +1,45 @@
+/* stats.c: the simulator's counters (simcudaGetStats / simcudaResetStats) and their
+ * summary at exit with SIMCUDA_STATS=1. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+sim_stats_t sim_stats;
+static pid_t init_pid;
+
+#define STATS_FIELDS(X) X(launches) X(memcpy_h2d) X(memcpy_d2h) X(memcpy_d2d) X(memcpy_h2h) \
+  X(bytes_h2d) X(bytes_d2h) X(bytes_d2d) X(memsets) X(bytes_memset) X(syncs) X(allocs) X(frees) \
+  X(flips_applied) X(kernel_bytes_args)
+
+__attribute__((visibility("default"))) void simcudaGetStats(simcuda_stats_t *out) {
+  if (!out) return;
+#define X(f) out->f = atomic_load(&sim_stats.f);
+  STATS_FIELDS(X)
+#undef X
+}
+
+__attribute__((visibility("default"))) void simcudaResetStats(void) {
+#define X(f) atomic_store(&sim_stats.f, 0);
+  STATS_FIELDS(X)
+#undef X
+}
+
+void sim_count_sync(void) {
+  SIM_COUNT(syncs, 1);
+  sim_inject_on_sync();
+}
+
+__attribute__((constructor)) static void remember_pid(void) { init_pid = getpid(); }
+
+void sim_stats_at_exit(void) {
+  /* Only the process that initialised the driver reports (not forked children). */
+  if (!sim_opt.stats || getpid() != init_pid) return;
+  simcuda_stats_t s;
+  simcudaGetStats(&s);
+  fprintf(stderr, "simcuda: stats:");
+#define X(f) fprintf(stderr, " " #f "=%llu", (unsigned long long)s.f);
+  STATS_FIELDS(X)
+#undef X
+  fputc('\n', stderr);
+}

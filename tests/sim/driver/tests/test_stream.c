@@ -1,0 +1,343 @@
+/* test_stream.c: streams and events: in-order execution, legacy default stream vs
+ * non-blocking vs per-thread streams, cross-stream event waits, truly asynchronous
+ * pinned copies, staged pageable copies, the PCIe model, many threads, fork. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "simtest.h"
+
+static void *open_later(void *g) {
+  st_sleep_ms(100);
+  st_gate_open(g);
+  return NULL;
+}
+
+/* Host functions that append their tag to a log: the order they ran in. */
+typedef struct { atomic_int n; int log[256]; } order_t;
+typedef struct { order_t *o; int tag; } tag_t;
+static void log_fn(void *p) {
+  tag_t *t = p;
+  int i = atomic_fetch_add(&t->o->n, 1);
+  t->o->log[i] = t->tag;
+}
+
+TEST_IMPL(stream_in_order) {
+  st_setup();
+  CUstream s;
+  CK(cuStreamCreate(&s, 0));
+  order_t o = {0};
+  tag_t tags[100];
+  st_gate_t g = {0};
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g));
+  for (int i = 0; i < 100; i++) {
+    tags[i] = (tag_t){&o, i};
+    CK(cuLaunchHostFunc(s, log_fn, &tags[i]));
+  }
+  ASSERT_CU(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+  st_gate_open(&g);
+  CK(cuStreamSynchronize(s));
+  CK(cuStreamQuery(s));
+  ASSERT_EQ(atomic_load(&o.n), 100);
+  for (int i = 0; i < 100; i++) ASSERT_EQ(o.log[i], i);
+  unsigned flags;
+  int prio;
+  CUcontext c, cur;
+  CK(cuStreamGetFlags(s, &flags));
+  ASSERT_EQ(flags, 0u);
+  CK(cuStreamGetPriority(s, &prio));
+  CK(cuStreamGetCtx(s, &c));
+  CK(cuCtxGetCurrent(&cur));
+  ASSERT(c == cur);
+  CK(cuStreamDestroy(s));
+  ASSERT_CU(cuStreamQuery(s), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_CU(cuStreamDestroy(s), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_CU(cuStreamCreate(&s, 0x10), CUDA_ERROR_INVALID_VALUE);
+  CK(cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, -100));
+  CK(cuStreamGetPriority(s, &prio));
+  ASSERT_EQ(prio, -5);
+  CK(cuStreamDestroy(s));
+  return TEST_OK;
+}
+
+/* Is work queued on `probe` held back while `blocker` is gated? */
+static bool waits_for(CUstream blocker, CUstream probe, bool ptsz_probe) {
+  st_gate_t g = {0};
+  order_t o = {0};
+  tag_t t = {&o, 1};
+  CK(cuLaunchHostFunc(blocker, st_gate_fn, &g));
+  while (!atomic_load(&g.entered)) st_sleep_ms(1);
+  if (ptsz_probe) CK(cuLaunchHostFunc_ptsz(probe, log_fn, &t));
+  else CK(cuLaunchHostFunc(probe, log_fn, &t));
+  st_sleep_ms(50);
+  bool held = atomic_load(&o.n) == 0;
+  st_gate_open(&g);
+  CK(cuCtxSynchronize());
+  ASSERT_EQ(atomic_load(&o.n), 1);
+  return held;
+}
+
+TEST_IMPL(stream_default_semantics) {
+  st_setup();
+  CUstream blk, nb;
+  CK(cuStreamCreate(&blk, 0));
+  CK(cuStreamCreate(&nb, CU_STREAM_NON_BLOCKING));
+  /* Legacy stream and blocking streams wait for each other. */
+  ASSERT(waits_for(blk, NULL, false));
+  ASSERT(waits_for(NULL, blk, false));
+  ASSERT(waits_for(blk, CU_STREAM_LEGACY, false));
+  /* Non-blocking streams do not synchronise with the legacy stream. */
+  ASSERT(!waits_for(nb, NULL, false));
+  ASSERT(!waits_for(NULL, nb, false));
+  /* Two ordinary streams are independent. */
+  CUstream blk2;
+  CK(cuStreamCreate(&blk2, 0));
+  ASSERT(!waits_for(blk, blk2, false));
+  /* The per-thread default stream (NULL in a _ptsz call, or CU_STREAM_PER_THREAD)
+   * is a blocking stream: it waits for the legacy stream and vice versa, but not
+   * for other streams. */
+  ASSERT(waits_for(NULL, NULL, true));
+  ASSERT(waits_for(CU_STREAM_PER_THREAD, NULL, false));
+  ASSERT(!waits_for(CU_STREAM_PER_THREAD, blk, false));
+  ASSERT(!waits_for(nb, CU_STREAM_PER_THREAD, false));
+  ASSERT(waits_for(CU_STREAM_PER_THREAD, CU_STREAM_PER_THREAD, false)); /* itself, in order */
+  CUcontext c;
+  CK(cuStreamGetCtx_ptsz(NULL, &c));
+  unsigned long long id1, id2;
+  CK(cuStreamGetId(CU_STREAM_PER_THREAD, &id1));
+  CK(cuStreamGetId_ptsz(NULL, &id2));
+  ASSERT_EQ(id1, id2);
+  ASSERT_CU(cuStreamDestroy(CU_STREAM_PER_THREAD), CUDA_ERROR_INVALID_HANDLE);
+  CK(cuStreamDestroy(blk));
+  CK(cuStreamDestroy(blk2));
+  CK(cuStreamDestroy(nb));
+  return TEST_OK;
+}
+
+TEST_IMPL(events_cross_stream) {
+  st_setup();
+  CUstream a, b;
+  CK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+  CK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+  CUevent e, e0, nt;
+  CK(cuEventCreate(&e, 0));
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&nt, CU_EVENT_DISABLE_TIMING));
+  ASSERT_CU(cuEventCreate(&nt, 0x100), CUDA_ERROR_INVALID_VALUE);
+  CK(cuEventQuery(e)); /* never recorded: complete */
+  float ms;
+  ASSERT_CU(cuEventElapsedTime(&ms, e0, e), CUDA_ERROR_INVALID_HANDLE);
+  for (int round = 0; round < 5; round++) {
+    st_gate_t g = {0};
+    order_t o = {0};
+    tag_t t = {&o, round};
+    CK(cuEventRecord(e0, a));
+    CK(cuLaunchHostFunc(a, st_gate_fn, &g));
+    CK(cuEventRecord(e, a));
+    CK(cuStreamWaitEvent(b, e, 0));
+    CK(cuLaunchHostFunc(b, log_fn, &t));
+    st_sleep_ms(20);
+    ASSERT_CU(cuEventQuery(e), CUDA_ERROR_NOT_READY);
+    ASSERT_CU(cuEventElapsedTime(&ms, e0, e), CUDA_ERROR_NOT_READY);
+    ASSERT_EQ(atomic_load(&o.n), 0);
+    /* A later record does not change what b waits for; re-record e elsewhere. */
+    st_gate_open(&g);
+    CK(cuEventSynchronize(e));
+    CK(cuEventQuery(e));
+    CK(cuStreamSynchronize(b));
+    ASSERT_EQ(atomic_load(&o.n), 1);
+    CK(cuEventElapsedTime(&ms, e0, e));
+    ASSERT_GE(ms, 15.0f);
+  }
+  CK(cuEventRecord(nt, b));
+  CK(cuEventSynchronize(nt));
+  ASSERT_CU(cuEventElapsedTime(&ms, e, nt), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_CU(cuStreamWaitEvent(b, e, 5), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_CU(cuStreamWaitEvent(b, (CUevent)&ms, 0), CUDA_ERROR_INVALID_HANDLE);
+  /* Callbacks run in order with the stream's status. */
+  CK(cuEventDestroy(e));
+  ASSERT_CU(cuEventQuery(e), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_CU(cuEventRecord(e, a), CUDA_ERROR_INVALID_HANDLE);
+  CK(cuEventDestroy(e0));
+  CK(cuEventDestroy(nt));
+  CK(cuStreamDestroy(a));
+  CK(cuStreamDestroy(b));
+  return TEST_OK;
+}
+
+TEST_IMPL(async_copies) {
+  st_setup();
+  enum { N = 1 << 16 };
+  CUstream s;
+  CK(cuStreamCreate(&s, 0));
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, N));
+  uint8_t *pinned, *page = malloc(N), *back = malloc(N);
+  CK(cuMemAllocHost((void **)&pinned, N));
+  /* Pinned source: the copy reads it when the stream gets there. */
+  st_gate_t g = {0};
+  memset(pinned, 'A', N);
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g));
+  CK(cuMemcpyHtoDAsync(d, pinned, N, s));
+  memset(pinned, 'B', N); /* after the call, before the copy runs */
+  st_gate_open(&g);
+  CK(cuStreamSynchronize(s));
+  CK(cuMemcpyDtoH(back, d, N));
+  for (int i = 0; i < N; i++) ASSERT_EQ(back[i], 'B');
+  /* Pageable source: staged at the call, the later change is not seen. */
+  st_gate_t g2 = {0};
+  memset(page, 'C', N);
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g2));
+  CK(cuMemcpyHtoDAsync(d, page, N, s));
+  memset(page, 'D', N);
+  st_gate_open(&g2);
+  CK(cuStreamSynchronize(s));
+  CK(cuMemcpyDtoH(back, d, N));
+  for (int i = 0; i < N; i++) ASSERT_EQ(back[i], 'C');
+  /* Pinned destination: D2H returns before the data lands. */
+  st_gate_t g3 = {0};
+  memset(pinned, 0, N);
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g3));
+  CK(cuMemcpyDtoHAsync(pinned, d, N, s));
+  st_sleep_ms(20);
+  ASSERT_EQ(pinned[0], 0);
+  st_gate_open(&g3);
+  CK(cuStreamSynchronize(s));
+  ASSERT_EQ(pinned[N - 1], 'C');
+  /* Pageable destination: synchronous (the call waits for earlier work). */
+  st_gate_t g4 = {0};
+  memset(page, 0, N);
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g4));
+  pthread_t opener;
+  ASSERT_EQ(pthread_create(&opener, NULL, open_later, &g4), 0);
+  double t0 = st_now();
+  CK(cuMemcpyDtoHAsync(page, d, N, s));
+  double dt = st_now() - t0;
+  for (int i = 0; i < N; i++) ASSERT_EQ(page[i], 'C');
+  ASSERT_GE(dt, 0.08);
+  pthread_join(opener, NULL);
+  CK(cuMemFreeHost(pinned));
+  CK(cuMemFree(d));
+  CK(cuStreamDestroy(s));
+  free(page);
+  free(back);
+  return TEST_OK;
+}
+
+TEST_IMPL(bandwidth_model) {
+  setenv("SIMCUDA_PCIE_GBPS", "0.2", 1); /* read at cuInit */
+  st_setup();
+  enum { N = 8 << 20 };
+  const double rate = 0.2e9, t_copy = N / rate; /* 42 ms */
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, N));
+  uint8_t *pinned;
+  CK(cuMemAllocHost((void **)&pinned, N));
+  memset(pinned, 1, N);
+  CUstream s;
+  CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  /* Synchronous: the call takes at least bytes/rate. */
+  for (int rep = 0; rep < 3; rep++) {
+    double t0 = st_now();
+    CK(cuMemcpyHtoD(d, pinned, N));
+    ASSERT_GE(st_now() - t0, t_copy * 0.999);
+    t0 = st_now();
+    CK(cuMemcpyDtoH(pinned, d, N));
+    ASSERT_GE(st_now() - t0, t_copy * 0.999);
+  }
+  /* Asynchronous from pinned memory: the host is free while the DMA runs; two
+   * copies in one direction share the link. */
+  double t0 = st_now();
+  CK(cuMemcpyHtoDAsync(d, pinned, N, s));
+  CK(cuMemcpyHtoDAsync(d, pinned, N, s));
+  ASSERT_CU(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+  CK(cuStreamSynchronize(s));
+  ASSERT_GE(st_now() - t0, 2 * t_copy * 0.999);
+  /* Device-to-device copies are not throttled by the link model. */
+  CUdeviceptr d2;
+  CK(cuMemAlloc(&d2, N));
+  CK(cuMemcpyDtoD(d2, d, N));
+  CK(cuCtxSynchronize());
+  CK(cuMemFree(d2));
+  CK(cuMemFree(d));
+  CK(cuMemFreeHost(pinned));
+  CK(cuStreamDestroy(s));
+  return TEST_OK;
+}
+
+typedef struct { CUcontext ctx; CUmodule mod; int id; int ok; } worker_arg_t;
+static void *worker(void *p) {
+  worker_arg_t *w = p;
+  if (cuCtxSetCurrent(w->ctx) != CUDA_SUCCESS) return NULL;
+  CUfunction fill = st_func(w->mod, ST_FILL);
+  CUstream s;
+  CK(cuStreamCreate(&s, w->id % 2 ? CU_STREAM_NON_BLOCKING : 0));
+  for (int it = 0; it < 30; it++) {
+    unsigned n = 1000 + (unsigned)(w->id * 37 + it);
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, n * sizeof(unsigned)));
+    unsigned v = (unsigned)(w->id * 1000 + it);
+    void *args[] = {&d, &v, &n};
+    CK(cuLaunchKernel(fill, (n + 127) / 128, 1, 1, 128, 1, 1, 0, s, args, NULL));
+    unsigned *back = malloc(n * sizeof *back);
+    CK(cuMemcpyDtoHAsync(back, d, n * sizeof *back, s)); /* pageable: synchronous */
+    for (unsigned i = 0; i < n; i++)
+      if (back[i] != v) FT_FAIL_("thread %d iter %d: [%u] = %u want %u", w->id, it, i, back[i], v);
+    free(back);
+    /* The per-thread default stream as well. */
+    CK(cuMemsetD32Async_ptsz(d, v + 1, n, NULL));
+    CK(cuStreamSynchronize_ptsz(NULL));
+    CK(cuMemFree(d));
+  }
+  CK(cuStreamDestroy(s));
+  w->ok = 1;
+  return NULL;
+}
+
+TEST_IMPL(threads_concurrent) {
+  CUcontext c = st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, &st_image));
+  enum { T = 6 };
+  pthread_t th[T];
+  worker_arg_t args[T];
+  for (int i = 0; i < T; i++) {
+    args[i] = (worker_arg_t){c, m, i, 0};
+    ASSERT_EQ(pthread_create(&th[i], NULL, worker, &args[i]), 0);
+  }
+  for (int i = 0; i < T; i++) {
+    pthread_join(th[i], NULL);
+    ASSERT_EQ(args[i].ok, 1);
+  }
+  CK(cuCtxSynchronize());
+  CK(cuModuleUnload(m));
+  return TEST_OK;
+}
+
+TEST_IMPL(fork_child_without_cuda) {
+  st_setup();
+  CUstream s;
+  CK(cuStreamCreate(&s, 0));
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, 1 << 20));
+  CK(cuMemsetD8Async(d, 1, 1 << 20, s));
+  pid_t pid = fork();
+  ASSERT(pid >= 0);
+  if (pid == 0) {
+    /* A child that never touches CUDA: ordinary work and a normal exit. */
+    char *p = malloc(1 << 20);
+    memset(p, 2, 1 << 20);
+    int sum = 0;
+    for (int i = 0; i < (1 << 20); i += 4096) sum += p[i];
+    free(p);
+    exit(sum == 2 * 256 ? 0 : 5);
+  }
+  int st;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT(WIFEXITED(st));
+  ASSERT_EQ(WEXITSTATUS(st), 0);
+  CK(cuStreamSynchronize(s));
+  CK(cuMemFree(d));
+  CK(cuStreamDestroy(s));
+  return TEST_OK;
+}
