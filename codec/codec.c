@@ -25,25 +25,18 @@ _Static_assert(CHUNK_BYTES % FT_GROUP_BYTES == 0, "chunks hold whole groups");
 
 /* ---- Layout ---- */
 
-static size_t round128(size_t x) { return (x + 127u) & ~(size_t)127u; }
 static size_t nblocks_of(size_t len) { return (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES; }
 static size_t ngroups_of(size_t nb) { return (nb + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS; }
 
 void ft_code_offsets(size_t len, size_t off[6]) {
-  size_t nb = nblocks_of(len), ng = ngroups_of(nb);
-  size_t a1 = round128(nb * 4), a2 = round128(ng * 4);
-  off[0] = 0;
-  off[1] = a1;
-  off[2] = 2 * a1;
-  off[3] = 2 * a1 + a2;
-  off[4] = 2 * a1 + 2 * a2;
-  off[5] = 2 * a1 + 3 * a2;
+  uint64_t o[6];
+  ft_code_layout(len, o);
+  for (int i = 0; i < 6; i++) off[i] = (size_t)o[i];
 }
 
 size_t ft_code_bytes(size_t len) {
-  if (len == 0) return 0;
-  size_t nb = nblocks_of(len);
-  return 2 * round128(nb * 4) + 4 * round128(ngroups_of(nb) * 4);
+  uint64_t o[6];
+  return (size_t)ft_code_layout(len, o);
 }
 
 void ft_code_bind(ft_code_t *c, void *mem, size_t len) {

@@ -51,6 +51,23 @@ typedef struct {
   uint32_t v, d;
 } ft_pair_t;
 
+/* Layout of the code of `len` data bytes: six word arrays (V, D, V of V, D of V,
+ * V of D, D of D), each starting on a 128-byte boundary; off[] gets their byte
+ * offsets, the return value the total bytes. Shared by the CPU codec and the
+ * device kernels so that both read and write the same code buffer. */
+FT_HD uint64_t ft_code_layout(uint64_t len, uint64_t off[6]) {
+  uint64_t nb = (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+  uint64_t ng = (nb + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS;
+  uint64_t a1 = (nb * 4 + 127) & ~(uint64_t)127, a2 = (ng * 4 + 127) & ~(uint64_t)127;
+  off[0] = 0;
+  off[1] = a1;
+  off[2] = 2 * a1;
+  off[3] = 2 * a1 + a2;
+  off[4] = 2 * a1 + 2 * a2;
+  off[5] = 2 * a1 + 3 * a2;
+  return len ? 2 * a1 + 4 * a2 : 0;
+}
+
 /* Code of `n` words (n <= 32); missing words are zero (padding). */
 FT_HD ft_pair_t ft_encode_words(const uint32_t *w, unsigned n) {
   ft_pair_t c = {0u, 0u};

@@ -1,26 +1,36 @@
 /* hooks.c: the exported hook of every entry point in hooks.def (except the
  * cuGetProcAddress family, in procaddr.c), generated from the list. A hook
- * initialises once, counts the call, and forwards to the real entry point;
- * a missing real entry point is never called. */
+ * initialises once, counts the call and hands it to the engine's handler, or
+ * forwards it when gpuft is disabled; a missing real entry point is never called. */
 #include "ft.h"
 
-/* Per class: what happens before forwarding. The engine's handlers plug in here. */
-#define FT_BEFORE_PROC(id)
-#define FT_BEFORE_ALLOC(id) ft_count_call(id);
-#define FT_BEFORE_FREE(id) ft_count_call(id);
-#define FT_BEFORE_COPY(id) ft_count_call(id);
-#define FT_BEFORE_MEMSET(id) ft_count_call(id);
-#define FT_BEFORE_LAUNCH(id) ft_count_call(id);
-#define FT_BEFORE_SYNC(id) ft_count_call(id);
-#define FT_BEFORE_GRAPH(id) ft_count_unprotected(id);
-#define FT_BEFORE_UNPROT(id) ft_count_unprotected(id);
+/* Every class but PROC has handlers ft_on_<name> with the same parameters (ops_*.c,
+ * launch.c); UNPROT and GRAPH calls are also counted as unprotected operations.
+ * The guard marks gpuft's own work on this thread. */
+#define FT_COUNT_PROC(id)
+#define FT_COUNT_ALLOC(id) ft_count_call(id);
+#define FT_COUNT_FREE(id) ft_count_call(id);
+#define FT_COUNT_COPY(id) ft_count_call(id);
+#define FT_COUNT_MEMSET(id) ft_count_call(id);
+#define FT_COUNT_LAUNCH(id) ft_count_call(id);
+#define FT_COUNT_SYNC(id) ft_count_call(id);
+#define FT_COUNT_GRAPH(id) ft_count_unprotected(id);
+#define FT_COUNT_UNPROT(id) ft_count_unprotected(id);
+
+#define FT_HOOK(cls, name, pfn, params, args) CUresult ft_on_##name params;
+#include "hooks.def"
+#undef FT_HOOK
 
 #define FT_GEN_HOOK(cls, name, pfn, params, args)                          \
   FT_API CUresult CUDAAPI name params {                                    \
     ft_init();                                                             \
     if (FT_UNLIKELY(!ft_real.name)) return CUDA_ERROR_NOT_FOUND;           \
     if (FT_LIKELY(ft_enabled) && !ft_tls_in_gpuft) {                       \
-      FT_BEFORE_##cls(FT_ID_##name)                                        \
+      FT_COUNT_##cls(FT_ID_##name)                                         \
+      ft_tls_in_gpuft = 1;                                                 \
+      CUresult r_ = ft_on_##name args;                                     \
+      ft_tls_in_gpuft = 0;                                                 \
+      return r_;                                                           \
     }                                                                      \
     return ft_real.name args;                                              \
   }

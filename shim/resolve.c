@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "codec.h"
-#include "ft.h"
+#include "engine.h"
 
 ft_real_t ft_real;
+ft_drv_t ft_drv;
+int ft_drv_complete;
 int ft_ready;
 int ft_enabled;
 ft_dlsym_fn ft_real_dlsym;
@@ -85,6 +87,16 @@ static void resolve(void) {
 #include "hooks.def"
 #undef FT_HOOK
   if (missing) FT_DEBUG("%zu hooked entry points are absent from this driver", missing);
+  size_t missing_drv = 0;
+#define FT_REAL(name, pfn)                                    \
+  ft_drv.name = (pfn)ft_real_dlsym(g_libcuda, #name);         \
+  if (!ft_drv.name) {                                         \
+    missing_drv++;                                            \
+    FT_DEBUG("the driver lacks %s", #name);                   \
+  }
+#include "reals.def"
+#undef FT_REAL
+  ft_drv_complete = missing_drv == 0;
   for (int i = 0; i < FT_N_HOOKS; i++) {
     const void *real = ((void *const *)&ft_real)[i];
     if (!real) continue;

@@ -84,7 +84,8 @@ static int run_one(int idx, const ft_test_t *t) {
     int rc = t->fn();
     fflush(stdout);
     fflush(stderr);
-    _exit(rc);
+    /* exit, not _exit: sanitizers report (and set the exit code) at exit */
+    exit(rc);
   }
   close(pfd[1]);
   double limit = t->timeout_s * timeout_scale();

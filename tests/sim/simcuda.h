@@ -102,6 +102,17 @@ typedef void (*simcuda_clear_faults_fn)(void);
  * directly). Returns 0 or -1 if addr is not device memory. */
 typedef int (*simcuda_flip_now_fn)(uint64_t dev_addr, unsigned bit, int stuck);
 
+/* Spontaneous flips at a rate, as radiation would cause them: from a background
+ * thread, about `flips_per_gib_per_s` single-bit flips per GiB of live device
+ * memory per second (Poisson-distributed in time), each in a uniformly chosen
+ * bit of the live device allocations (cuMemAlloc*, pitched, stream-ordered;
+ * not pinned/registered/managed host memory), at any moment, racing with
+ * kernels and copies as a real upset would. Counted in flips_applied, logged
+ * with SIMCUDA_LOG=1. 0 stops them. seed: the random sequence (0: from the
+ * clock). Same as SIMCUDA_FLIP_RATE=<rate>[,seed=<s>]. Returns 0, or -1 for a
+ * negative, NaN or infinite rate ("simcudaSetFlipRate"). */
+typedef int (*simcuda_set_flip_rate_fn)(double flips_per_gib_per_s, uint64_t seed);
+
 /* ---- Counters ----------------------------------------------------------- */
 typedef struct {
   uint64_t launches;
@@ -118,7 +129,7 @@ typedef void (*simcuda_reset_stats_fn)(void);
 
 /* These are exported by the simulator's libcuda.so.1 under the names
  * "simcudaInject", "simcudaFlipNow", "simcudaClearFaults", "simcudaGetStats",
- * "simcudaResetStats";
+ * "simcudaResetStats", "simcudaSetFlipRate";
  * and "simcudaRegisterTwins" by its libcudart.so.13. Find them with dlsym so
  * that the same program also runs on a real GPU, where they are absent. */
 

@@ -65,8 +65,10 @@ void sim_copy_execute(sim_copy_t *c) {
 }
 
 /* ---- submission ---- */
-static CUresult submit(sim_ctx_t *ctx, CUstream h, int ptds, bool async, sim_copy_t *c, const side_t *src,
-                       const side_t *dst) {
+/* stage_src: read the source at the call (cuMemcpyBatchAsync's
+ * CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL / _ANY), whatever its kind. */
+static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool stage_src, sim_copy_t *c,
+                          const side_t *src, const side_t *dst) {
   sim_stream_t *s;
   CUresult r = sim_stream_get(ctx, h, ptds, &s);
   if (r) return r;
@@ -78,7 +80,7 @@ static CUresult submit(sim_ctx_t *ctx, CUstream h, int ptds, bool async, sim_cop
   sim_op_t *op = sim_op_new(SIM_OP_COPY);
   bool wait;
   if (async) {
-    if (src->pageable && !dst->pageable) {
+    if ((src->pageable || stage_src) && !dst->pageable) {
       /* Pageable source: staged now, the call returns once the source may be
        * reused; the transfer itself happens in stream order. */
       size_t bytes = c->width * c->height * c->depth;
@@ -108,6 +110,11 @@ static CUresult submit(sim_ctx_t *ctx, CUstream h, int ptds, bool async, sim_cop
   }
   sim_obj_unref(&s->obj);
   return r;
+}
+
+static CUresult submit(sim_ctx_t *ctx, CUstream h, int ptds, bool async, sim_copy_t *c, const side_t *src,
+                       const side_t *dst) {
+  return submit_ex(ctx, h, ptds, async, false, c, src, dst);
 }
 
 static CUresult copy1d(sidekind_t dk, uint64_t dst, sidekind_t sk, uint64_t src, size_t n, CUstream h, int ptds,
@@ -239,3 +246,151 @@ CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 0, f
 CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 1, false); }
 CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d_api(p, h, 0, true); }
 CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d_api(p, h, 1, true); }
+
+/* ---- 3-D peer copies (one device: the contexts are checked, then it is a 3-D copy) ---- */
+static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream hs, int ptds, bool async) {
+  SIM_CHECK_INIT();
+  if (!p || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
+  sim_obj_t *a = sim_handle_get(p->srcContext, SIM_OBJ_CTX), *b = sim_handle_get(p->dstContext, SIM_OBJ_CTX);
+  bool ok = a && b;
+  if (a) sim_obj_unref(a);
+  if (b) sim_obj_unref(b);
+  if (!ok) return CUDA_ERROR_INVALID_CONTEXT;
+  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
+  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
+  if (p->Height <= 1 && p->Depth <= 1) {
+    if (!sd.pitch) sd.pitch = p->WidthInBytes + p->srcXInBytes;
+    if (!dd.pitch) dd.pitch = p->WidthInBytes + p->dstXInBytes;
+  }
+  return copy3d(&sd, &dd, p->WidthInBytes, p->Height, p->Depth, hs, ptds, async);
+}
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p, NULL, 0, false); }
+CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p, NULL, 1, false); }
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream h) { return copy3d_peer(p, h, 0, true); }
+CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *p, CUstream h) { return copy3d_peer(p, h, 1, true); }
+
+/* ---- batches (CUDA 13 ABI) ---- */
+/* "Must not be legacy NULL stream." */
+static bool is_legacy(CUstream h, int ptds) { return h == CU_STREAM_LEGACY || (!h && !ptds); }
+
+static bool order_ok(CUmemcpySrcAccessOrder o) {
+  return o == CU_MEMCPY_SRC_ACCESS_ORDER_STREAM || o == CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL ||
+         o == CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
+}
+
+typedef struct {
+  sim_copy_t c;
+  side_t s, d;
+  bool stage; /* source read at the call */
+} batch_item_t;
+
+/* Queues checked items in order; the batch as a whole is in stream order. */
+static CUresult batch_submit(sim_ctx_t *ctx, CUstream h, int ptds, batch_item_t *it, size_t n) {
+  CUresult r = CUDA_SUCCESS;
+  for (size_t i = 0; i < n && !r; i++) {
+    if (!it[i].c.width) continue; /* empty copy */
+    r = submit_ex(ctx, h, ptds, true, it[i].stage, &it[i].c, &it[i].s, &it[i].d);
+  }
+  return r;
+}
+
+static CUresult batch1d(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
+                        size_t *idxs, size_t n_attrs, CUstream h, int ptds) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!dsts || !srcs || !sizes || !count || !attrs || !idxs || !n_attrs || n_attrs > count || is_legacy(h, ptds))
+    return CUDA_ERROR_INVALID_VALUE;
+  /* attrsIdxs: starts at 0, strictly increasing, below count. */
+  for (size_t k = 0; k < n_attrs; k++) {
+    if ((k == 0 && idxs[0] != 0) || (k > 0 && idxs[k] <= idxs[k - 1]) || idxs[k] >= count)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (!order_ok(attrs[k].srcAccessOrder) || (attrs[k].flags & ~(unsigned)CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  sim_stream_t *s;
+  if ((r = sim_stream_get(ctx, h, ptds, &s))) return r;
+  sim_obj_unref(&s->obj);
+  batch_item_t *it = calloc(count, sizeof *it);
+  if (!it) return CUDA_ERROR_OUT_OF_MEMORY;
+  size_t k = 0;
+  for (size_t i = 0; i < count; i++) {
+    while (k + 1 < n_attrs && idxs[k + 1] <= i) k++;
+    size_t n = sizes[i];
+    if (!n) continue;
+    if ((r = side_get(K_UNIFIED, dsts[i], n, &it[i].d)) || (r = side_get(K_UNIFIED, srcs[i], n, &it[i].s))) break;
+    it[i].c = (sim_copy_t){.width = n, .height = 1, .depth = 1, .dpitch = n, .spitch = n, .dslice = n, .sslice = n};
+    it[i].stage = attrs[k].srcAccessOrder != CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  }
+  if (!r) r = batch_submit(ctx, h, ptds, it, count);
+  free(it);
+  return r;
+}
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
+                               size_t *ai, size_t na, CUstream h) {
+  return batch1d(d, s, n, count, a, ai, na, h, 0);
+}
+CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
+                                    size_t *ai, size_t na, CUstream h) {
+  return batch1d(d, s, n, count, a, ai, na, h, 1);
+}
+
+/* A pointer operand of a 3-D batch op (element size 1); arrays are not simulated. */
+static CUresult operand(const CUmemcpy3DOperand *o, const CUextent3D *e, desc_t *d) {
+  if (o->type != CU_MEMCPY_OPERAND_TYPE_POINTER) return CUDA_ERROR_INVALID_VALUE; /* arrays, garbage */
+  size_t row = o->op.ptr.rowLength, layer = o->op.ptr.layerHeight;
+  if ((row && row < e->width) || (layer && layer < e->height)) return CUDA_ERROR_INVALID_VALUE;
+  *d = (desc_t){CU_MEMORYTYPE_UNIFIED, NULL, o->op.ptr.ptr, 0, 0, 0, row ? row : e->width,
+                layer ? layer : e->height};
+  return CUDA_SUCCESS;
+}
+
+static CUresult batch3d(size_t n_ops, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags, CUstream h, int ptds) {
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  if (!n_ops || !ops || flags || is_legacy(h, ptds)) return CUDA_ERROR_INVALID_VALUE;
+  sim_stream_t *s;
+  if ((r = sim_stream_get(ctx, h, ptds, &s))) return r;
+  sim_obj_unref(&s->obj);
+  batch_item_t *it = calloc(n_ops, sizeof *it);
+  if (!it) return CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < n_ops && !r; i++) {
+    const CUDA_MEMCPY3D_BATCH_OP *o = &ops[i];
+    const CUextent3D *e = &o->extent;
+    desc_t sd, dd;
+    size_t ss, ds;
+    if (!e->width || !e->height || !e->depth || !order_ok(o->srcAccessOrder) ||
+        (o->flags & ~(unsigned)CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE)) {
+      r = CUDA_ERROR_INVALID_VALUE;
+      break;
+    }
+    if ((r = operand(&o->src, e, &sd)) || (r = operand(&o->dst, e, &dd))) break;
+    if ((r = side_desc(&sd, e->width, e->height, e->depth, &it[i].s, &ss)) ||
+        (r = side_desc(&dd, e->width, e->height, e->depth, &it[i].d, &ds)))
+      break;
+    it[i].c = (sim_copy_t){.width = e->width, .height = e->height, .depth = e->depth, .spitch = sd.pitch,
+                           .dpitch = dd.pitch, .sslice = ss, .dslice = ds};
+    it[i].stage = o->srcAccessOrder != CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  }
+  if (!r) r = batch_submit(ctx, h, ptds, it, n_ops);
+  free(it);
+  return r;
+}
+CUresult cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long f, CUstream h) {
+  return batch3d(n, ops, f, h, 0);
+}
+CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long f, CUstream h) {
+  return batch3d(n, ops, f, h, 1);
+}
+
+/* ---- CUDA arrays: none exist, so every array handle (NULL included) is invalid ---- */
+static CUresult atod(CUdeviceptr dst, CUarray src, size_t off, size_t n, int ptds) {
+  (void)dst, (void)src, (void)off, (void)n, (void)ptds;
+  sim_ctx_t *ctx;
+  CUresult r = sim_ctx_current(&ctx);
+  if (r) return r;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuMemcpyAtoD_v2(CUdeviceptr d, CUarray a, size_t off, size_t n) { return atod(d, a, off, n, 0); }
+CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr d, CUarray a, size_t off, size_t n) { return atod(d, a, off, n, 1); }

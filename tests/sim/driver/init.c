@@ -14,6 +14,7 @@ static void init_all(void) {
   sim_mem_init();
   sim_pool_init(sim_opt.threads);
   sim_inject_init(getenv("SIMCUDA_FLIP"));
+  sim_fliprate_init(getenv("SIMCUDA_FLIP_RATE"));
   atexit(sim_stats_at_exit);
   atomic_store(&sim_initialized, 1);
 }
@@ -158,6 +159,8 @@ static int attr_value(CUdevice_attribute a) {
     case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: return 131072;
     case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: return 65536;
     case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: return 1;
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: return 1; /* memop.c */
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: return 1;
     default: return 0;
   }
 }

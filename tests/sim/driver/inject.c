@@ -236,6 +236,23 @@ static void flip(uint64_t addr, uint8_t mask, bool stuck, const char *why) {
             stuck ? " (stuck)" : "");
 }
 
+void sim_flip_spontaneous(uint64_t addr, uint8_t mask) {
+  uint8_t *b = sim_mem_alias(addr);
+  uint8_t old;
+#if defined(__x86_64__) || defined(__i386__)
+  /* Inline assembly: not instrumented by the sanitizers. A flip that races with a
+   * kernel or copy writing the same byte is what the hardware would do. */
+  __asm__ __volatile__("movb %1, %0" : "=q"(old) : "m"(*b));
+  __asm__ __volatile__("lock xorb %1, %0" : "+m"(*b) : "q"(mask) : "memory");
+#else
+  old = __atomic_fetch_xor(b, mask, __ATOMIC_RELAXED);
+#endif
+  SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(mask));
+  if (sim_opt.log)
+    sim_log("flip rate: addr=0x%llx mask=0x%02x 0x%02x->0x%02x", (unsigned long long)addr, mask, old,
+            (uint8_t)(old ^ mask));
+}
+
 static void fire(fault_t *f, uint64_t ptr, const char *what) {
   sim_alloc_t a;
   if (!ptr || !sim_mem_find(ptr, 0, &a) || a.kind != SIM_MEM_DEVICE) {

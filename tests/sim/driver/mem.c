@@ -60,6 +60,12 @@ size_t sim_mem_used(void) {
   return u;
 }
 
+void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), void *arg) {
+  pthread_rwlock_rdlock(&reg_lock);
+  fn(reg, reg_n, arg);
+  pthread_rwlock_unlock(&reg_lock);
+}
+
 /* ---- extents (caller holds the write lock) ---- */
 static bool ext_take(size_t len, size_t *off) {
   for (int pass = 0; pass < 2; pass++) {
@@ -252,6 +258,13 @@ static void release_device(const sim_alloc_t *a) {
   used_bytes -= a->map_len - page;
 }
 
+static void release_host(const sim_alloc_t *a) {
+  if (a->kind == SIM_MEM_HOST || a->kind == SIM_MEM_MANAGED) {
+    munmap((void *)(uintptr_t)a->base, (a->size + page - 1) & ~(page - 1));
+    if (a->kind == SIM_MEM_MANAGED) used_bytes -= (a->size + page - 1) & ~(page - 1);
+  }
+}
+
 CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   pthread_rwlock_wrlock(&reg_lock);
   long i = reg_find(p, 0);
@@ -274,12 +287,6 @@ CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   return CUDA_SUCCESS;
 }
 
-static void release_host(const sim_alloc_t *a) {
-  if (a->kind == SIM_MEM_HOST || a->kind == SIM_MEM_MANAGED) {
-    munmap((void *)(uintptr_t)a->base, (a->size + page - 1) & ~(page - 1));
-    if (a->kind == SIM_MEM_MANAGED) used_bytes -= (a->size + page - 1) & ~(page - 1);
-  }
-}
 
 void sim_mem_free_ctx(sim_ctx_t *ctx) {
   pthread_rwlock_wrlock(&reg_lock);
@@ -350,11 +357,23 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (r) return r;
   if (dptr == 0) return CUDA_SUCCESS; /* free(NULL) semantics, as the real driver */
   sim_alloc_t a;
-  if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.kind != SIM_MEM_DEVICE || a.freeing)
+  if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.freeing ||
+      (a.kind != SIM_MEM_DEVICE && a.kind != SIM_MEM_MANAGED))
     return CUDA_ERROR_INVALID_VALUE;
   /* cuMemFree synchronises: work already queued may still use the memory. */
   sim_ctx_sync(a.ctx);
-  return sim_mem_free_device(dptr, false);
+  if (a.kind == SIM_MEM_DEVICE) return sim_mem_free_device(dptr, false);
+  pthread_rwlock_wrlock(&reg_lock);
+  long i = reg_find(dptr, 0);
+  bool ok = i >= 0 && reg[i].base == dptr && reg[i].kind == SIM_MEM_MANAGED;
+  if (ok) {
+    a = reg[i];
+    reg_erase(i);
+    release_host(&a);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  if (ok) SIM_COUNT(frees, 1);
+  return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) {
@@ -580,6 +599,12 @@ CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void
   for (unsigned i = 0; i < n; i++) {
     if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
     if (found) {
+      /* What does not apply to this memory reads as the default (NULL), not an
+       * error, in the plural query. */
+      if (attrs[i] == CU_POINTER_ATTRIBUTE_HOST_POINTER && a.kind == SIM_MEM_DEVICE) {
+        *(void **)data[i] = NULL;
+        continue;
+      }
       CUresult r = pointer_attr(data[i], attrs[i], ptr, &a);
       if (r) return r;
       continue;

@@ -110,6 +110,9 @@ CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device);
 typedef enum { SIM_PTR_DEVICE, SIM_PTR_PINNED, SIM_PTR_PAGEABLE, SIM_PTR_INVALID } sim_ptrkind_t;
 sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host);
 size_t sim_mem_used(void);
+/* Calls fn with the registry (every live allocation, sorted by base) under its
+ * read lock: no allocation is released while fn runs. */
+void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), void *arg);
 
 /* ---- stream.c ---- */
 typedef struct sim_stream_s sim_stream_t;
@@ -117,7 +120,7 @@ typedef struct sim_event_s sim_event_t;
 typedef struct sim_func_s sim_func_t;
 typedef enum {
   SIM_OP_NOP = 0, SIM_OP_COPY, SIM_OP_MEMSET, SIM_OP_LAUNCH, SIM_OP_HOSTFN, SIM_OP_CALLBACK,
-  SIM_OP_EVENT, SIM_OP_FREE
+  SIM_OP_EVENT, SIM_OP_FREE, SIM_OP_MEMOP
 } sim_optype_t;
 typedef enum { SIM_DIR_H2H, SIM_DIR_H2D, SIM_DIR_D2H, SIM_DIR_D2D } sim_dir_t;
 typedef struct { sim_stream_t *s; uint64_t seq; } sim_dep_t;
@@ -134,6 +137,15 @@ typedef struct {
   unsigned elem;                /* 1, 2, 4 */
   uint32_t value;
 } sim_memset_t;
+/* A stream memory operation (cuStreamWriteValue*, cuStreamWaitValue*, batches). */
+typedef struct {
+  uint8_t *host;      /* host-accessible address of the word */
+  uint64_t dev;       /* device address (0: pinned host memory) */
+  uint64_t value;
+  unsigned size;      /* 4 or 8 */
+  unsigned cond;      /* wait: CU_STREAM_WAIT_VALUE_GEQ/EQ/AND/NOR */
+  bool wait;
+} sim_memop_t;
 typedef struct sim_launch_s sim_launch_t;
 typedef struct sim_op_s sim_op_t;
 struct sim_op_s {
@@ -152,6 +164,7 @@ struct sim_op_s {
     struct { CUstreamCallback fn; void *data; CUstream h; } cb;
     struct { sim_event_t *ev; uint64_t gen; } event;
     struct { uint64_t ptr; } free;
+    sim_memop_t memop;
   } u;
 };
 struct sim_stream_s {
@@ -200,9 +213,10 @@ struct sim_event_s {
 };
 void sim_event_complete(sim_event_t *ev, uint64_t gen);
 
-/* ---- copy.c / memset.c ---- */
+/* ---- copy.c / memset.c / memop.c ---- */
 void sim_copy_execute(sim_copy_t *c);
 void sim_memset_execute(sim_memset_t *m);
+void sim_memop_execute(sim_memop_t *m, sim_ctx_t *ctx);
 
 /* ---- module.c ---- */
 typedef struct sim_module_s sim_module_t;
@@ -280,6 +294,12 @@ void sim_stuck_apply(uint64_t lo, uint64_t hi); /* after a write to [lo, hi) dev
 void sim_stuck_apply_all(void);
 void sim_stuck_forget(uint64_t lo, uint64_t hi); /* allocation freed */
 extern atomic_int sim_stuck_count;
+/* A spontaneous flip (fliprate.c) at a live device byte: atomic, and invisible to
+ * the thread sanitizer (it models a hardware event racing with device work). */
+void sim_flip_spontaneous(uint64_t addr, uint8_t mask);
+
+/* ---- fliprate.c: random flips at a rate (SIMCUDA_FLIP_RATE, simcudaSetFlipRate) ---- */
+void sim_fliprate_init(const char *env_spec);
 
 /* ---- stats.c ---- */
 typedef struct {

@@ -52,6 +52,7 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       break;
     case SIM_OP_EVENT: sim_event_complete(op->u.event.ev, op->u.event.gen); break;
     case SIM_OP_FREE: sim_mem_free_device(op->u.free.ptr, false); break;
+    case SIM_OP_MEMOP: if (!dead) sim_memop_execute(&op->u.memop, ctx); break;
   }
 }
 

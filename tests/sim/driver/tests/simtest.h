@@ -4,12 +4,21 @@
 #define SIMTEST_H
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <unistd.h>
 
 #include "runner.h"
 #include "simcuda.h"
+
+/* The per-thread-default-stream entry points (cuda.h declares them only when the
+ * whole program is built for per-thread default streams). */
+extern __typeof__(*(PFN_cuLaunchHostFunc_v10000_ptsz)0) cuLaunchHostFunc_ptsz;
+extern __typeof__(*(PFN_cuStreamGetCtx_v9020_ptsz)0) cuStreamGetCtx_ptsz;
+extern __typeof__(*(PFN_cuStreamGetId_v12000_ptsz)0) cuStreamGetId_ptsz;
+extern __typeof__(*(PFN_cuMemsetD32Async_v7000_ptsz)0) cuMemsetD32Async_ptsz;
+extern __typeof__(*(PFN_cuStreamSynchronize_v7000_ptsz)0) cuStreamSynchronize_ptsz;
 
 const char *st_errname(CUresult r);
 #define ASSERT_CU(call, expect)                                                     \
@@ -47,5 +56,6 @@ int st_flip_now(uint64_t addr, unsigned bit, int stuck);
 void st_clear_faults(void);
 simcuda_stats_t st_stats(void);
 void st_reset_stats(void);
+int st_set_flip_rate(double rate, uint64_t seed);
 
 #endif

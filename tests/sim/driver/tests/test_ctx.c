@@ -87,15 +87,21 @@ TEST_IMPL(ctx_stack) {
   ASSERT_CU(cuPointerGetAttribute(&pc, CU_POINTER_ATTRIBUTE_CONTEXT, p), CUDA_ERROR_INVALID_VALUE);
   ASSERT_CU(cuCtxDestroy(b), CUDA_ERROR_INVALID_CONTEXT);
   ASSERT_CU(cuCtxPushCurrent((CUcontext)&flags), CUDA_ERROR_INVALID_CONTEXT);
-  /* A context destroyed while current in another stack slot. */
-  CK(cuCtxPushCurrent(a));
-  CK(cuCtxCreate(&b, NULL, 0, 0));
-  CK(cuCtxPushCurrent(a));
-  CK(cuCtxDestroy(a));
+  /* A context destroyed while it is current lower in the stack. */
+  CK(cuCtxPushCurrent(a));       /* [a a] */
+  CK(cuCtxCreate(&b, NULL, 0, 0)); /* [a a b] */
+  CK(cuCtxDestroy(a));           /* not on top: stays in the stack */
+  CK(cuMemAlloc(&p, 16));        /* b */
+  CK(cuMemFree(p));
+  CK(cuCtxPopCurrent(&popped));
+  ASSERT(popped == b);
   ASSERT_CU(cuMemAlloc(&p, 16), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  CK(cuCtxPopCurrent(NULL));
   CK(cuCtxPopCurrent(NULL));
   CK(cuCtxGetCurrent(&cur));
-  ASSERT(cur == b);
+  ASSERT(cur == NULL);
+  CK(cuCtxPushCurrent(b));
   CK(cuMemAlloc(&p, 16));
   CK(cuMemFree(p));
   CK(cuCtxDestroy(b));

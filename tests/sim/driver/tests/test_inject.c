@@ -1,8 +1,11 @@
 /* test_inject.c: fault injection through simcudaInject / SIMCUDA_FLIP /
  * simcudaFlipNow, in loops over events, targets, positions and bits, checked
- * through memory contents and the counters; stuck bits; malformed specs; stats. */
+ * through memory contents and the counters; stuck bits; malformed specs; stats;
+ * random flips at a rate (simcudaSetFlipRate / SIMCUDA_FLIP_RATE). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "simtest.h"
 
@@ -185,7 +188,6 @@ TEST_IMPL(inject_stuck_and_multi) {
   uint8_t h[N], back[N];
   CK(cuMemsetD8(d, 0, N));
   /* Several faults in one spec, multi-bit, one stuck. */
-  ASSERT_EQ(st_inject("before=sync:1,addr=0x1,offset=0,bits=0;"), -1); /* not device memory: parses... */
   char spec[256];
   snprintf(spec, sizeof spec,
            "before=sync:1,addr=%llu,offset=10,bits=0+3+7;before=sync:1,addr=%llu,offset=20,bits=2,stuck",
@@ -339,6 +341,103 @@ TEST_IMPL(flip_now_and_stats) {
   ASSERT_EQ(s.syncs, 1u);
   ASSERT_EQ(s.allocs, 1u);
   ASSERT_EQ(s.frees, 1u);
+  CK(cuMemFree(d));
+  return TEST_OK;
+}
+
+/* Bits set in [d, d+n) of device memory (all zero before the flips). */
+static uint64_t popcount_dev(CUdeviceptr d, size_t n) {
+  uint8_t *h = malloc(n);
+  CK(cuMemcpyDtoH(h, d, n));
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcount(h[i]);
+  free(h);
+  return c;
+}
+
+TEST_IMPL(flip_rate_api) {
+  ASSERT_EQ(st_set_flip_rate(-1, 0), -1);
+  ASSERT_EQ(st_set_flip_rate(NAN, 0), -1);
+  ASSERT_EQ(st_set_flip_rate(INFINITY, 0), -1);
+  st_setup();
+  enum { MB = 1 << 20, N = 16 * MB };
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, N));
+  CK(cuMemsetD8(d, 0, N));
+  uint8_t *pin;
+  CK(cuMemAllocHost((void **)&pin, MB));
+  memset(pin, 0, MB);
+  CUdeviceptr mg;
+  CK(cuMemAllocManaged(&mg, MB, CU_MEM_ATTACH_GLOBAL));
+  memset((void *)(uintptr_t)mg, 0, MB);
+  CK(cuCtxSynchronize());
+  st_reset_stats();
+  /* 16 MiB at 40000 flips/GiB/s: about 625 flips per second. */
+  double t0 = st_now();
+  ASSERT_EQ(st_set_flip_rate(40000, 42), 0);
+  st_sleep_ms(300);
+  ASSERT_EQ(st_set_flip_rate(0, 0), 0);
+  double dt = st_now() - t0;
+  uint64_t f = st_stats().flips_applied;
+  double expect = 40000.0 * N / 1073741824.0 * dt;
+  if ((double)f < expect * 0.4 || (double)f > expect * 1.6 + 20)
+    FT_FAIL_("%llu flips in %.3f s, expected about %.0f", (unsigned long long)f, dt, expect);
+  /* Every flip landed in the device allocation (two flips of one bit cancel). */
+  uint64_t p = popcount_dev(d, N);
+  ASSERT_LE(p, f);
+  ASSERT_EQ((f - p) % 2, 0u);
+  ASSERT_LE(f - p, 4u);
+  for (size_t i = 0; i < MB; i++) ASSERT_EQ(pin[i], 0);
+  for (size_t i = 0; i < MB; i++) ASSERT_EQ(((uint8_t *)(uintptr_t)mg)[i], 0);
+  /* Rate 0: no more flips. */
+  st_sleep_ms(50);
+  ASSERT_EQ(st_stats().flips_applied, f);
+  /* Without live device memory nothing is flipped (and nothing crashes). */
+  CK(cuMemFree(d));
+  ASSERT_EQ(st_set_flip_rate(1e9, 1), 0);
+  st_sleep_ms(50);
+  ASSERT_EQ(st_stats().flips_applied, f);
+  /* Allocations and frees while flipping at a high rate. */
+  for (int i = 0; i < 50; i++) {
+    CUdeviceptr t;
+    CK(cuMemAlloc(&t, 4096));
+    st_sleep_ms(1);
+    CK(cuMemFree(t));
+  }
+  ASSERT_EQ(st_set_flip_rate(0, 0), 0);
+  ASSERT_GT(st_stats().flips_applied, f);
+  CK(cuMemFreeHost(pin));
+  CK(cuMemFree(mg));
+  return TEST_OK;
+}
+
+TEST_IMPL(flip_rate_env) {
+  setenv("SIMCUDA_FLIP_RATE", "40000,seed=7", 1);
+  st_setup();
+  enum { N = 16 << 20 };
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, N));
+  CK(cuMemsetD8(d, 0, N));
+  CK(cuCtxSynchronize());
+  uint64_t before = st_stats().flips_applied;
+  st_sleep_ms(200);
+  ASSERT_EQ(st_set_flip_rate(0, 0), 0);
+  uint64_t f = st_stats().flips_applied;
+  ASSERT_GT(f, before);
+  uint64_t p = popcount_dev(d, N);
+  ASSERT_LE(p, f);
+  ASSERT_LE(f - p, 4u);
+  CK(cuMemFree(d));
+  return TEST_OK;
+}
+
+TEST_IMPL(flip_rate_env_malformed) {
+  setenv("SIMCUDA_FLIP_RATE", "1e9,seed=", 1);
+  st_setup();
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, 1 << 20));
+  st_sleep_ms(50);
+  ASSERT_EQ(st_stats().flips_applied, 0u);
   CK(cuMemFree(d));
   return TEST_OK;
 }

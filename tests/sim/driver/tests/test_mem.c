@@ -188,35 +188,41 @@ TEST_IMPL(mem_host_deref_faults) {
   return TEST_OK;
 }
 
-/* A twin writing past the end of its allocation hits the guard page. */
-TEST_IMPL(mem_twin_out_of_bounds_faults) {
+/* A twin writing past the end of its allocation hits the guard page. The CUDA
+ * work happens in forked children (a child cannot use its parent's driver). */
+static void oob_child(size_t size, size_t at) {
   st_setup();
   CUmodule m;
   CK(cuModuleLoadData(&m, &st_image));
   CUfunction f = st_func(m, ST_OOB);
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, size));
+  void *args[] = {&d, &at};
+  signal(SIGSEGV, SIG_DFL);
+  signal(SIGBUS, SIG_DFL);
+  CK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+  CK(cuCtxSynchronize());
+  _exit(0);
+}
+
+TEST_IMPL(mem_twin_out_of_bounds_faults) {
   size_t sizes[] = {256, 1000, 4096, 5000};
   for (size_t i = 0; i < 4; i++) {
-    CUdeviceptr d;
-    CK(cuMemAlloc(&d, sizes[i]));
-    size_t at = sizes[i] - 1; /* last byte: fine */
-    void *args[] = {&d, &at};
-    CK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-    CK(cuCtxSynchronize());
-    pid_t pid = fork();
-    ASSERT(pid >= 0);
-    if (pid == 0) {
-      signal(SIGSEGV, SIG_DFL);
-      signal(SIGBUS, SIG_DFL);
-      /* Past the 256-byte granule that ends the allocation: guard page. */
-      at = ((sizes[i] + 255) & ~(size_t)255) + 16;
-      cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
-      cuCtxSynchronize();
-      _exit(0);
+    for (int past = 0; past < 2; past++) {
+      /* The last byte is fine; past the 256-byte granule that ends the
+       * allocation is the guard page. */
+      size_t at = past ? ((sizes[i] + 255) & ~(size_t)255) + 16 : sizes[i] - 1;
+      fflush(stdout);
+      pid_t pid = fork();
+      ASSERT(pid >= 0);
+      if (pid == 0) oob_child(sizes[i], at);
+      int st;
+      ASSERT_EQ(waitpid(pid, &st, 0), pid);
+      if (past && (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV))
+        FT_FAIL_("size %zu: child status 0x%x, expected SIGSEGV", sizes[i], st);
+      if (!past && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+        FT_FAIL_("size %zu: in-bounds child status 0x%x", sizes[i], st);
     }
-    int st;
-    ASSERT_EQ(waitpid(pid, &st, 0), pid);
-    if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV) FT_FAIL_("size %zu: child status 0x%x", sizes[i], st);
-    CK(cuMemFree(d));
   }
   return TEST_OK;
 }

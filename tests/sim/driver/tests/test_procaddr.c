@@ -139,3 +139,34 @@ TEST_IMPL(procaddr_all_names) {
   }
   return TEST_OK;
 }
+
+/* Identity for every entry of the table: the pointer cuGetProcAddress returns for
+ * an ABI is the exported symbol of that ABI (gpuft maps pointers by identity). */
+TEST_IMPL(procaddr_identity_all) {
+  void *h = open_driver();
+  PFN_cuGetProcAddress_v12000 gpa;
+  *(void **)&gpa = dlsym(h, "cuGetProcAddress_v2");
+  static const struct { const char *base; int ver; const char *sym; int pt, impl; } table[] = {
+#define SIM_PROC(base, ver, sym, pfn, pt, impl) {#base, ver, #sym, pt, impl},
+#include "procs.def"
+#undef SIM_PROC
+  };
+  size_t checked = 0;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    void *fn = NULL, *want = dlsym(h, table[i].sym);
+    CUdriverProcAddressQueryResult st;
+    cuuint64_t fl = table[i].pt ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+    CUresult r = gpa(table[i].base, &fn, table[i].ver, fl, &st);
+    if (!table[i].impl) {
+      if (r != CUDA_ERROR_NOT_FOUND || fn || st != CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT)
+        FT_FAIL_("%s@%d (not simulated): r=%d fn=%p", table[i].base, table[i].ver, (int)r, fn);
+      continue;
+    }
+    if (r != CUDA_SUCCESS || !want || fn != want)
+      FT_FAIL_("%s@%d pt=%d: r=%d fn=%p, dlsym(%s)=%p", table[i].base, table[i].ver, table[i].pt, (int)r, fn,
+               table[i].sym, want);
+    checked++;
+  }
+  ASSERT_GT(checked, 150u);
+  return TEST_OK;
+}

@@ -59,3 +59,6 @@ simcuda_stats_t st_stats(void) {
   return s;
 }
 void st_reset_stats(void) { ((simcuda_reset_stats_fn)sym("simcudaResetStats"))(); }
+int st_set_flip_rate(double rate, uint64_t seed) {
+  return ((simcuda_set_flip_rate_fn)sym("simcudaSetFlipRate"))(rate, seed);
+}

@@ -1,0 +1,167 @@
+/* hook_bench: what gpuft's interposition adds per driver call. Runs itself twice
+ * in the same invocation, without and with LD_PRELOAD=libgpuft.so, and prints
+ * nanoseconds per call for empty-kernel launches, small host-to-device copies
+ * and stream queries, the baseline, the difference and the ratio.
+ *   hook_bench [--iters N] [--reps R] [--lib path/libgpuft.so] [--json]
+ * Runs on the simulator (LD_LIBRARY_PATH=build/sim) or a real GPU. */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "twin_fill.h"
+
+enum { OP_LAUNCH, OP_COPY, OP_QUERY, N_OPS };
+static const char *const op_name[N_OPS] = {"launch (empty kernel)", "H2D copy (64 B)",
+                                           "cuStreamQuery"};
+static const char *const op_key[N_OPS] = {"launch", "copy64", "query"};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#define CK(x)                                                     \
+  do {                                                            \
+    CUresult r_ = (x);                                            \
+    if (r_ != CUDA_SUCCESS) {                                     \
+      fprintf(stderr, "hook_bench: %s failed: %d\n", #x, (int)r_); \
+      exit(1);                                                    \
+    }                                                             \
+  } while (0)
+
+/* Child: measure, print "key ns" lines. */
+static int measure(long iters, int reps) {
+  CUdevice dev;
+  CUcontext ctx;
+  CUmodule mod;
+  CUfunction fill, empty;
+  CUstream s;
+  CUdeviceptr d;
+  char host[64] = {0};
+  CK(cuInit(0));
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  CK(tf_load2(&mod, &fill, &empty));
+  CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CK(cuMemAlloc(&d, 4096));
+  for (int op = 0; op < N_OPS; op++) {
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+      double t0 = now();
+      for (long i = 0; i < iters; i++) {
+        if (op == OP_LAUNCH) {
+          CK(cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL));
+          if ((i & 63) == 63) CK(cuStreamSynchronize(s)); /* bounded queue */
+        } else if (op == OP_COPY) {
+          CK(cuMemcpyHtoD(d, host, sizeof host));
+        } else {
+          CUresult q = cuStreamQuery(s);
+          if (q != CUDA_SUCCESS && q != CUDA_ERROR_NOT_READY) CK(q);
+        }
+      }
+      CK(cuStreamSynchronize(s));
+      double dt = (now() - t0) / (double)iters;
+      if (dt < best) best = dt;
+    }
+    printf("%s %.1f\n", op_key[op], best * 1e9);
+  }
+  CK(cuMemFree(d));
+  CK(cuStreamDestroy(s));
+  CK(cuModuleUnload(mod));
+  return 0;
+}
+
+/* Parent: run the child without and with gpuft, read its numbers. */
+static int run_child(const char *self, long iters, int reps, const char *preload, double ns[N_OPS]) {
+  int fd[2];
+  if (pipe(fd) != 0) return -1;
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]);
+    close(fd[1]);
+    if (preload) setenv("LD_PRELOAD", preload, 1);
+    else unsetenv("LD_PRELOAD");
+    char it[32], rp[32];
+    snprintf(it, sizeof it, "%ld", iters);
+    snprintf(rp, sizeof rp, "%d", reps);
+    execl(self, self, "--child", it, rp, (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  FILE *f = fdopen(fd[0], "r");
+  char key[64];
+  double v;
+  int got = 0;
+  while (f && fscanf(f, "%63s %lf", key, &v) == 2)
+    for (int op = 0; op < N_OPS; op++)
+      if (!strcmp(key, op_key[op])) ns[op] = v, got++;
+  if (f) fclose(f);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == N_OPS ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "--child")) return measure(atol(argv[2]), atoi(argv[3]));
+  long iters = 20000;
+  int reps = 5, json = 0;
+  const char *lib = GPUFT_LIB;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--lib") && i + 1 < argc) lib = argv[++i];
+    else if (!strcmp(argv[i], "--json")) json = 1;
+    else {
+      fprintf(stderr, "usage: %s [--iters N] [--reps R] [--lib libgpuft.so] [--json]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (iters <= 0 || reps <= 0) {
+    fprintf(stderr, "hook_bench: --iters and --reps must be positive\n");
+    return 2;
+  }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return 1;
+  self[n] = 0;
+  double base[N_OPS], with[N_OPS];
+  for (int op = 0; op < N_OPS; op++) base[op] = with[op] = 1e30;
+  /* Rounds alternate without/with, so that drift of the machine hits both; the
+   * best of all rounds is kept for each. */
+  for (int round = 0; round < 3; round++) {
+    double b[N_OPS], w[N_OPS];
+    if (run_child(self, iters, reps, NULL, b) || run_child(self, iters, reps, lib, w)) {
+      fprintf(stderr, "hook_bench: a measurement run failed (driver reachable? library %s?)\n",
+              lib);
+      return 1;
+    }
+    for (int op = 0; op < N_OPS; op++) {
+      if (b[op] < base[op]) base[op] = b[op];
+      if (w[op] < with[op]) with[op] = w[op];
+    }
+  }
+  if (json) {
+    printf("{\"iters\": %ld, \"reps\": %d", iters, reps);
+    for (int op = 0; op < N_OPS; op++)
+      printf(", \"%s\": {\"baseline_ns\": %.1f, \"gpuft_ns\": %.1f, \"added_ns\": %.1f, "
+             "\"ratio\": %.3f}",
+             op_key[op], base[op], with[op], with[op] - base[op], with[op] / base[op]);
+    printf("}\n");
+  } else {
+    printf("hook_bench: %ld calls per measurement, best of %d x 3 alternating rounds, ns per call\n\n", iters, reps);
+    printf("%-24s %12s %12s %12s %8s\n", "", "without", "with gpuft", "added", "ratio");
+    for (int op = 0; op < N_OPS; op++)
+      printf("%-24s %12.1f %12.1f %12.1f %8.3f\n", op_name[op], base[op], with[op],
+             with[op] - base[op], with[op] / base[op]);
+  }
+  return 0;
+}

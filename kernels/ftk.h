@@ -1,0 +1,71 @@
+/* ftk.h: contract of gpuft's own device kernels (encode, verify, fused
+ * verify+copy), shared by their CUDA implementation, their C twins and the shim
+ * that launches them. Usable from C and CUDA. */
+#ifndef FTK_H
+#define FTK_H
+
+#include <stdint.h>
+
+#include "xparity.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Results of one kernel launch ("job"), written by the device into mapped pinned
+ * host memory (the ledger) and read by the host after the stream has passed it.
+ * The host zeroes a job and sets `blocks_total` before launching. Every thread
+ * block adds 1 to `blocks_done` when it has finished all its writes; the block
+ * that brings it to blocks_total sets `done` = 1 after a system-wide fence, so
+ * that a host that sees done == 1 sees every other field final. */
+#define FTK_JOB_BAD 16
+typedef struct ftk_job_s {
+  uint32_t blocks_total; /* set by the host */
+  uint32_t blocks_done;  /* device: atomic */
+  uint32_t done;         /* device: 1 when complete */
+  uint32_t changed;      /* encode: 1 if some stored code word differed from the new one */
+  uint32_t n_bad;        /* verify: groups with any nonzero syndrome (level 1 or 2) */
+  uint32_t pad_;
+  uint64_t bad[FTK_JOB_BAD]; /* verify: the first FTK_JOB_BAD such group indices (any order) */
+} ftk_job_t;
+
+/* What a kernel works on: one protected allocation (or a range of its groups).
+ * Addresses are device addresses (CUdeviceptr), passed as 64-bit integers.
+ * The code buffer has the layout of ft_code_layout(len). Groups [g0, g1) are
+ * processed; len is the allocation's length (bytes beyond it are zero). */
+typedef struct ftk_span_s {
+  uint64_t data; /* protected data */
+  uint64_t len;  /* bytes of data (the whole allocation) */
+  uint64_t code; /* its code buffer */
+  uint64_t g0, g1;
+  uint64_t dst;  /* verify_copy: where the data is copied (same length); else 0 */
+  uint64_t job;  /* ftk_job_t * in mapped host memory (device address); may be 0 */
+} ftk_span_t;
+
+/* The kernels, by mangled-free names (extern "C"), each taking one ftk_span_t by
+ * value (parameter 0, size sizeof(ftk_span_t), alignment 8):
+ *
+ * ftk_encode:      for every block of groups [g0, g1): V, D <- code of the data;
+ *                  then the groups' level-2 words. If job: job->changed = 1 when a
+ *                  new V or D word differs from the stored one.
+ * ftk_verify:      for every group of [g0, g1): recompute its blocks' codes and the
+ *                  level-2 codes of its stored V and D words, compare with the stored
+ *                  ones; a group with any difference is counted in job->n_bad and
+ *                  its index recorded in job->bad[] while there is room. Writes no
+ *                  data and no code.
+ * ftk_verify_copy: ftk_verify, and also copies the bytes of groups [g0, g1) (clipped
+ *                  to len) from data to dst, in the same pass.
+ *
+ * Launch shape: blockDim.x = FTK_THREADS; any gridDim.x >= 1 (grid-stride over
+ * groups). One warp per group: FTK_THREADS / 32 groups per block per step. */
+#define FTK_THREADS 256u
+#define FTK_GROUPS_PER_BLOCK (FTK_THREADS / 32u)
+
+#define FTK_NAME_ENCODE "ftk_encode"
+#define FTK_NAME_VERIFY "ftk_verify"
+#define FTK_NAME_VERIFY_COPY "ftk_verify_copy"
+
+#ifdef __cplusplus
+}
+#endif
+#endif

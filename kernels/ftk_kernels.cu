@@ -1,0 +1,42 @@
+/* ftk_kernels.cu: gpuft's device kernels (contract: ftk.h), one warp per group of
+ * 32 blocks (ftk_warp.h). Built device-only into a fatbin: no CUDA runtime. */
+#include "ftk_warp.h"
+
+/* Grid-stride loop of each warp over its groups, then the job protocol of ftk.h:
+ * every thread fences its writes system-wide before the block counts itself done,
+ * and the block completing the count fences again before setting `done`, so a host
+ * that sees done == 1 sees every other field of the job final. */
+static __device__ __forceinline__ void ftk_run(const ftk_span_t &s, int mode) {
+  ftk_ctx_t c;
+  ftk_ctx_init(&c, &s, (const void *)s.data, (void *)s.dst, (void *)s.code, (ftk_job_t *)s.job);
+  const unsigned wpb = blockDim.x >> 5;
+  unsigned flags = 0;
+  const uint64_t stride = ftk_warp_stride(gridDim.x, wpb);
+  for (uint64_t g = ftk_warp_first(&s, blockIdx.x, threadIdx.x >> 5, wpb); g < c.g_end; g += stride)
+    flags |= ftk_warp_group(&c, g, mode);
+  if (!c.job) return;
+  /* One write of `changed` per block at most: mapped host memory is across PCIe. */
+  const int changed = __syncthreads_or((flags & FTK_F_CHANGED) != 0);
+  if (threadIdx.x == 0 && changed) *(volatile uint32_t *)&c.job->changed = 1u;
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const uint32_t total = *(volatile uint32_t *)&c.job->blocks_total;
+    if (atomicAdd((unsigned *)&c.job->blocks_done, 1u) + 1u == total) {
+      __threadfence_system();
+      *(volatile uint32_t *)&c.job->done = 1u;
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(FTK_THREADS) ftk_encode(ftk_span_t s) {
+  ftk_run(s, FTK_MODE_ENCODE);
+}
+
+extern "C" __global__ void __launch_bounds__(FTK_THREADS) ftk_verify(ftk_span_t s) {
+  ftk_run(s, FTK_MODE_VERIFY);
+}
+
+extern "C" __global__ void __launch_bounds__(FTK_THREADS) ftk_verify_copy(ftk_span_t s) {
+  ftk_run(s, FTK_MODE_VERIFY_COPY);
+}

@@ -1,0 +1,67 @@
+/* ftk_twins.c: C twins of ftk_encode / ftk_verify / ftk_verify_copy for the CUDA
+ * simulator (tests/sim): one call runs one thread block, its warps one after the
+ * other, each through the same warp code as the GPU (ftk_warp.h, 32 emulated lanes). */
+#include <string.h>
+
+#include "ftk_twins.h"
+#include "ftk_warp.h"
+
+/* Host view of [addr, addr + bytes): NULL unless both ends translate into one
+ * contiguous mapping (the simulator then fails the launch with an illegal address,
+ * as a GPU would fault). */
+static void *twin_range(const simcuda_block_t *blk, uint64_t addr, uint64_t bytes) {
+  uint8_t *a = (uint8_t *)simcuda_ptr(blk, (const void *)(uintptr_t)addr);
+  if (!a || bytes <= 1) return a;
+  uint8_t *b = (uint8_t *)simcuda_ptr(blk, (const void *)(uintptr_t)(addr + bytes - 1));
+  return b == a + bytes - 1 ? a : NULL;
+}
+
+static void twin_run(const simcuda_block_t *blk, void **params, int mode) {
+  ftk_span_t s;
+  memcpy(&s, params[0], sizeof s);
+  ftk_job_t *job = NULL;
+  if (s.job && !(job = twin_range(blk, s.job, sizeof *job))) return;
+  const unsigned wpb = blk->blockDim.x / 32u;
+  const uint64_t first = ftk_warp_first(&s, blk->blockIdx.x, 0, wpb);
+  unsigned flags = 0;
+  if (first < ftk_span_end(&s)) {
+    /* Only a block with work touches the buffers (a GPU block without work would
+     * not dereference them either). */
+    uint64_t off[6];
+    void *data = twin_range(blk, s.data, s.len);
+    void *code = twin_range(blk, s.code, ft_code_layout(s.len, off));
+    void *dst = mode == FTK_MODE_VERIFY_COPY ? twin_range(blk, s.dst, s.len) : NULL;
+    if (!data || !code || (mode == FTK_MODE_VERIFY_COPY && !dst)) return;
+    ftk_ctx_t c;
+    ftk_ctx_init(&c, &s, data, dst, code, job);
+    const uint64_t stride = ftk_warp_stride(blk->gridDim.x, wpb);
+    for (unsigned w = 0; w < wpb; w++)
+      for (uint64_t g = ftk_warp_first(&s, blk->blockIdx.x, w, wpb); g < c.g_end; g += stride)
+        flags |= ftk_warp_group(&c, g, mode);
+  }
+  if (!job) return;
+  /* The job protocol of ftk.h, with C11 atomics for the fences. */
+  if (flags & FTK_F_CHANGED) __atomic_store_n(&job->changed, 1u, __ATOMIC_RELAXED);
+  uint32_t total = __atomic_load_n(&job->blocks_total, __ATOMIC_RELAXED);
+  if (__atomic_add_fetch(&job->blocks_done, 1u, __ATOMIC_ACQ_REL) == total)
+    __atomic_store_n(&job->done, 1u, __ATOMIC_RELEASE);
+}
+
+static void twin_encode(const simcuda_block_t *blk, void **params) {
+  twin_run(blk, params, FTK_MODE_ENCODE);
+}
+static void twin_verify(const simcuda_block_t *blk, void **params) {
+  twin_run(blk, params, FTK_MODE_VERIFY);
+}
+static void twin_verify_copy(const simcuda_block_t *blk, void **params) {
+  twin_run(blk, params, FTK_MODE_VERIFY_COPY);
+}
+
+static const uint16_t twin_size[] = {sizeof(ftk_span_t)}, twin_align[] = {8};
+static const simcuda_kernel_t twin_kernels[] = {
+    {FTK_NAME_ENCODE, twin_encode, 1, twin_size, twin_align},
+    {FTK_NAME_VERIFY, twin_verify, 1, twin_size, twin_align},
+    {FTK_NAME_VERIFY_COPY, twin_verify_copy, 1, twin_size, twin_align},
+};
+const simcuda_image_t ftk_twin_image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 3,
+                                        twin_kernels};

@@ -1,0 +1,307 @@
+/* access.c: what a kernel does with each argument (DESIGN.md 5): the parameter
+ * layout of each function (cached), the access table per (function, 8-byte slot
+ * of the parameter buffer) — READ, WRITE or UNKNOWN — with hints from the mangled
+ * name (a pointer to const starts as READ) and learning by observation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+
+/* ---- Itanium C++ mangled names: which parameters are pointers to const ----
+ * Enough of the grammar for kernel signatures: builtin types, pointers,
+ * references, cv-qualifiers, named and nested types with template arguments,
+ * and substitutions (S_, S0_, ...). Anything else: no hint (return -1). */
+
+typedef struct {
+  const char *p;
+  int bad;
+  int nsub;
+  struct { unsigned char is_ptr, const_pointee; } sub[64];
+} dm_t;
+
+typedef struct {
+  unsigned char is_ptr, const_pointee, is_const;
+} dm_type_t;
+
+static void add_sub(dm_t *d, dm_type_t t) {
+  if (d->nsub < 64) {
+    d->sub[d->nsub].is_ptr = t.is_ptr;
+    d->sub[d->nsub].const_pointee = t.const_pointee;
+  }
+  d->nsub++;
+}
+
+static int dm_num(dm_t *d) {
+  int n = 0;
+  if (*d->p < '0' || *d->p > '9') return d->bad = 1, 0;
+  while (*d->p >= '0' && *d->p <= '9') n = n * 10 + (*d->p++ - '0');
+  return n;
+}
+
+static dm_type_t dm_type(dm_t *d);
+
+/* <template-args> ::= I <arg>+ E (types or L...E literals) */
+static void dm_template_args(dm_t *d) {
+  d->p++; /* I */
+  while (!d->bad && *d->p && *d->p != 'E') {
+    if (*d->p == 'L') {
+      while (*d->p && *d->p != 'E') d->p++;
+      if (*d->p == 'E') d->p++;
+    } else {
+      dm_type(d);
+    }
+  }
+  if (*d->p == 'E') d->p++;
+  else d->bad = 1;
+}
+
+/* <source-name> (<len><id>), optionally followed by template args */
+static void dm_source_name(dm_t *d) {
+  int n = dm_num(d);
+  for (int i = 0; i < n && !d->bad; i++)
+    if (!*d->p++) d->bad = 1;
+}
+
+static dm_type_t dm_type(dm_t *d) {
+  dm_type_t t = {0, 0, 0};
+  if (d->bad) return t;
+  char c = *d->p;
+  if (!c) {
+    d->bad = 1;
+    return t;
+  }
+  if (strchr("vwbcahstijlmxynofdegz", c)) { /* builtin: not a substitution candidate */
+    d->p++;
+    return t;
+  }
+  if (c == 'D') { /* Dh (half), Dn, DF16_, ... */
+    d->p++;
+    if (*d->p == 'F') {
+      d->p++;
+      dm_num(d);
+      if (*d->p == '_' || *d->p == 'b') d->p++;
+    } else if (*d->p) {
+      d->p++;
+    }
+    return t;
+  }
+  if (c == 'r' || c == 'V' || c == 'K') {
+    int is_const = 0;
+    while (*d->p == 'r' || *d->p == 'V' || *d->p == 'K') is_const |= *d->p++ == 'K';
+    dm_type_t in = dm_type(d);
+    in.is_const = (unsigned char)is_const;
+    add_sub(d, in);
+    return in;
+  }
+  if (c == 'P' || c == 'R' || c == 'O') {
+    d->p++;
+    dm_type_t in = dm_type(d);
+    t.is_ptr = 1;
+    t.const_pointee = in.is_const;
+    add_sub(d, t);
+    return t;
+  }
+  if (c == 'S') { /* substitution: S_ is the first candidate, S<n>_ the (n+2)th */
+    d->p++;
+    int idx = 0;
+    if (*d->p == '_') {
+      d->p++;
+    } else {
+      int n = 0;
+      while ((*d->p >= '0' && *d->p <= '9') || (*d->p >= 'A' && *d->p <= 'Z')) {
+        n = n * 36 + (*d->p <= '9' ? *d->p - '0' : *d->p - 'A' + 10);
+        d->p++;
+      }
+      if (*d->p != '_') return d->bad = 1, t;
+      d->p++;
+      idx = n + 1;
+    }
+    if (idx >= d->nsub || idx >= 64) return d->bad = 1, t;
+    t.is_ptr = d->sub[idx].is_ptr;
+    t.const_pointee = d->sub[idx].const_pointee;
+    if (*d->p == 'I') { /* a substituted template name with arguments */
+      dm_template_args(d);
+      t.is_ptr = t.const_pointee = 0;
+      add_sub(d, t);
+    }
+    return t;
+  }
+  if (c == 'N') { /* nested name N [cv] <prefix> <name> [I...E] E */
+    d->p++;
+    while (*d->p == 'K' || *d->p == 'V' || *d->p == 'r') d->p++;
+    while (!d->bad && *d->p && *d->p != 'E') {
+      if (*d->p == 'I') dm_template_args(d);
+      else if (*d->p == 'S') dm_type(d);
+      else dm_source_name(d);
+      add_sub(d, t);
+    }
+    if (*d->p == 'E') d->p++;
+    else d->bad = 1;
+    return t;
+  }
+  if (c >= '0' && c <= '9') {
+    dm_source_name(d);
+    add_sub(d, t);
+    if (*d->p == 'I') {
+      dm_template_args(d);
+      add_sub(d, t);
+    }
+    return t;
+  }
+  d->bad = 1;
+  return t;
+}
+
+int ft_demangle_const_params(const char *m, uint64_t *const_mask, uint64_t *ptr_mask) {
+  *const_mask = *ptr_mask = 0;
+  if (!m || strncmp(m, "_Z", 2) != 0) return -1;
+  dm_t d;
+  memset(&d, 0, sizeof d);
+  d.p = m + 2;
+  /* the function's own name */
+  if (*d.p == 'N') {
+    /* every prefix of the nested name is a substitution candidate, the whole
+     * function name is not */
+    d.p++;
+    int prefixes = 0;
+    while (!d.bad && *d.p && *d.p != 'E') {
+      if (prefixes++) add_sub(&d, (dm_type_t){0, 0, 0});
+      if (*d.p == 'I') dm_template_args(&d);
+      else dm_source_name(&d);
+    }
+    if (*d.p == 'E') d.p++;
+    else return -1;
+  } else {
+    dm_source_name(&d);
+    if (*d.p == 'I') {
+      add_sub(&d, (dm_type_t){0, 0, 0});
+      dm_template_args(&d);
+      /* a function template's return type comes first */
+      dm_type(&d);
+    }
+  }
+  if (d.bad) return -1;
+  int n = 0;
+  if (*d.p == 'v' && d.p[1] == 0) return 0;
+  while (*d.p && !d.bad) {
+    dm_type_t t = dm_type(&d);
+    if (d.bad) return -1;
+    if (n < 64) {
+      if (t.is_ptr) *ptr_mask |= 1ull << n;
+      if (t.is_ptr && t.const_pointee) *const_mask |= 1ull << n;
+    }
+    n++;
+  }
+  return d.bad ? -1 : n;
+}
+
+/* ---- functions and their access tables ---- */
+
+#define NBUCKETS 1024
+static ft_func_t *g_buckets[NBUCKETS];
+
+static size_t hash(const void *p) { return ((uintptr_t)p >> 4) * 2654435761u % NBUCKETS; }
+
+static void fill_layout(ft_func_t *fn) {
+  CUfunction f = (CUfunction)fn->handle;
+  size_t off, size;
+  int kernel = 0;
+  if (!ft_drv.cuFuncGetParamInfo || ft_drv.cuFuncGetParamInfo(f, 0, &off, &size) != CUDA_SUCCESS) {
+    if (ft_drv.cuKernelGetParamInfo &&
+        ft_drv.cuKernelGetParamInfo((CUkernel)f, 0, &off, &size) == CUDA_SUCCESS)
+      kernel = 1;
+  }
+  fn->is_kernel = kernel;
+  int n = 0;
+  size_t end = 0;
+  for (;; n++) {
+    CUresult r = kernel ? ft_drv.cuKernelGetParamInfo((CUkernel)f, (size_t)n, &off, &size)
+                        : ft_drv.cuFuncGetParamInfo ? ft_drv.cuFuncGetParamInfo(f, (size_t)n, &off, &size)
+                                                    : CUDA_ERROR_NOT_FOUND;
+    if (r != CUDA_SUCCESS) break;
+    if (n < FT_MAX_PARAMS) {
+      fn->param_off[n] = (uint32_t)off;
+      fn->param_size[n] = (uint32_t)size;
+    }
+    if (off + size > end) end = off + size;
+  }
+  if (n > FT_MAX_PARAMS || end > FT_MAX_PARAM_BYTES) {
+    fn->layout_ok = 0;
+    return;
+  }
+  fn->nparams = n;
+  fn->param_bytes = (uint32_t)end;
+  /* an empty parameter list is a known layout; a failed first query is not */
+  fn->layout_ok = n > 0 || (ft_drv.cuFuncGetParamInfo &&
+                            ft_drv.cuFuncGetParamInfo(f, 0, &off, &size) == CUDA_ERROR_INVALID_VALUE) ||
+                  kernel;
+  const char *name = NULL;
+  if (kernel) {
+    if (ft_drv.cuKernelGetName) ft_drv.cuKernelGetName(&name, (CUkernel)f);
+  } else if (ft_drv.cuFuncGetName) {
+    ft_drv.cuFuncGetName(&name, f);
+  }
+  if (name) {
+    strncpy(fn->name, name, sizeof fn->name - 1);
+    uint64_t cmask, pmask;
+    if (ft_demangle_const_params(name, &cmask, &pmask) == n) {
+      for (int i = 0; i < n && i < 64; i++)
+        if ((cmask >> i) & 1 && fn->param_size[i] == 8 && fn->param_off[i] % 8 == 0)
+          fn->slot_acc[fn->param_off[i] / 8] = FT_ACC_READ;
+    }
+  }
+}
+
+ft_func_t *ft_func_get(CUfunction f) {
+  size_t h = hash(f);
+  for (ft_func_t *fn = g_buckets[h]; fn; fn = fn->next)
+    if (fn->handle == (void *)f) return fn;
+  ft_func_t *fn = calloc(1, sizeof *fn);
+  if (!fn) return NULL;
+  fn->handle = (void *)f;
+  fill_layout(fn);
+  fn->next = g_buckets[h];
+  g_buckets[h] = fn;
+  return fn;
+}
+
+int ft_func_skipped(ft_func_t *fn) {
+  if (fn->skip_known) return fn->skip;
+  fn->skip_known = 1;
+  const char *list = FT_OPT_S(SKIP_KERNELS);
+  for (const char *p = list; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len && len < sizeof fn->name) {
+      char pat[256];
+      if (len >= sizeof pat) len = sizeof pat - 1;
+      memcpy(pat, p, len);
+      pat[len] = 0;
+      if (strstr(fn->name, pat)) fn->skip = 1;
+    }
+    p = comma ? comma + 1 : NULL;
+  }
+  return fn->skip;
+}
+
+void ft_access_observe(ft_func_t *fn, int slot, int changed) {
+  if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
+  if (changed) fn->slot_changed[slot]++;
+  else fn->slot_unchanged[slot]++;
+}
+
+void ft_access_learn_write(ft_func_t *fn, int slot) {
+  if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
+  if (fn->slot_acc[slot] != FT_ACC_WRITE) ft_st.learned_writes++;
+  fn->slot_acc[slot] = FT_ACC_WRITE;
+}
+
+void ft_funcs_forget(void) {
+  for (int i = 0; i < NBUCKETS; i++) {
+    while (g_buckets[i]) {
+      ft_func_t *n = g_buckets[i]->next;
+      free(g_buckets[i]);
+      g_buckets[i] = n;
+    }
+  }
+}

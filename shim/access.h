@@ -1,0 +1,31 @@
+/* access.h: per-function parameter layout and access table (access.c). */
+#ifndef FT_ACCESS_H
+#define FT_ACCESS_H
+
+#include "engine.h"
+
+#define FT_MAX_PARAMS 128
+#define FT_MAX_PARAM_BYTES 4096
+#define FT_MAX_SLOTS (FT_MAX_PARAM_BYTES / 8)
+
+struct ft_func_s {
+  void *handle; /* CUfunction, or CUkernel cast to CUfunction */
+  struct ft_func_s *next;
+  int is_kernel;
+  int layout_ok;
+  int nparams;
+  uint32_t param_bytes;
+  uint32_t param_off[FT_MAX_PARAMS], param_size[FT_MAX_PARAMS];
+  char name[256];
+  int skip, skip_known;
+  uint8_t slot_acc[FT_MAX_SLOTS]; /* FT_ACC_* per 8-byte slot of the parameter buffer */
+  uint32_t slot_changed[FT_MAX_SLOTS], slot_unchanged[FT_MAX_SLOTS];
+};
+
+/* The function's record (layout queried once); NULL if out of memory. Lock held. */
+ft_func_t *ft_func_get(CUfunction f);
+/* Whether GPUFT_SKIP_KERNELS names this function. */
+int ft_func_skipped(ft_func_t *fn);
+void ft_funcs_forget(void);
+
+#endif

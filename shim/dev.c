@@ -1,0 +1,66 @@
+/* dev.c: per-context device state: gpuft's kernels (module), its own stream, the
+ * ledger (mapped pinned memory the kernels write their results to) and the
+ * staging buffers for uploads beyond the checkpoint budget. Created on first use
+ * in a context; if anything is missing, protection is off in that context, with
+ * one warning, and every call passes through. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define MAX_DEVS 16
+static ft_dev_t g_devs[MAX_DEVS];
+static int g_ndevs;
+ftk_driver_t ft_kdrv;
+
+static int setup(ft_dev_t *d) {
+  ft_kdrv.moduleLoadData = ft_drv.cuModuleLoadData;
+  ft_kdrv.moduleGetFunction = ft_drv.cuModuleGetFunction;
+  ft_kdrv.moduleUnload = ft_drv.cuModuleUnload;
+  ft_kdrv.launchKernel = ft_real.cuLaunchKernel;
+  if (!ft_drv_complete || !ft_real.cuLaunchKernel) {
+    FT_WARN("the driver lacks entry points gpuft needs: protection is off (pass-through)");
+    return -1;
+  }
+  CUresult r = ftk_module_load(&d->mod, &ft_kdrv);
+  if (r != CUDA_SUCCESS) {
+    FT_WARN("cannot load gpuft's device kernels in this context (error %d): protection is off "
+            "(pass-through)", (int)r);
+    return -1;
+  }
+  if ((r = ft_drv.cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) goto fail;
+  size_t jb = sizeof(ftk_job_t) * FT_LEDGER_SLOTS;
+  void *jobs = NULL;
+  r = ft_drv.cuMemHostAlloc(&jobs, jb, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  if (r != CUDA_SUCCESS) goto fail;
+  memset(jobs, 0, jb);
+  d->jobs = jobs;
+  if ((r = ft_drv.cuMemHostGetDevicePointer_v2(&d->jobs_dev, jobs, 0)) != CUDA_SUCCESS) goto fail;
+  for (int i = 0; i < 2; i++)
+    if ((r = ft_drv.cuEventCreate(&d->staging_done[i], CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
+      goto fail;
+  return 0;
+fail:
+  FT_WARN("cannot set up gpuft's device state (error %d): protection is off (pass-through)",
+          (int)r);
+  return -1;
+}
+
+ft_dev_t *ft_dev_current(void) {
+  CUcontext ctx = NULL;
+  if (!ft_drv.cuCtxGetCurrent || ft_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return NULL;
+  for (int i = 0; i < g_ndevs; i++)
+    if (g_devs[i].ctx == ctx) return g_devs[i].ok ? &g_devs[i] : NULL;
+  if (g_ndevs == MAX_DEVS) {
+    FT_WARN_CAPPED(1, "more than %d CUDA contexts: the others are not protected", MAX_DEVS);
+    return NULL;
+  }
+  ft_dev_t *d = &g_devs[g_ndevs++];
+  memset(d, 0, sizeof *d);
+  d->ctx = ctx;
+  d->ok = setup(d) == 0;
+  if (d->ok)
+    FT_DEBUG("context %p: kernels loaded (%s)", (void *)ctx,
+             d->mod.twins ? "simulator twins" : "device code");
+  return d->ok ? d : NULL;
+}

@@ -1,0 +1,215 @@
+/* launch.c: kernel launches (DESIGN.md 6.2). The argument bytes are scanned for
+ * pointers into protected allocations; possibly-written ones are verified before
+ * the launch and re-encoded after it (learning whether they changed), read-only
+ * ones are verified after it; all on the launch's stream, results in the ledger.
+ * A launch whose arguments cannot be read is an unknown writer (DESIGN.md 6.6). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+
+#define G ((uint64_t)FT_GROUP_BYTES)
+
+typedef struct {
+  ft_alloc_t *a;
+  int acc;  /* FT_ACC_*: the most writing of its slots */
+  int slot; /* a slot of that access, for learning */
+} ref_t;
+
+/* The parameter buffer as the kernel will see it. */
+static int param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *buf,
+                       size_t *len) {
+  if (params) {
+    memset(buf, 0, fn->param_bytes);
+    for (int i = 0; i < fn->nparams; i++)
+      if (params[i]) memcpy(buf + fn->param_off[i], params[i], fn->param_size[i]);
+    *len = fn->param_bytes;
+    return 0;
+  }
+  if (extra) {
+    void *ptr = NULL;
+    size_t size = 0;
+    for (int i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) ptr = extra[i + 1];
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) size = *(size_t *)extra[i + 1];
+      else return -1;
+    }
+    if (!ptr || size > FT_MAX_PARAM_BYTES) return -1;
+    memcpy(buf, ptr, size);
+    *len = size;
+    return 0;
+  }
+  *len = 0;
+  return fn->nparams == 0 ? 0 : -1;
+}
+
+/* Protected allocations referenced by the arguments (deduplicated). */
+static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int cap) {
+  int n = 0;
+  for (size_t off = 0; off + 8 <= len; off += 8) {
+    uint64_t v;
+    memcpy(&v, buf + off, 8);
+    if (v < 4096) continue;
+    ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
+    if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
+    int slot = (int)(off / 8), acc = fn->slot_acc[slot];
+    int i;
+    for (i = 0; i < n; i++)
+      if (refs[i].a == a) break;
+    if (i == n) {
+      if (n == cap) return -1;
+      refs[n].a = a;
+      refs[n].acc = acc;
+      refs[n].slot = slot;
+      n++;
+    } else if (refs[i].acc == FT_ACC_READ && acc != FT_ACC_READ) {
+      refs[i].acc = acc;
+      refs[i].slot = slot;
+    }
+  }
+  return n;
+}
+
+/* An operation that may write any protected memory, unseen: results pending are
+ * taken first, every protected allocation of the context is re-encoded after. */
+CUresult ft_unknown_writer_before(void) { return ft_commit_all(); }
+
+void ft_unknown_writer_after(CUstream s) {
+  ft_lock();
+  ft_dev_t *d = ft_dev_current();
+  for (size_t i = 0; d && i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
+    ft_reencode(d, a, 0, (a->size + G - 1) / G, s);
+    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+    a->mirror_valid = 0;
+  }
+  ft_unlock();
+}
+
+#define MAX_REFS 64
+
+typedef CUresult (*launch_fn)(const void *call);
+
+/* The launch of kernel f with its arguments, on stream s; `real` performs the
+ * application's call exactly as made. */
+static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstream s,
+                               launch_fn real, const void *call) {
+  ft_lock();
+  ft_st.launches++;
+  ft_dev_t *d = ft_dev_current();
+  ft_func_t *fn = d ? ft_func_get(f) : NULL;
+  uint8_t buf[FT_MAX_PARAM_BYTES];
+  size_t len = 0;
+  ref_t refs[MAX_REFS];
+  int nref = -1;
+  if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
+    nref = scan(fn, buf, len, refs, MAX_REFS);
+  if (!d) {
+    ft_unlock();
+    return real(call);
+  }
+  if (nref < 0) {
+    /* arguments unreadable: an unknown writer */
+    ft_unlock();
+    FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s: treated as writing every "
+                   "protected allocation", fn && fn->name[0] ? fn->name : "(unnamed)");
+    CUresult v = ft_unknown_writer_before();
+    CUresult r = real(call);
+    if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
+    __atomic_fetch_add(&ft_st.unknown_writers, 1, __ATOMIC_RELAXED);
+    return r != CUDA_SUCCESS ? r : v;
+  }
+  int skip = ft_func_skipped(fn);
+  if (!skip) ft_st.launches_protected++;
+  for (int i = 0; i < nref && !skip; i++) {
+    ft_alloc_t *a = refs[i].a;
+    if (refs[i].acc != FT_ACC_READ && a->state == FT_ST_CLEAN)
+      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, (a->size + G - 1) / G, s, fn,
+                   refs[i].slot);
+  }
+  CUresult r = real(call);
+  if (r == CUDA_SUCCESS) {
+    for (int i = 0; i < nref; i++) {
+      ft_alloc_t *a = refs[i].a;
+      uint64_t ng = (a->size + G - 1) / G;
+      if (refs[i].acc == FT_ACC_READ && !skip) {
+        if (a->state == FT_ST_CLEAN)
+          ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, ng, s, fn, refs[i].slot);
+      } else if (refs[i].acc == FT_ACC_READ) {
+        /* skipped kernel: trust its const declarations, check nothing */
+      } else if (a->state == FT_ST_CLEAN && !skip) {
+        ft_job_issue(d, FT_JOB_ENCODE, FT_WHY_WRITE_AFTER, a, 0, ng, s, fn, refs[i].slot);
+        a->mirror_valid = 0;
+      } else {
+        ft_reencode(d, a, 0, ng, s);
+        if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+        a->mirror_valid = 0;
+      }
+    }
+  }
+  ft_unlock();
+  return r;
+}
+
+/* ---- the launch entry points ---- */
+
+typedef struct {
+  CUfunction f;
+  unsigned gx, gy, gz, bx, by, bz, shmem;
+  CUstream s;
+  void **params, **extra;
+  int ptsz;
+} kl_t;
+
+static CUresult real_kl(const void *p) {
+  const kl_t *c = p;
+  return (c->ptsz ? ft_real.cuLaunchKernel_ptsz : ft_real.cuLaunchKernel)(
+      c->f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->shmem, c->s, c->params, c->extra);
+}
+static CUresult real_coop(const void *p) {
+  const kl_t *c = p;
+  return (c->ptsz ? ft_real.cuLaunchCooperativeKernel_ptsz : ft_real.cuLaunchCooperativeKernel)(
+      c->f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->shmem, c->s, c->params);
+}
+
+#define KL(name, ptsz_, realfn)                                                              \
+  CUresult ft_on_##name(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,    \
+                        unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params, \
+                        void **extra) {                                                      \
+    kl_t c = {f, gx, gy, gz, bx, by, bz, shmem, s, params, extra, ptsz_};                    \
+    return protect_launch(f, params, extra, FT_STREAM(s, ptsz_), realfn, &c);               \
+  }
+KL(cuLaunchKernel, 0, real_kl)
+KL(cuLaunchKernel_ptsz, 1, real_kl)
+
+#define COOP(name, ptsz_)                                                                    \
+  CUresult ft_on_##name(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,    \
+                        unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params) { \
+    kl_t c = {f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL, ptsz_};                     \
+    return protect_launch(f, params, NULL, FT_STREAM(s, ptsz_), real_coop, &c);             \
+  }
+COOP(cuLaunchCooperativeKernel, 0)
+COOP(cuLaunchCooperativeKernel_ptsz, 1)
+
+typedef struct {
+  const CUlaunchConfig *cfg;
+  CUfunction f;
+  void **params, **extra;
+  int ptsz;
+} kx_t;
+
+static CUresult real_kx(const void *p) {
+  const kx_t *c = p;
+  return (c->ptsz ? ft_real.cuLaunchKernelEx_ptsz : ft_real.cuLaunchKernelEx)(c->cfg, c->f,
+                                                                              c->params, c->extra);
+}
+
+#define KX(name, ptsz_)                                                                      \
+  CUresult ft_on_##name(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra) { \
+    kx_t c = {cfg, f, params, extra, ptsz_};                                                 \
+    if (!cfg) return real_kx(&c);                                                            \
+    return protect_launch(f, params, extra, FT_STREAM(cfg->hStream, ptsz_), real_kx, &c);   \
+  }
+KX(cuLaunchKernelEx, 0)
+KX(cuLaunchKernelEx_ptsz, 1)

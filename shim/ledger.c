@@ -1,0 +1,99 @@
+/* ledger.c: jobs — gpuft's kernel launches whose results come back through the
+ * ledger (a slot of mapped pinned memory per job). Issue order is kept so that
+ * commit processes results in the order the work was enqueued. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+static ft_job_rec_t g_rec[FT_LEDGER_SLOTS];
+static int g_free[FT_LEDGER_SLOTS], g_nfree = -1;
+static ft_job_rec_t *g_head, *g_tail; /* pending, in issue order */
+static uint64_t g_seq;
+static int g_pending;
+
+static void init_free(void) {
+  for (int i = 0; i < FT_LEDGER_SLOTS; i++) g_free[i] = FT_LEDGER_SLOTS - 1 - i;
+  g_nfree = FT_LEDGER_SLOTS;
+}
+
+int ft_jobs_pending(void) { return g_pending; }
+
+ft_job_rec_t *ft_job_head(void) { return g_head; }
+
+/* Unlink a finished job (any position) and free its slot. */
+void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) {
+  if (prev) prev->next = j->next;
+  else g_head = j->next;
+  if (g_tail == j) g_tail = prev;
+  j->a->pending--;
+  g_free[g_nfree++] = j->slot;
+  g_pending--;
+}
+
+int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                 CUstream stream, ft_func_t *fn, int argslot) {
+  if (g_nfree < 0) init_free();
+  if (g1 <= g0 || !a->code) return 0;
+  if (g_nfree == 0) {
+    /* Ledger full: results must be read before more work is issued. */
+    ft_unlock();
+    ft_commit_all();
+    ft_lock();
+    if (g_nfree == 0) return -1;
+  }
+  int slot = g_free[--g_nfree];
+  ft_job_rec_t *j = &g_rec[slot];
+  memset(j, 0, sizeof *j);
+  j->kind = kind;
+  j->why = why;
+  j->a = a;
+  j->g0 = g0;
+  j->g1 = g1;
+  j->slot = slot;
+  j->seq = ++g_seq;
+  j->fn = fn;
+  j->argslot = argslot;
+  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0,
+                   d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t)};
+  CUresult r = ftk_launch(&d->mod, &ft_kdrv, kind == FT_JOB_ENCODE ? FTK_ENCODE : FTK_VERIFY, &sp,
+                          &d->jobs[slot], stream);
+  if (r != CUDA_SUCCESS) {
+    g_free[g_nfree++] = slot;
+    FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
+    return -1;
+  }
+  uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
+  if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
+  if (kind == FT_JOB_ENCODE) {
+    ft_st.bytes_encoded_device += bytes;
+    ft_st.encodes++;
+  } else {
+    ft_st.bytes_verified_device += bytes;
+    ft_st.verifications++;
+  }
+  a->pending++;
+  g_pending++;
+  if (g_tail) g_tail->next = j;
+  else g_head = j;
+  g_tail = j;
+  return 0;
+}
+
+int ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
+  if (g1 <= g0 || !a->code) return 0;
+  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0};
+  CUresult r = ftk_launch(&d->mod, &ft_kdrv, FTK_ENCODE, &sp, NULL, stream);
+  if (r != CUDA_SUCCESS) {
+    FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
+    return -1;
+  }
+  uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
+  if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
+  ft_st.bytes_encoded_device += bytes;
+  ft_st.encodes++;
+  return 0;
+}
+
+/* The device state a job was issued in (for reading its slot). */
+ftk_job_t *ft_job_result(ft_job_rec_t *j) { return &j->a->dev->jobs[j->slot]; }

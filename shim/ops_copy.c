@@ -1,0 +1,305 @@
+/* ops_copy.c: copies (the COPY hooks). Host-to-device copies into protected memory
+ * go through the upload pipeline; device-to-host copies are verified after the
+ * DMA read the source (a synchronous one commits, repairs and copies again if the
+ * source was bad); device-to-device copies carry the codes over when aligned and
+ * re-encode otherwise; 2-D, 3-D and peer copies re-encode what they wrote and
+ * verify what they read. Everything else passes through. */
+#include <string.h>
+
+#include "engine.h"
+
+#define G ((uint64_t)FT_GROUP_BYTES)
+
+/* The protected allocation holding all of [p, p+n), or NULL (lock held). */
+static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) {
+  ft_alloc_t *a = ft_reg_find(p);
+  if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) return NULL;
+  if (n > a->size - (size_t)(p - a->base)) return NULL; /* the driver will refuse */
+  return a;
+}
+
+static int is_host_memory(const void *p) {
+  unsigned type = 0;
+  CUresult r = ft_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                            (CUdeviceptr)(uintptr_t)p);
+  return r != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST; /* unknown to the driver: pageable */
+}
+
+/* ---- host to device ---- */
+
+static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync, int ptsz,
+                    int *handled) {
+  *handled = 0;
+  if (!n) return CUDA_SUCCESS;
+  ft_lock();
+  ft_alloc_t *a = protected_range(dst, n);
+  CUresult r = CUDA_SUCCESS;
+  if (a) {
+    *handled = 1;
+    r = ft_upload(a->dev, a, (size_t)(dst - a->base), src, n, FT_STREAM(s, ptsz), sync);
+  }
+  ft_unlock();
+  return r;
+}
+
+#define H2D_SYNC(name, ptsz)                                              \
+  CUresult ft_on_##name(CUdeviceptr dst, const void *src, size_t n) {     \
+    int handled;                                                          \
+    CUresult r = h2d(dst, src, n, 0, 1, ptsz, &handled);                  \
+    return handled ? r : ft_real.name(dst, src, n);                       \
+  }
+#define H2D_ASYNC(name, ptsz)                                                      \
+  CUresult ft_on_##name(CUdeviceptr dst, const void *src, size_t n, CUstream s) {  \
+    int handled;                                                                   \
+    CUresult r = h2d(dst, src, n, s, 0, ptsz, &handled);                           \
+    return handled ? r : ft_real.name(dst, src, n, s);                             \
+  }
+H2D_SYNC(cuMemcpyHtoD_v2, 0)
+H2D_SYNC(cuMemcpyHtoD_v2_ptds, 1)
+H2D_ASYNC(cuMemcpyHtoDAsync_v2, 0)
+H2D_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, 1)
+
+/* ---- device to host ---- */
+
+/* After the DMA of [src, src+n) on stream s: verify the groups it read. */
+static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc_t **out) {
+  *out = NULL;
+  if (!n) return;
+  ft_lock();
+  ft_alloc_t *a = protected_range(src, n);
+  if (a && a->state == FT_ST_CLEAN) {
+    uint64_t off = src - a->base;
+    if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, s, NULL, -1) == 0)
+      *out = a;
+  }
+  ft_unlock();
+}
+
+/* A synchronous read-back: wait for the verification; if it repaired the source,
+ * copy again so that the program receives the correct bytes. */
+static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src, size_t n,
+                           int ptsz) {
+  if (!a) return CUDA_SUCCESS;
+  CUresult r = ft_real.cuStreamSynchronize(s);
+  if (r != CUDA_SUCCESS) return r;
+  int repaired = 0;
+  CUresult verdict = ft_commit_ex(a, &repaired);
+  if (repaired) {
+    r = ptsz ? ft_real.cuMemcpyDtoH_v2_ptds(dst, src, n) : ft_real.cuMemcpyDtoH_v2(dst, src, n);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return verdict;
+}
+
+#define D2H_SYNC(name, ptsz)                                           \
+  CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
+    CUresult r = ft_real.name(dst, src, n);                            \
+    if (r != CUDA_SUCCESS) return r;                                   \
+    ft_alloc_t *a;                                                     \
+    CUstream s = FT_STREAM(0, ptsz);                                   \
+    verify_read(src, n, s, FT_WHY_D2H, &a);                            \
+    return d2h_settle(a, s, dst, src, n, ptsz);                        \
+  }
+#define D2H_ASYNC(name, ptsz)                                                  \
+  CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
+    CUresult r = ft_real.name(dst, src, n, s);                                 \
+    ft_alloc_t *a;                                                             \
+    if (r == CUDA_SUCCESS) verify_read(src, n, FT_STREAM(s, ptsz), FT_WHY_D2H, &a); \
+    return r;                                                                  \
+  }
+D2H_SYNC(cuMemcpyDtoH_v2, 0)
+D2H_SYNC(cuMemcpyDtoH_v2_ptds, 1)
+D2H_ASYNC(cuMemcpyDtoHAsync_v2, 0)
+D2H_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, 1)
+
+/* ---- device to device ---- */
+
+/* After [src, src+n) was copied to [dst, dst+n) on stream s. */
+static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  if (!n) return;
+  ft_lock();
+  ft_alloc_t *da = protected_range(dst, n), *sa = protected_range(src, n);
+  if (sa && sa->state == FT_ST_CLEAN) {
+    uint64_t off = src - sa->base;
+    ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, off / G, (off + n + G - 1) / G, s,
+                 NULL, -1);
+  }
+  if (da) {
+    uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
+    int whole = doff == 0 && n == da->size;
+    int aligned = sa && sa->state == FT_ST_CLEAN && doff % G == 0 && soff % G == 0 &&
+                  (n % G == 0 || (doff + n == da->size && soff + n == sa->size));
+    if (aligned && (da->state == FT_ST_CLEAN || whole)) {
+      /* same block and group structure: the codes travel with the data, so an
+       * error in the source stays detectable in the copy */
+      uint64_t ds[6], ss[6];
+      ft_code_layout(da->size, ds);
+      ft_code_layout(sa->size, ss);
+      uint64_t g0s = soff / G, g0d = doff / G, ng = (n + G - 1) / G;
+      uint64_t b0s = g0s * FT_GROUP_BLOCKS, b0d = g0d * FT_GROUP_BLOCKS;
+      uint64_t nb = (n + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+      for (int k = 0; k < 6; k++) {
+        uint64_t first_s = k < 2 ? b0s : g0s, first_d = k < 2 ? b0d : g0d, cnt = k < 2 ? nb : ng;
+        ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k] + first_d * 4, sa->code + ss[k] + first_s * 4,
+                                     cnt * 4, s);
+      }
+    } else if (da->state == FT_ST_CLEAN || whole) {
+      ft_reencode(da->dev, da, doff / G, (doff + n + G - 1) / G, s);
+    } else {
+      ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
+    }
+    if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
+    da->mirror_valid = 0;
+  }
+  ft_unlock();
+}
+
+#define D2D_SYNC(name, ptsz)                                             \
+  CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n) {    \
+    CUresult r = ft_real.name(dst, src, n);                              \
+    if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(0, ptsz));   \
+    return r;                                                            \
+  }
+#define D2D_ASYNC(name, ptsz)                                                       \
+  CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {   \
+    CUresult r = ft_real.name(dst, src, n, s);                                      \
+    if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(s, ptsz));              \
+    return r;                                                                       \
+  }
+D2D_SYNC(cuMemcpyDtoD_v2, 0)
+D2D_SYNC(cuMemcpyDtoD_v2_ptds, 1)
+D2D_ASYNC(cuMemcpyDtoDAsync_v2, 0)
+D2D_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, 1)
+
+/* ---- unified-address copies: the direction comes from the pointers ---- */
+
+static int tracked(CUdeviceptr p) {
+  ft_lock();
+  int t = ft_reg_find(p) != NULL;
+  ft_unlock();
+  return t;
+}
+
+#define UNIFIED(name, sync, ptsz, ARGS, CALL)                                     \
+  CUresult ft_on_##name ARGS {                                                    \
+    CUstream st = FT_STREAM(s_, ptsz);                                            \
+    int td = tracked(dst), ts = tracked(src);                                     \
+    if (td && !ts && is_host_memory((const void *)(uintptr_t)src)) {              \
+      int handled;                                                                \
+      CUresult r = h2d(dst, (const void *)(uintptr_t)src, n, st, sync, ptsz, &handled); \
+      if (handled) return r;                                                      \
+    }                                                                             \
+    CUresult r = CALL;                                                            \
+    if (r != CUDA_SUCCESS) return r;                                              \
+    if (td) after_d2d(dst, src, n, st);                                           \
+    else if (ts) {                                                                \
+      ft_alloc_t *a;                                                              \
+      verify_read(src, n, st, FT_WHY_D2H, &a);                                    \
+      if (sync) return d2h_settle(a, st, (void *)(uintptr_t)dst, src, n, ptsz);   \
+    }                                                                             \
+    return r;                                                                     \
+  }
+#define s_ 0
+UNIFIED(cuMemcpy, 1, 0, (CUdeviceptr dst, CUdeviceptr src, size_t n), ft_real.cuMemcpy(dst, src, n))
+UNIFIED(cuMemcpy_ptds, 1, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n),
+        ft_real.cuMemcpy_ptds(dst, src, n))
+#undef s_
+#define s_ s
+UNIFIED(cuMemcpyAsync, 0, 0, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
+        ft_real.cuMemcpyAsync(dst, src, n, s))
+UNIFIED(cuMemcpyAsync_ptsz, 0, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
+        ft_real.cuMemcpyAsync_ptsz(dst, src, n, s))
+#undef s_
+
+/* ---- 2-D, 3-D and peer copies: re-encode what they write, verify what they read ---- */
+
+static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
+                          CUstream s, int sync) {
+  ft_lock();
+  ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
+  ft_alloc_t *sa = (st == CU_MEMORYTYPE_DEVICE || st == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(sptr) : NULL;
+  if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN)
+    ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, 0, (sa->size + G - 1) / G, s, NULL, -1);
+  if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
+    ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
+    if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
+    da->mirror_valid = 0;
+  }
+  ft_unlock();
+  (void)sync;
+}
+
+static CUdeviceptr p2d_dst(const CUDA_MEMCPY2D *c) {
+  return c->dstDevice + c->dstXInBytes + c->dstY * c->dstPitch;
+}
+static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
+  return c->srcDevice + c->srcXInBytes + c->srcY * c->srcPitch;
+}
+
+#define COPY2D(name, ptsz)                                                              \
+  CUresult ft_on_##name(const CUDA_MEMCPY2D *c) {                                       \
+    CUresult r = ft_real.name(c);                                                       \
+    if (r == CUDA_SUCCESS && c)                                                         \
+      after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
+                    FT_STREAM(0, ptsz), 1);                                             \
+    return r;                                                                           \
+  }
+#define COPY2DA(name, ptsz)                                                             \
+  CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
+    CUresult r = ft_real.name(c, s);                                                    \
+    if (r == CUDA_SUCCESS && c)                                                         \
+      after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
+                    FT_STREAM(s, ptsz), 0);                                             \
+    return r;                                                                           \
+  }
+COPY2D(cuMemcpy2D_v2, 0)
+COPY2D(cuMemcpy2D_v2_ptds, 1)
+COPY2D(cuMemcpy2DUnaligned_v2, 0)
+COPY2D(cuMemcpy2DUnaligned_v2_ptds, 1)
+COPY2DA(cuMemcpy2DAsync_v2, 0)
+COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
+
+#define P3D_DST(c) ((c)->dstDevice + (c)->dstXInBytes + ((c)->dstY + (c)->dstZ * (c)->dstHeight) * (c)->dstPitch)
+#define P3D_SRC(c) ((c)->srcDevice + (c)->srcXInBytes + ((c)->srcY + (c)->srcZ * (c)->srcHeight) * (c)->srcPitch)
+#define COPY3D(name, T, ptsz)                                                               \
+  CUresult ft_on_##name(const T *c) {                                                       \
+    CUresult r = ft_real.name(c);                                                           \
+    if (r == CUDA_SUCCESS && c)                                                             \
+      after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
+                    FT_STREAM(0, ptsz), 1);                                                 \
+    return r;                                                                               \
+  }
+#define COPY3DA(name, T, ptsz)                                                              \
+  CUresult ft_on_##name(const T *c, CUstream s) {                                           \
+    CUresult r = ft_real.name(c, s);                                                        \
+    if (r == CUDA_SUCCESS && c)                                                             \
+      after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
+                    FT_STREAM(s, ptsz), 0);                                                 \
+    return r;                                                                               \
+  }
+COPY3D(cuMemcpy3D_v2, CUDA_MEMCPY3D, 0)
+COPY3D(cuMemcpy3D_v2_ptds, CUDA_MEMCPY3D, 1)
+COPY3DA(cuMemcpy3DAsync_v2, CUDA_MEMCPY3D, 0)
+COPY3DA(cuMemcpy3DAsync_v2_ptsz, CUDA_MEMCPY3D, 1)
+COPY3D(cuMemcpy3DPeer, CUDA_MEMCPY3D_PEER, 0)
+COPY3D(cuMemcpy3DPeer_ptds, CUDA_MEMCPY3D_PEER, 1)
+COPY3DA(cuMemcpy3DPeerAsync, CUDA_MEMCPY3D_PEER, 0)
+COPY3DA(cuMemcpy3DPeerAsync_ptsz, CUDA_MEMCPY3D_PEER, 1)
+
+#define PEER(name, ptsz)                                                                    \
+  CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { \
+    CUresult r = ft_real.name(dst, dc, src, sc, n);                                         \
+    if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(0, ptsz));                      \
+    return r;                                                                               \
+  }
+#define PEERA(name, ptsz)                                                                   \
+  CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, \
+                        CUstream s) {                                                       \
+    CUresult r = ft_real.name(dst, dc, src, sc, n, s);                                      \
+    if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(s, ptsz));                      \
+    return r;                                                                               \
+  }
+PEER(cuMemcpyPeer, 0)
+PEER(cuMemcpyPeer_ptds, 1)
+PEERA(cuMemcpyPeerAsync, 0)
+PEERA(cuMemcpyPeerAsync_ptsz, 1)

@@ -1,0 +1,249 @@
+/* ops_mem.c: allocation, release and memsets of device memory (the ALLOC, FREE
+ * and MEMSET hooks). A new allocation gets a device code buffer; managed memory
+ * and allocations whose code cannot be allocated stay unprotected. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+static uint64_t g_alloc_seq;
+
+/* Track a new allocation [p, p+size) (engine lock held). */
+static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
+  if (!p || !size) return;
+  ft_alloc_t *a = calloc(1, sizeof *a);
+  if (!a) return;
+  a->base = p;
+  a->size = size;
+  a->dev = d;
+  a->managed = managed;
+  a->id = ++g_alloc_seq;
+  a->t_state = ft_now();
+  a->state = FT_ST_UNPROT;
+  ft_st.allocations++;
+  if (!managed && d) {
+    size_t cb = ft_code_bytes(size);
+    CUdeviceptr code = 0;
+    if (ft_real.cuMemAlloc_v2(&code, cb) == CUDA_SUCCESS) {
+      a->code = code;
+      a->code_bytes = cb;
+      a->state = FT_ST_UNINIT;
+      ft_st.bytes_protected += size;
+      if (ft_st.bytes_protected > ft_st.bytes_protected_peak)
+        ft_st.bytes_protected_peak = ft_st.bytes_protected;
+    } else {
+      FT_WARN_CAPPED(3, "no device memory left for the code of a %zu-byte allocation: it is not "
+                     "protected", size);
+    }
+  }
+  if (a->state == FT_ST_UNPROT) ft_st.allocations_unprotected++;
+  if (ft_reg_insert(a) != 0) {
+    /* an entry gpuft did not see freed overlaps: drop the stale one */
+    ft_alloc_t *old = ft_reg_find(p);
+    if (!old) old = ft_reg_find(p + size - 1);
+    FT_WARN_CAPPED(3, "allocation %#llx overlaps one gpuft still tracks; forgetting the old one",
+                   (unsigned long long)p);
+    if (old) {
+      ft_reg_remove(old);
+      free(old);
+    }
+    if (ft_reg_insert(a) != 0) {
+      if (a->code) ft_real.cuMemFree_v2(a->code);
+      free(a);
+    }
+  }
+}
+
+static void untrack(ft_alloc_t *a) {
+  ft_set_state(a, FT_ST_UNPROT);
+  ft_reg_remove(a);
+  if (a->code) {
+    ft_real.cuMemFree_v2(a->code);
+    ft_st.bytes_protected -= a->size;
+  }
+  if (a->mirror) {
+    ft_drv.cuMemFreeHost(a->mirror);
+    ft_st.bytes_checkpoint -= a->size + a->code_bytes;
+  }
+  free(a);
+}
+
+static CUresult after_alloc(CUresult r, CUdeviceptr *dptr, size_t size, int managed) {
+  if (r != CUDA_SUCCESS || !dptr) return r;
+  ft_lock();
+  track(managed ? NULL : ft_dev_current(), *dptr, size, managed);
+  ft_unlock();
+  return r;
+}
+
+CUresult ft_on_cuMemAlloc_v2(CUdeviceptr *dptr, size_t n) {
+  return after_alloc(ft_real.cuMemAlloc_v2(dptr, n), dptr, n, 0);
+}
+CUresult ft_on_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w, size_t h,
+                                  unsigned elem) {
+  CUresult r = ft_real.cuMemAllocPitch_v2(dptr, pitch, w, h, elem);
+  return after_alloc(r, dptr, r == CUDA_SUCCESS ? *pitch * h : 0, 0);
+}
+CUresult ft_on_cuMemAllocAsync(CUdeviceptr *dptr, size_t n, CUstream s) {
+  return after_alloc(ft_real.cuMemAllocAsync(dptr, n, s), dptr, n, 0);
+}
+CUresult ft_on_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t n, CUstream s) {
+  return after_alloc(ft_real.cuMemAllocAsync_ptsz(dptr, n, s), dptr, n, 0);
+}
+CUresult ft_on_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t n, CUmemoryPool p, CUstream s) {
+  return after_alloc(ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s), dptr, n, 0);
+}
+CUresult ft_on_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t n, CUmemoryPool p,
+                                            CUstream s) {
+  return after_alloc(ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s), dptr, n, 0);
+}
+CUresult ft_on_cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags) {
+  return after_alloc(ft_real.cuMemAllocManaged(dptr, n, flags), dptr, n, 1);
+}
+
+/* Release: results of work that read the allocation must be in before its code
+ * goes (a commit point). The driver judges the pointer: an invalid one, an
+ * interior pointer or a second free gets the driver's error and changes nothing. */
+static CUresult before_free(CUdeviceptr p) {
+  CUresult verdict = CUDA_SUCCESS;
+  ft_lock();
+  ft_alloc_t *a = p ? ft_reg_find_base(p) : NULL;
+  int pending = a && a->pending;
+  ft_unlock();
+  if (pending) verdict = ft_commit_all();
+  return verdict;
+}
+
+static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
+  if (r == CUDA_SUCCESS && p) {
+    ft_lock();
+    ft_alloc_t *a = ft_reg_find_base(p);
+    if (a) untrack(a);
+    ft_unlock();
+  }
+  return r != CUDA_SUCCESS ? r : verdict;
+}
+
+CUresult ft_on_cuMemFree_v2(CUdeviceptr p) {
+  CUresult v = before_free(p);
+  return after_free(ft_real.cuMemFree_v2(p), p, v);
+}
+CUresult ft_on_cuMemFreeAsync(CUdeviceptr p, CUstream s) {
+  CUresult v = before_free(p);
+  return after_free(ft_real.cuMemFreeAsync(p, s), p, v);
+}
+CUresult ft_on_cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) {
+  CUresult v = before_free(p);
+  return after_free(ft_real.cuMemFreeAsync_ptsz(p, s), p, v);
+}
+
+/* ---- Memsets ----
+ * A constant fill has a closed-form code: every full block of the fill has the
+ * same V and D, every full group the same level-2 words, so the code arrays are
+ * themselves filled (no device pass over the data). Groups at the edges of the
+ * range are re-encoded on the device. */
+
+static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32_t pattern,
+                      CUstream s) {
+  const uint64_t G = FT_GROUP_BYTES;
+  uint64_t gfirst = off / G, glast = (end + G - 1) / G; /* groups touched: [gfirst, glast) */
+  uint64_t gi0 = (off + G - 1) / G, gi1 = end / G;      /* groups wholly inside (all 4 KiB) */
+  if (gi1 <= gi0) {
+    ft_reencode(d, a, gfirst, glast, s);
+    return;
+  }
+  uint32_t w[FT_BLOCK_WORDS], vw[FT_GROUP_BLOCKS], dw[FT_GROUP_BLOCKS];
+  for (unsigned i = 0; i < FT_BLOCK_WORDS; i++) w[i] = pattern;
+  ft_pair_t blk = ft_encode_words(w, FT_BLOCK_WORDS);
+  for (unsigned i = 0; i < FT_GROUP_BLOCKS; i++) vw[i] = blk.v, dw[i] = blk.d;
+  ft_pair_t lv = ft_encode_words(vw, FT_GROUP_BLOCKS), ld = ft_encode_words(dw, FT_GROUP_BLOCKS);
+  uint64_t lo[6];
+  ft_code_layout(a->size, lo);
+  uint64_t nblk = (gi1 - gi0) * FT_GROUP_BLOCKS, ngrp = gi1 - gi0;
+  const uint32_t val[6] = {blk.v, blk.d, lv.v, lv.d, ld.v, ld.d};
+  for (int k = 0; k < 6; k++) {
+    uint64_t first = k < 2 ? gi0 * FT_GROUP_BLOCKS : gi0, count = k < 2 ? nblk : ngrp;
+    ft_real.cuMemsetD32Async(a->code + lo[k] + first * 4, val[k], count, s);
+  }
+  if (gfirst < gi0) ft_reencode(d, a, gfirst, gi0, s);
+  if (gi1 < glast) ft_reencode(d, a, gi1, glast, s);
+}
+
+/* After a memset of [p, p+bytes) with 32-bit pattern on stream s (enqueued after
+ * it in the same stream, so the code follows the data in stream order). */
+static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int pattern_ok,
+                         CUstream s) {
+  if (!bytes) return;
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find(p);
+  ft_dev_t *d = a ? a->dev : NULL;
+  if (a && d && a->code && a->state != FT_ST_UNPROT) {
+    size_t off = (size_t)(p - a->base), end = off + bytes;
+    if (end > a->size) end = a->size;
+    if (a->state != FT_ST_CLEAN && !(off == 0 && end == a->size))
+      ft_reencode(d, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
+    else if (pattern_ok && off % 4 == 0)
+      fill_code(d, a, off, end, pattern, s);
+    else
+      ft_reencode(d, a, off / FT_GROUP_BYTES, (end + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
+    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+    a->mirror_valid = 0; /* the checkpoint no longer equals the content */
+  }
+  ft_unlock();
+}
+
+static uint32_t rep8(unsigned char v) { return v * 0x01010101u; }
+static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
+
+#define MEMSET1D(name, T, rep, unit, stream)                                 \
+  CUresult ft_on_##name(CUdeviceptr p, T v, size_t n) {                     \
+    CUresult r = ft_real.name(p, v, n);                                     \
+    if (r == CUDA_SUCCESS) after_memset(p, n * unit, rep(v), 1, stream);    \
+    return r;                                                               \
+  }
+#define MEMSET1DA(name, T, rep, unit, ptsz)                                 \
+  CUresult ft_on_##name(CUdeviceptr p, T v, size_t n, CUstream s) {         \
+    CUresult r = ft_real.name(p, v, n, s);                                  \
+    if (r == CUDA_SUCCESS) after_memset(p, n * unit, rep(v), 1, FT_STREAM(s, ptsz)); \
+    return r;                                                               \
+  }
+static uint32_t rep32(unsigned v) { return v; }
+MEMSET1D(cuMemsetD8_v2, unsigned char, rep8, 1, CU_STREAM_LEGACY)
+MEMSET1D(cuMemsetD8_v2_ptds, unsigned char, rep8, 1, CU_STREAM_PER_THREAD)
+MEMSET1D(cuMemsetD16_v2, unsigned short, rep16, 2, CU_STREAM_LEGACY)
+MEMSET1D(cuMemsetD16_v2_ptds, unsigned short, rep16, 2, CU_STREAM_PER_THREAD)
+MEMSET1D(cuMemsetD32_v2, unsigned int, rep32, 4, CU_STREAM_LEGACY)
+MEMSET1D(cuMemsetD32_v2_ptds, unsigned int, rep32, 4, CU_STREAM_PER_THREAD)
+MEMSET1DA(cuMemsetD8Async, unsigned char, rep8, 1, 0)
+MEMSET1DA(cuMemsetD8Async_ptsz, unsigned char, rep8, 1, 1)
+MEMSET1DA(cuMemsetD16Async, unsigned short, rep16, 2, 0)
+MEMSET1DA(cuMemsetD16Async_ptsz, unsigned short, rep16, 2, 1)
+MEMSET1DA(cuMemsetD32Async, unsigned int, rep32, 4, 0)
+MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
+
+/* 2-D memsets: the rows are strided; re-encode every group they touch. */
+#define MEMSET2D(name, T, unit, stream)                                              \
+  CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h) {       \
+    CUresult r = ft_real.name(p, pitch, v, w, h);                                    \
+    if (r == CUDA_SUCCESS && w && h) after_memset(p, pitch * (h - 1) + w * unit, 0, 0, stream); \
+    return r;                                                                        \
+  }
+#define MEMSET2DA(name, T, unit, ptsz)                                                    \
+  CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
+    CUresult r = ft_real.name(p, pitch, v, w, h, s);                                      \
+    if (r == CUDA_SUCCESS && w && h)                                                      \
+      after_memset(p, pitch * (h - 1) + w * unit, 0, 0, FT_STREAM(s, ptsz));              \
+    return r;                                                                             \
+  }
+MEMSET2D(cuMemsetD2D8_v2, unsigned char, 1, CU_STREAM_LEGACY)
+MEMSET2D(cuMemsetD2D8_v2_ptds, unsigned char, 1, CU_STREAM_PER_THREAD)
+MEMSET2D(cuMemsetD2D16_v2, unsigned short, 2, CU_STREAM_LEGACY)
+MEMSET2D(cuMemsetD2D16_v2_ptds, unsigned short, 2, CU_STREAM_PER_THREAD)
+MEMSET2D(cuMemsetD2D32_v2, unsigned int, 4, CU_STREAM_LEGACY)
+MEMSET2D(cuMemsetD2D32_v2_ptds, unsigned int, 4, CU_STREAM_PER_THREAD)
+MEMSET2DA(cuMemsetD2D8Async, unsigned char, 1, 0)
+MEMSET2DA(cuMemsetD2D8Async_ptsz, unsigned char, 1, 1)
+MEMSET2DA(cuMemsetD2D16Async, unsigned short, 2, 0)
+MEMSET2DA(cuMemsetD2D16Async_ptsz, unsigned short, 2, 1)
+MEMSET2DA(cuMemsetD2D32Async, unsigned int, 4, 0)
+MEMSET2DA(cuMemsetD2D32Async_ptsz, unsigned int, 4, 1)

@@ -1,0 +1,109 @@
+/* ops_sync.c: synchronisation (commit points), graph launches and the writers gpuft
+ * does not model. A successful synchronising call or query commits; an
+ * unrecoverable error found then is returned per GPUFT_ON_FAIL. Graph launches
+ * and unmodelled writers are counted as unprotected operations; what they may
+ * have written is re-encoded so that it is not mistaken for corruption. */
+#include "engine.h"
+
+CUresult ft_on_cuCtxSynchronize(void) { return ft_after_sync(ft_real.cuCtxSynchronize()); }
+CUresult ft_on_cuCtxSynchronize_v2(CUcontext c) { return ft_after_sync(ft_real.cuCtxSynchronize_v2(c)); }
+CUresult ft_on_cuStreamSynchronize(CUstream s) { return ft_after_sync(ft_real.cuStreamSynchronize(s)); }
+CUresult ft_on_cuStreamSynchronize_ptsz(CUstream s) {
+  return ft_after_sync(ft_real.cuStreamSynchronize_ptsz(s));
+}
+CUresult ft_on_cuEventSynchronize(CUevent e) { return ft_after_sync(ft_real.cuEventSynchronize(e)); }
+/* A query that reports completion is a synchronisation the program relies on. */
+CUresult ft_on_cuStreamQuery(CUstream s) { return ft_after_sync(ft_real.cuStreamQuery(s)); }
+CUresult ft_on_cuStreamQuery_ptsz(CUstream s) { return ft_after_sync(ft_real.cuStreamQuery_ptsz(s)); }
+CUresult ft_on_cuEventQuery(CUevent e) { return ft_after_sync(ft_real.cuEventQuery(e)); }
+
+/* ---- graphs: an unknown set of kernels and copies ---- */
+#define GRAPH(name, ptsz)                                             \
+  CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \
+    CUresult v = ft_unknown_writer_before();                          \
+    CUresult r = ft_real.name(g, s);                                  \
+    if (r != CUDA_SUCCESS) return r;                                  \
+    ft_unknown_writer_after(FT_STREAM(s, ptsz));                      \
+    return v;                                                         \
+  }
+GRAPH(cuGraphLaunch, 0)
+GRAPH(cuGraphLaunch_ptsz, 1)
+
+/* ---- writers with a known destination: re-encode the allocation written ---- */
+static void touched(CUdeviceptr p, CUstream s) {
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find(p);
+  if (a && a->dev && a->code && a->state != FT_ST_UNPROT) {
+    ft_reencode(a->dev, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
+    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+    a->mirror_valid = 0;
+  }
+  ft_unlock();
+}
+
+#define WRITEVAL(name, T, ptsz)                                                   \
+  CUresult ft_on_##name(CUstream s, CUdeviceptr addr, T value, unsigned flags) {  \
+    CUresult r = ft_real.name(s, addr, value, flags);                             \
+    if (r == CUDA_SUCCESS) touched(addr, FT_STREAM(s, ptsz));                     \
+    return r;                                                                     \
+  }
+WRITEVAL(cuStreamWriteValue32_v2, cuuint32_t, 0)
+WRITEVAL(cuStreamWriteValue32_v2_ptsz, cuuint32_t, 1)
+WRITEVAL(cuStreamWriteValue64_v2, cuuint64_t, 0)
+WRITEVAL(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1)
+
+#define BATCHMEMOP(name, ptsz)                                                               \
+  CUresult ft_on_##name(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) { \
+    CUresult r = ft_real.name(s, count, ops, flags);                                         \
+    if (r == CUDA_SUCCESS && ops)                                                            \
+      for (unsigned i = 0; i < count; i++)                                                   \
+        if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||                           \
+            ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)                             \
+          touched(ops[i].writeValue.address, FT_STREAM(s, ptsz));                            \
+    return r;                                                                                \
+  }
+BATCHMEMOP(cuStreamBatchMemOp_v2, 0)
+BATCHMEMOP(cuStreamBatchMemOp_v2_ptsz, 1)
+
+#define BATCH(name)                                                                          \
+  CUresult ft_on_##name(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,   \
+                        CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs, CUstream s) { \
+    CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs, s);              \
+    if (r == CUDA_SUCCESS && dsts)                                                           \
+      for (size_t i = 0; i < count; i++) touched(dsts[i], FT_STREAM(s, 0));                  \
+    return r;                                                                                \
+  }
+BATCH(cuMemcpyBatchAsync_v2)
+BATCH(cuMemcpyBatchAsync_v2_ptsz)
+
+#define BATCH3D(name)                                                                        \
+  CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags,     \
+                        CUstream s) {                                                        \
+    CUresult r = ft_real.name(n, ops, flags, s);                                             \
+    if (r == CUDA_SUCCESS && ops)                                                            \
+      for (size_t i = 0; i < n; i++)                                                         \
+        if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                               \
+          touched(ops[i].dst.op.ptr.ptr, FT_STREAM(s, 0));                                   \
+    return r;                                                                                \
+  }
+BATCH3D(cuMemcpy3DBatchAsync_v2)
+BATCH3D(cuMemcpy3DBatchAsync_v2_ptsz)
+
+CUresult ft_on_cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
+  CUresult r = ft_real.cuMemcpyAtoD_v2(dst, src, off, n);
+  if (r == CUDA_SUCCESS) touched(dst, CU_STREAM_LEGACY);
+  return r;
+}
+CUresult ft_on_cuMemcpyAtoD_v2_ptds(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
+  CUresult r = ft_real.cuMemcpyAtoD_v2_ptds(dst, src, off, n);
+  if (r == CUDA_SUCCESS) touched(dst, CU_STREAM_PER_THREAD);
+  return r;
+}
+
+CUresult ft_on_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *l, unsigned n, unsigned f) {
+  CUresult v = ft_unknown_writer_before();
+  CUresult r = ft_real.cuLaunchCooperativeKernelMultiDevice(l, n, f);
+  if (r != CUDA_SUCCESS) return r;
+  for (unsigned i = 0; l && i < n; i++) ft_unknown_writer_after(l[i].hStream);
+  return v;
+}

@@ -1,0 +1,250 @@
+/* upload.c: host-to-device copies of protected memory (DESIGN.md 6.1). CPU threads
+ * copy the user's bytes into pinned memory and compute the codes in the same pass
+ * (ft_copy_encode); the DMA of chunk i runs while chunk i+1 is encoded; codes go
+ * up with the data. The pinned memory is the allocation's checkpoint when the
+ * budget (GPUFT_CKPT_MAX) allows, else a two-slot staging ring. Blocks at the
+ * edges of a copy that is not group-aligned are re-encoded on the device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define GROUP ((size_t)FT_GROUP_BYTES)
+
+static size_t chunk_bytes(void) {
+  size_t c = (size_t)FT_OPT(CHUNK);
+  if (c < GROUP) c = GROUP;
+  return c / GROUP * GROUP;
+}
+
+/* Pinned checkpoint (data then code) for a, within the budget; NULL if refused. */
+static uint8_t *mirror_for(ft_alloc_t *a) {
+  if (a->mirror) return a->mirror;
+  uint64_t need = a->size + a->code_bytes;
+  if (ft_st.bytes_checkpoint + need > (uint64_t)FT_OPT(CKPT_MAX)) {
+    if (!ft_st.ckpt_refused++)
+      FT_WARN("checkpoint budget GPUFT_CKPT_MAX=%s reached: further allocations are protected "
+              "without a host checkpoint (detection and single-bit correction still work)",
+              FT_OPT_S(CKPT_MAX));
+    return NULL;
+  }
+  void *p = NULL;
+  if (ft_drv.cuMemHostAlloc(&p, need, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) {
+    FT_WARN_CAPPED(1, "cannot pin %ju bytes for a checkpoint: uploads go through staging",
+                   (uintmax_t)need);
+    return NULL;
+  }
+  a->mirror = p;
+  a->mirror_valid = 0;
+  ft_st.bytes_checkpoint += need;
+  if (ft_st.bytes_checkpoint > ft_st.bytes_checkpoint_peak)
+    ft_st.bytes_checkpoint_peak = ft_st.bytes_checkpoint;
+  return a->mirror;
+}
+
+/* Staging ring: two slots of chunk data + its code. */
+static int staging_ready(ft_dev_t *d, size_t cb) {
+  size_t per = cb + ft_code_bytes(cb);
+  if (d->staging && d->staging_bytes >= 2 * per) return 0;
+  if (d->staging) ft_drv.cuMemFreeHost(d->staging);
+  d->staging = NULL;
+  void *p = NULL;
+  if (ft_drv.cuMemHostAlloc(&p, 2 * per, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) return -1;
+  d->staging = p;
+  d->staging_bytes = 2 * per;
+  return 0;
+}
+
+/* Device copies of the codes of groups [g0, g1) from a host code view whose
+ * arrays start at block g0*32 / group g0. */
+static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, uint64_t g1,
+                             CUstream s) {
+  uint64_t off[6];
+  ft_code_layout(a->size, off);
+  uint64_t nb_all = (a->size + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+  uint64_t b0 = g0 * FT_GROUP_BLOCKS, b1 = g1 * FT_GROUP_BLOCKS;
+  if (b1 > nb_all) b1 = nb_all;
+  const uint32_t *src[6] = {view->v, view->d, view->l2v_v, view->l2v_d, view->l2d_v, view->l2d_d};
+  for (int k = 0; k < 6; k++) {
+    uint64_t first = k < 2 ? b0 : g0, count = k < 2 ? b1 - b0 : g1 - g0;
+    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->code + off[k] + first * 4, src[k], count * 4, s);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* A code view for data starting at group g0 of a, inside its mirror's code. */
+static void mirror_view(const ft_alloc_t *a, uint64_t g0, ft_code_t *v) {
+  ft_code_t full;
+  ft_code_bind(&full, a->mirror + a->size, a->size);
+  *v = full;
+  v->v += g0 * FT_GROUP_BLOCKS;
+  v->d += g0 * FT_GROUP_BLOCKS;
+  v->l2v_v += g0;
+  v->l2v_d += g0;
+  v->l2d_v += g0;
+  v->l2d_d += g0;
+}
+
+/* Deferred copy+encode for an asynchronous copy from pinned memory: runs on the
+ * stream, in order, so it reads the source when the stream reaches the copy. */
+typedef struct {
+  uint8_t *dst;
+  const uint8_t *src;
+  size_t n;
+  ft_code_t view;
+  int encode;
+} deferred_t;
+
+static void CUDA_CB deferred_run(void *p) {
+  deferred_t *t = p;
+  if (t->encode) {
+    ft_code_t v = t->view;
+    v.len = t->n;
+    v.nblocks = (t->n + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+    v.ngroups = (v.nblocks + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS;
+    ft_copy_encode(t->dst, t->src, t->n, &v);
+  } else {
+    memcpy(t->dst, t->src, t->n);
+  }
+  free(t);
+}
+
+/* Copy (and encode) one piece [o, o+len) of the upload into host memory hdst,
+ * now or, when deferred, on the stream. */
+static CUresult stage_piece(uint8_t *hdst, const uint8_t *src, size_t len, const ft_code_t *view,
+                            int encode, int deferred, CUstream s) {
+  if (!deferred) {
+    if (encode) {
+      ft_code_t v = *view;
+      v.len = len;
+      v.nblocks = (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+      v.ngroups = (v.nblocks + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS;
+      ft_copy_encode(hdst, src, len, &v);
+    } else {
+      memcpy(hdst, src, len);
+    }
+    return CUDA_SUCCESS;
+  }
+  deferred_t *t = malloc(sizeof *t);
+  if (!t) return CUDA_ERROR_OUT_OF_MEMORY;
+  t->dst = hdst;
+  t->src = src;
+  t->n = len;
+  if (view) t->view = *view;
+  t->encode = encode;
+  CUresult r = ft_drv.cuLaunchHostFunc(s, deferred_run, t);
+  if (r != CUDA_SUCCESS) free(t);
+  return r;
+}
+
+static int is_pinned(const void *p) {
+  unsigned type = 0;
+  return ft_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                      (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+         type == CU_MEMORYTYPE_HOST;
+}
+
+CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, size_t n,
+                   CUstream s, int sync) {
+  const uint8_t *src = src_;
+  size_t end = off + n;
+  FT_ASSERT(end <= a->size && n > 0);
+  int deferred = !sync && is_pinned(src);
+  if (!deferred) {
+    /* As the driver does for pageable memory: the copy starts after the work
+     * already in the stream (which may still be writing the source). */
+    ft_unlock();
+    CUresult r = ft_real.cuStreamSynchronize(s);
+    ft_lock();
+    if (r != CUDA_SUCCESS) return r;
+  }
+  double t0 = ft_cpu_now();
+  int whole = off == 0 && end == a->size;
+  /* Host-encodable range: whole groups, or up to the allocation's end. */
+  size_t hs = (off + GROUP - 1) / GROUP * GROUP;
+  size_t he = end == a->size ? end : end / GROUP * GROUP;
+  int host_enc = a->state != FT_ST_UNPROT && a->code && (a->state == FT_ST_CLEAN || whole) && hs < he;
+  uint8_t *mir = a->state != FT_ST_UNPROT ? mirror_for(a) : NULL;
+  size_t cb = chunk_bytes();
+  if (!mir && staging_ready(d, cb) != 0) {
+    ft_unlock();
+    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, src, n, s);
+    if (r == CUDA_SUCCESS && sync) r = ft_real.cuStreamSynchronize(s);
+    ft_lock();
+    if (r == CUDA_SUCCESS && a->code) ft_reencode(d, a, 0, (a->size + GROUP - 1) / GROUP, s);
+    return r;
+  }
+  CUresult r = CUDA_SUCCESS;
+  int slot = 0;
+  /* pieces: [off, hs) plain, [hs, he) encoded in chunks, [he, end) plain */
+  size_t cuts[3][2] = {{off, host_enc ? hs : end}, {host_enc ? hs : end, host_enc ? he : end},
+                       {host_enc ? he : end, end}};
+  for (int piece = 0; piece < 3 && r == CUDA_SUCCESS; piece++) {
+    size_t p0 = cuts[piece][0], p1 = cuts[piece][1];
+    int encode = piece == 1;
+    for (size_t c0 = p0; c0 < p1 && r == CUDA_SUCCESS;) {
+      size_t c1 = encode ? (c0 + cb < p1 ? c0 + cb : p1) : p1;
+      if (!mir && c1 - c0 > cb) c1 = c0 + cb;
+      uint8_t *host;
+      ft_code_t view;
+      if (mir) {
+        host = mir + c0;
+        mirror_view(a, c0 / GROUP, &view);
+      } else {
+        size_t per = cb + ft_code_bytes(cb);
+        uint8_t *base = d->staging + slot * per;
+        /* the slot's previous DMA must be finished before it is overwritten */
+        ft_unlock();
+        r = ft_real.cuEventSynchronize(d->staging_done[slot]);
+        ft_lock();
+        if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_HANDLE) break;
+        r = CUDA_SUCCESS;
+        host = base;
+        ft_code_bind(&view, base + cb, c1 - c0);
+      }
+      r = stage_piece(host, src + (c0 - off), c1 - c0, encode ? &view : NULL, encode, deferred, s);
+      if (r != CUDA_SUCCESS) break;
+      r = ft_real.cuMemcpyHtoDAsync_v2(a->base + c0, host, c1 - c0, s);
+      if (r != CUDA_SUCCESS) break;
+      if (encode) {
+        r = upload_codes(a, &view, c0 / GROUP, (c1 + GROUP - 1) / GROUP, s);
+        ft_st.bytes_encoded_host += c1 - c0;
+      }
+      if (!mir) {
+        ft_drv.cuEventRecord(d->staging_done[slot], s);
+        slot ^= 1;
+      }
+      c0 = c1;
+    }
+  }
+  if (r != CUDA_SUCCESS) {
+    /* Part of the data may be on the device without its code. */
+    if (a->state == FT_ST_CLEAN) ft_set_state(a, FT_ST_UNINIT);
+    a->mirror_valid = 0;
+    return r;
+  }
+  if (a->code && a->state != FT_ST_UNPROT) {
+    if (host_enc) {
+      if (off < hs) ft_reencode(d, a, off / GROUP, hs / GROUP, s);
+      if (he < end) ft_reencode(d, a, he / GROUP, (end + GROUP - 1) / GROUP, s);
+    } else {
+      /* nothing encoded on the host: encode the affected groups (or all of a
+       * never fully written allocation) on the device */
+      uint64_t g0 = a->state == FT_ST_CLEAN ? off / GROUP : 0;
+      uint64_t g1 = a->state == FT_ST_CLEAN ? (end + GROUP - 1) / GROUP : (a->size + GROUP - 1) / GROUP;
+      ft_reencode(d, a, g0, g1, s);
+    }
+    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+  }
+  if (mir) a->mirror_valid = whole ? 1 : a->mirror_valid;
+  /* a device re-encode changed code words the mirror does not have */
+  if (mir && (off < hs || he < end || !host_enc)) a->mirror_valid = a->mirror_valid && !a->code;
+  ft_st.cpu_seconds += ft_cpu_now() - t0;
+  if (sync) {
+    ft_unlock();
+    r = ft_real.cuStreamSynchronize(s);
+    ft_lock();
+  }
+  return r;
+}

@@ -1,0 +1,13 @@
+/* Kernel tests (tests/kernels): TEST_ENTRY(name, timeout_s). */
+TEST_ENTRY(module_load, 30)
+TEST_ENTRY(fatbin_magic, 10)
+TEST_ENTRY(encode_lengths, 120)
+TEST_ENTRY(encode_grids_ranges, 60)
+TEST_ENTRY(encode_single_group, 30)
+TEST_ENTRY(encode_no_job, 30)
+TEST_ENTRY(empty_spans, 30)
+TEST_ENTRY(unaligned_spans, 60)
+TEST_ENTRY(verify_clean, 120)
+TEST_ENTRY(verify_flips, 180)
+TEST_ENTRY(verify_many_bad, 60)
+TEST_ENTRY(verify_copy, 60)
