@@ -2,6 +2,12 @@
  * 32 blocks (ftk_warp.h). Built device-only into a fatbin: no CUDA runtime. */
 #include "ftk_warp.h"
 
+/* At least 4 blocks (32 warps, 128 KiB of loads in flight) per SM: caps registers
+ * at 64, which encode and verify fit without spilling on every architecture
+ * (ptxas -v). verify_copy needs more on sm_120 (78, and it spills under any cap
+ * there): it is left to ptxas. */
+#define FTK_MIN_BLOCKS_PER_SM 4
+
 /* Grid-stride loop of each warp over its groups, then the job protocol of ftk.h:
  * every thread fences its writes system-wide before the block counts itself done,
  * and the block completing the count fences again before setting `done`, so a host
@@ -29,11 +35,11 @@ static __device__ __forceinline__ void ftk_run(const ftk_span_t &s, int mode) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(FTK_THREADS) ftk_encode(ftk_span_t s) {
+extern "C" __global__ void __launch_bounds__(FTK_THREADS, FTK_MIN_BLOCKS_PER_SM) ftk_encode(ftk_span_t s) {
   ftk_run(s, FTK_MODE_ENCODE);
 }
 
-extern "C" __global__ void __launch_bounds__(FTK_THREADS) ftk_verify(ftk_span_t s) {
+extern "C" __global__ void __launch_bounds__(FTK_THREADS, FTK_MIN_BLOCKS_PER_SM) ftk_verify(ftk_span_t s) {
   ftk_run(s, FTK_MODE_VERIFY);
 }
 

@@ -1,7 +1,7 @@
 /* api.c: the public gpuft_ functions (gpuft.h). */
 #include "gpuft.h"
 
-#include "ft.h"
+#include "engine.h"
 
 FT_API const char *gpuft_version(void) { return GPUFT_VERSION; }
 
@@ -13,4 +13,18 @@ FT_API int gpuft_enabled(void) {
 FT_API int gpuft_write_report(const char *path) {
   ft_init();
   return path ? ft_report_write_json(path) : -1;
+}
+
+FT_API int gpuft_debug_code_range(unsigned long long dptr, unsigned long long *code,
+                                  unsigned long long *code_bytes) {
+  ft_init();
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find((CUdeviceptr)dptr);
+  int ok = a && a->code && a->state != FT_ST_UNPROT;
+  if (ok) {
+    if (code) *code = a->code;
+    if (code_bytes) *code_bytes = a->code_bytes;
+  }
+  ft_unlock();
+  return ok ? 0 : -1;
 }

@@ -83,12 +83,16 @@ static CUresult fetch_group(ft_dev_t *d, const ft_alloc_t *a, uint64_t g, uint8_
   return r;
 }
 
-/* Write back words of the group that differ (never the whole group: other streams
- * may be writing elsewhere in it). */
-static void put_diff(ft_dev_t *d, CUdeviceptr dst, const uint32_t *now, const uint32_t *was,
-                     size_t nwords) {
-  for (size_t i = 0; i < nwords; i++)
-    if (now[i] != was[i]) ft_real.cuMemcpyHtoDAsync_v2(dst + i * 4, &now[i], 4, d->stream);
+/* Write back the words of [0, bytes) that differ (never the whole group: other
+ * streams may be writing elsewhere in it), without going past `bytes`. */
+static CUresult put_diff(ft_dev_t *d, CUdeviceptr dst, const uint32_t *now, const uint32_t *was,
+                         size_t bytes) {
+  CUresult r = CUDA_SUCCESS;
+  for (size_t i = 0; i * 4 < bytes && r == CUDA_SUCCESS; i++)
+    if (now[i] != was[i])
+      r = ft_real.cuMemcpyHtoDAsync_v2(dst + i * 4, &now[i], bytes - i * 4 < 4 ? bytes - i * 4 : 4,
+                                       d->stream);
+  return r;
 }
 
 /* Repair group g of a; returns 1 if it is fine now, 0 if not. */
@@ -125,11 +129,17 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, uint64_t g, int why, int *re
   if (!bad) {
     uint64_t o[6];
     ft_code_layout(a->size, o);
-    put_diff(d, a->base + g * G, data, data0, (len + 3) / 4);
-    put_diff(d, a->code + o[0] + g * 128, v, v0, nblk);
-    put_diff(d, a->code + o[1] + g * 128, dv, dv0, nblk);
-    for (int k = 0; k < 4; k++) put_diff(d, a->code + o[2 + k] + g * 4, &l2[k], &l20[k], 1);
-    ft_real.cuStreamSynchronize(d->stream);
+    CUresult r = put_diff(d, a->base + g * G, data, data0, len);
+    if (!r) r = put_diff(d, a->code + o[0] + g * 128, v, v0, nblk * 4);
+    if (!r) r = put_diff(d, a->code + o[1] + g * 128, dv, dv0, nblk * 4);
+    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, a->code + o[2 + k] + g * 4, &l2[k], &l20[k], 4);
+    if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+    if (r) {
+      ft_st.uncorrectable++;
+      ft_event(a, g * G, -1, "write-back failed", FT_OUT_UNCORRECTABLE, why_name(why));
+      fail(a, g * G, "the corrected data could not be written back");
+      return 0;
+    }
     for (size_t i = 0; i < nev && i < 40; i++) {
       const char *kind = ev[i].kind == FT_ACT_DATA_BIT ? "data bit"
                          : ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT ? "code bit"

@@ -14,6 +14,12 @@ int gpuft_enabled(void);
 /* Write the JSON report now (as at exit with GPUFT_REPORT); 0 on success. */
 int gpuft_write_report(const char *path);
 
+/* For tests and tools: the device code buffer protecting the allocation that
+ * contains device address `dptr`. Returns 0 and fills *code / *code_bytes, or -1
+ * when the address is not in a protected allocation. */
+int gpuft_debug_code_range(unsigned long long dptr, unsigned long long *code,
+                           unsigned long long *code_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,6 +84,8 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
   if (r != CUDA_SUCCESS) return r;
   int repaired = 0;
   CUresult verdict = ft_commit_ex(a, &repaired);
+  FT_DEBUG("read-back of %zu bytes at %#llx: verified%s", n, (unsigned long long)src,
+           repaired ? ", repaired: copying again" : "");
   if (repaired) {
     r = ptsz ? ft_real.cuMemcpyDtoH_v2_ptds(dst, src, n) : ft_real.cuMemcpyDtoH_v2(dst, src, n);
     if (r != CUDA_SUCCESS) return r;

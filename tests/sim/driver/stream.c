@@ -214,7 +214,8 @@ static pthread_key_t pt_key;
 static pthread_once_t pt_once = PTHREAD_ONCE_INIT;
 
 /* Thread exit: its per-thread default streams finish their work and go away. */
-static void pt_release(void *unused) {
+/* Not instrumented by TSan, for the reason given at ctx.c's tls_release. */
+__attribute__((no_sanitize("thread"))) static void pt_release(void *unused) {
   for (int i = 0; i < PT_MAX; i++) {
     if (!pt_streams[i].s) continue;
     sim_stream_t *s = pt_streams[i].s;

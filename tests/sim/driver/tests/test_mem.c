@@ -263,7 +263,14 @@ TEST_IMPL(mem_host_kinds) {
   for (int i = 0; i < 64; i++) ASSERT_EQ(((unsigned *)(uintptr_t)mg)[i], 7u);
   CK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_IS_MANAGED, mg));
   ASSERT_EQ(type, 1u);
+  /* cuMemFree frees managed memory (not an interior pointer, not twice). */
+  ASSERT_CU(cuMemFree(mg + 8), CUDA_ERROR_INVALID_VALUE);
   CK(cuMemFree(mg));
+  ASSERT_CU(cuMemFree(mg), CUDA_ERROR_INVALID_VALUE);
+  /* ... but not pinned memory, which is cuMemFreeHost's. */
+  CK(cuMemAllocHost((void **)&ph, 64));
+  ASSERT_CU(cuMemFree((CUdeviceptr)(uintptr_t)ph), CUDA_ERROR_INVALID_VALUE);
+  CK(cuMemFreeHost(ph));
   /* Registered host memory. */
   static unsigned buf[1024];
   CK(cuMemHostRegister(buf, sizeof buf, CU_MEMHOSTREGISTER_DEVICEMAP));

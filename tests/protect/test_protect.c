@@ -1,0 +1,403 @@
+/* test_protect.c: gpuft's protection on the simulator — example programs and
+ * driver-API cases run with and without LD_PRELOAD=libgpuft.so, faults injected
+ * through the simulator (SIMCUDA_FLIP, simcudaFlipNow), outcomes read from the
+ * programs' checksums and gpuft's JSON report. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "runner.h"
+#include "xparity.h"
+
+#define PRELOAD "LD_PRELOAD=" GPUFT_LIB
+#define SIMPATH "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
+
+typedef struct {
+  int status;
+  uint64_t checksum;
+  int has_checksum;
+  char *out, *err, *json; /* json: the report, or NULL */
+} run_t;
+
+static void run_free(run_t *r) {
+  free(r->out);
+  free(r->err);
+  free(r->json);
+  memset(r, 0, sizeof *r);
+}
+
+/* Runs argv on the simulator; gpuft preloaded when `gp`; flip: SIMCUDA_FLIP or
+ * NULL; extra: more NAME=value (NULL-terminated, may be NULL). */
+static void run(const char *const argv[], int gp, const char *flip, const char *const *extra,
+                run_t *out) {
+  static int seq;
+  char rep[256], env_rep[300], env_flip[1024];
+  snprintf(rep, sizeof rep, "/tmp/gpuft-protect-%d-%d.json", (int)getpid(), ++seq);
+  unlink(rep);
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  snprintf(env_flip, sizeof env_flip, "SIMCUDA_FLIP=%s", flip ? flip : "");
+  const char *env[16];
+  int k = 0;
+  env[k++] = SIMPATH;
+  env[k++] = gp ? PRELOAD : "LD_PRELOAD";
+  env[k++] = gp ? env_rep : "GPUFT_REPORT";
+  env[k++] = flip ? env_flip : "SIMCUDA_FLIP";
+  for (int i = 0; extra && extra[i] && k < 15; i++) env[k++] = extra[i];
+  env[k] = NULL;
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+  memset(out, 0, sizeof *out);
+  out->status = r.status;
+  out->out = r.out;
+  out->err = r.err;
+  const char *c = strstr(r.out, "checksum: ");
+  if (c && sscanf(c + 10, "%" SCNx64, &out->checksum) == 1) out->has_checksum = 1;
+  out->json = gp ? read_file(rep) : NULL;
+  unlink(rep);
+}
+
+static uint64_t jget(const run_t *r, const char *key) {
+  uint64_t v = 0;
+  if (!r->json || json_u64(r->json, key, &v) != 0) FT_FAIL_("report lacks \"%s\"", key);
+  return v;
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+#ifdef APP_SGEMM
+#define HAVE_APPS 1
+#else
+#define HAVE_APPS 0
+#define APP_VECADD ""
+#define APP_SGEMM ""
+#define APP_JACOBI ""
+#define APP_MULTISTREAM ""
+#define APP_MULTISTREAM_PTDS ""
+#endif
+#define NEED_APPS() \
+  if (!HAVE_APPS) return TEST_SKIPF("nvcc not found: the example programs were not built")
+
+/* ---- fault-free ---- */
+
+TEST_IMPL(fault_free_apps_identical) {
+  NEED_APPS();
+  static const struct {
+    const char *exe, *a1, *a2;
+  } cases[] = {
+      {APP_VECADD, "1", NULL},      {APP_VECADD, "1000", NULL},   {APP_VECADD, "1048576", NULL},
+      {APP_SGEMM, "1", NULL},       {APP_SGEMM, "17", NULL},      {APP_SGEMM, "64", NULL},
+      {APP_SGEMM, "130", NULL},     {APP_JACOBI, "64", "10"},     {APP_JACOBI, "100", "30"},
+      {APP_MULTISTREAM, NULL, NULL}, {APP_MULTISTREAM_PTDS, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *argv[] = {cases[i].exe, cases[i].a1, cases[i].a1 ? cases[i].a2 : NULL, NULL};
+    run_t p, g;
+    run(argv, 0, NULL, NULL, &p);
+    ASSERT_EQ(p.status, 0);
+    for (int rep = 0; rep < 2; rep++) {
+      run(argv, 1, NULL, NULL, &g);
+      if (g.status != 0) FT_FAIL_("%s %s under gpuft: %s", cases[i].exe, cases[i].a1, g.err);
+      ASSERT_STR_EQ(g.out, p.out);
+      ASSERT_EQ(jget(&g, "detected"), 0u);
+      ASSERT_EQ(jget(&g, "uncorrectable"), 0u);
+      ASSERT_GT(jget(&g, "verifications") + jget(&g, "encodes"), 0u);
+      ASSERT_GT(jget(&g, "protected"), 0u);
+      run_free(&g);
+    }
+    run_free(&p);
+  }
+  return TEST_OK;
+}
+
+/* ---- single-bit flips at rest ---- */
+
+static uint64_t golden(const char *exe, const char *arg) {
+  const char *argv[] = {exe, arg, NULL};
+  run_t p;
+  run(argv, 0, NULL, NULL, &p);
+  ASSERT_EQ(p.status, 0);
+  ASSERT(p.has_checksum);
+  uint64_t c = p.checksum;
+  run_free(&p);
+  return c;
+}
+
+TEST_IMPL(single_flip_at_rest_corrected) {
+  NEED_APPS();
+  /* sgemm's C (96 x 96 floats: 36,864 bytes, 9 groups) and vecadd's c, read back
+   * by one device-to-host copy; flips land just before that copy */
+  static const struct {
+    const char *exe, *arg;
+    size_t bytes;
+  } apps[] = {{APP_SGEMM, "96", 96 * 96 * 4}, {APP_VECADD, "5000", 5000 * 4}};
+  int runs = 0;
+  for (size_t ai = 0; ai < 2; ai++) {
+    uint64_t gold = golden(apps[ai].exe, apps[ai].arg);
+    size_t n = apps[ai].bytes;
+    size_t offs[] = {0, 1, 3, 127, 128, 129, 4095, 4096, 4097, 8191, n / 2, n - 129, n - 2, n - 1};
+    for (size_t oi = 0; oi < sizeof offs / sizeof *offs; oi++) {
+      for (int bit = 0; bit < 8; bit += 3) {
+        char spec[128];
+        snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%zu,bits=%d", offs[oi], bit);
+        const char *argv[] = {apps[ai].exe, apps[ai].arg, NULL};
+        run_t p, g;
+        run(argv, 0, spec, NULL, &p);
+        ASSERT(p.has_checksum);
+        if (p.checksum == gold) FT_FAIL_("%s: the flip did not bite", spec);
+        run(argv, 1, spec, NULL, &g);
+        if (g.status != 0 || !g.has_checksum || g.checksum != gold)
+          FT_FAIL_("%s %s, %s: not corrected (status %d)\n%s", apps[ai].exe, apps[ai].arg, spec,
+                   g.status, g.err);
+        ASSERT_EQ(jget(&g, "corrected"), 1u);
+        ASSERT_EQ(jget(&g, "detected"), 1u);
+        ASSERT_EQ(jget(&g, "uncorrectable"), 0u);
+        ASSERT(strstr(g.json, "\"outcome\": \"corrected\"") != NULL);
+        ASSERT(strstr(g.json, "\"kind\": \"data bit\"") != NULL);
+        char want[64];
+        snprintf(want, sizeof want, "\"offset\": %zu, \"bit\": %zu", offs[oi] / 4 * 4,
+                 (offs[oi] % 4) * 8 + (size_t)bit);
+        if (!strstr(g.json, want)) FT_FAIL_("%s: event lacks %s:\n%s", spec, want, g.json);
+        run_free(&p);
+        run_free(&g);
+        runs++;
+      }
+    }
+  }
+  printf("# %d single-bit flips at rest, all corrected\n", runs);
+  return TEST_OK;
+}
+
+/* ---- double flips ---- */
+
+TEST_IMPL(double_flip_one_block_never_miscorrected) {
+  NEED_APPS();
+  uint64_t gold = golden(APP_SGEMM, "96");
+  static const struct {
+    size_t o1;
+    int b1;
+    size_t o2;
+    int b2;
+  } pairs[] = {{0, 0, 0, 1}, {100, 3, 100, 7}, {100, 3, 120, 3}, {4096, 0, 4096 + 127, 7},
+               {5000, 2, 5004, 2}, {36000, 6, 36001, 6}, {128, 0, 132, 1}, {20000, 5, 20064, 4}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    char spec[256];
+    snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%zu,bits=%d;before=d2h:1,src,offset=%zu,bits=%d",
+             pairs[i].o1, pairs[i].b1, pairs[i].o2, pairs[i].b2);
+    if (pairs[i].o1 == pairs[i].o2)
+      snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%zu,bits=%d+%d", pairs[i].o1,
+               pairs[i].b1, pairs[i].b2);
+    const char *argv[] = {APP_SGEMM, "96", NULL};
+    const char *warn[] = {"GPUFT_ON_FAIL=warn", NULL};
+    const char *err[] = {"GPUFT_ON_FAIL=error", NULL};
+    run_t p, w, e;
+    run(argv, 0, spec, NULL, &p);
+    ASSERT(p.has_checksum && p.checksum != gold);
+    /* warn: the program goes on with exactly the data the flips left (gpuft
+     * changed nothing), and the report says uncorrectable */
+    run(argv, 1, spec, warn, &w);
+    ASSERT(w.has_checksum);
+    if (w.checksum != p.checksum) FT_FAIL_("%s: data changed by gpuft (miscorrection)", spec);
+    ASSERT_GE(jget(&w, "uncorrectable"), 1u);
+    ASSERT_EQ(jget(&w, "corrected"), 0u);
+    ASSERT(strstr(w.err, "uncorrectable memory error") != NULL);
+    /* error (the default): the read-back call fails with the ECC error */
+    run(argv, 1, spec, err, &e);
+    ASSERT_NE(e.status, 0);
+    ASSERT(strstr(e.err, "cudaErrorECCUncorrectable") != NULL);
+    ASSERT_GE(jget(&e, "uncorrectable"), 1u);
+    run_free(&p);
+    run_free(&w);
+    run_free(&e);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(double_flip_two_groups_both_corrected) {
+  NEED_APPS();
+  uint64_t gold = golden(APP_SGEMM, "96");
+  for (size_t o = 0; o < 36864 - 4096; o += 4096 + 1111) {
+    char spec[256];
+    snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%zu,bits=2;before=d2h:1,src,offset=%zu,bits=5",
+             o, o + 4096);
+    const char *argv[] = {APP_SGEMM, "96", NULL};
+    run_t g;
+    run(argv, 1, spec, NULL, &g);
+    if (g.status != 0 || g.checksum != gold) FT_FAIL_("%s: not corrected\n%s", spec, g.err);
+    ASSERT_EQ(jget(&g, "corrected"), 2u);
+    run_free(&g);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(on_fail_abort) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "96", NULL};
+  const char *ab[] = {"GPUFT_ON_FAIL=abort", NULL};
+  run_t a;
+  run(argv, 1, "before=d2h:1,src,offset=300,bits=1+2", ab, &a);
+  ASSERT_EQ(a.status, 128 + SIGABRT);
+  ASSERT(strstr(a.err, "aborting (GPUFT_ON_FAIL=abort)") != NULL);
+  run_free(&a);
+  return TEST_OK;
+}
+
+/* ---- a read-only input hit before the kernel reads it ---- */
+
+TEST_IMPL(read_only_input_flip_detected_after_launch) {
+  NEED_APPS();
+  int runs = 0;
+  for (int arg = 0; arg < 2; arg++) {
+    for (size_t off = 0; off < 36864; off += 3001) {
+      for (int bit = 1; bit < 8; bit += 5) {
+        char spec[128];
+        snprintf(spec, sizeof spec, "before=launch:sgemm:1,arg=%d,offset=%zu,bits=%d", arg, off, bit);
+        const char *argv[] = {APP_SGEMM, "96", NULL};
+        run_t g;
+        run(argv, 1, spec, NULL, &g);
+        ASSERT_EQ(jget(&g, "detected"), 1u);
+        ASSERT_EQ(jget(&g, "corrected"), 1u);
+        if (!strstr(g.json, "\"where\": \"after launch (read-only argument)\""))
+          FT_FAIL_("%s: not reported as a read-only argument hit:\n%s", spec, g.json);
+        run_free(&g);
+        runs++;
+      }
+    }
+  }
+  printf("# %d flips in sgemm's inputs detected after the launch\n", runs);
+  return TEST_OK;
+}
+
+/* ---- code words ---- */
+
+TEST_IMPL(code_array_flips_are_code_errors) {
+  const char *argv[] = {EXE_PCASES, "codeflip", NULL};
+  run_t g;
+  run(argv, 1, NULL, NULL, &g);
+  if (g.status != 0) FT_FAIL_("pcases codeflip: %s", g.err);
+  int ok = 0, tries = -1;
+  ASSERT_EQ(sscanf(g.out, "codeflip: %d of %d read-backs correct", &ok, &tries), 2);
+  ASSERT_EQ(ok, tries);
+  /* flips that hit real code words (not the padding between the arrays) */
+  uint64_t len = 3 * 4096 + 1000, off[6], nb = (len + 127) / 128, ng = (nb + 31) / 32;
+  uint64_t cb = ft_code_layout(len, off);
+  int expect = 0;
+  for (uint64_t w = 0; w < cb / 4; w += 3)
+    for (int k = 0; k < 6; k++) {
+      uint64_t first = off[k] / 4, cnt = k < 2 ? nb : ng;
+      if (w >= first && w < first + cnt) expect += 3;
+    }
+  ASSERT_GT(expect, 0);
+  ASSERT_EQ(jget(&g, "corrected"), (uint64_t)expect);
+  ASSERT_EQ(jget(&g, "code_words"), (uint64_t)expect);
+  ASSERT_EQ(count(g.json, "\"kind\": \"data bit\""), 0);
+  ASSERT_EQ(count(g.json, "\"kind\": \"code bit\"") + count(g.json, "\"kind\": \"level-2 code\""),
+            expect);
+  run_free(&g);
+  return TEST_OK;
+}
+
+/* ---- bad input ---- */
+
+TEST_IMPL(bad_input_same_as_driver) {
+  const char *argv[] = {EXE_PCASES, "badinput", NULL};
+  run_t p, g;
+  run(argv, 0, NULL, NULL, &p);
+  run(argv, 1, NULL, NULL, &g);
+  ASSERT_EQ(p.status, 0);
+  ASSERT_EQ(g.status, 0);
+  ASSERT_STR_EQ(g.out, p.out);
+  ASSERT(strstr(g.out, "intact 1") != NULL);
+  ASSERT(strstr(g.out, "freeA_again 0") == NULL); /* the driver refuses a double free */
+  ASSERT_EQ(jget(&g, "detected"), 0u);
+  run_free(&p);
+  run_free(&g);
+  return TEST_OK;
+}
+
+TEST_IMPL(unaligned_sizes_and_offsets) {
+  const char *noflip[] = {EXE_PCASES, "unaligned", NULL};
+  const char *flip[] = {EXE_PCASES, "unaligned", "flip", NULL};
+  run_t p, pf, g, gf;
+  run(noflip, 0, NULL, NULL, &p);
+  run(flip, 0, NULL, NULL, &pf);
+  run(noflip, 1, NULL, NULL, &g);
+  run(flip, 1, NULL, NULL, &gf);
+  ASSERT_EQ(count(p.out, "match 1"), 7);
+  ASSERT_STR_EQ(g.out, p.out);
+  ASSERT_LT(count(pf.out, "match 1"), 7); /* the flips bite */
+  ASSERT_STR_EQ(gf.out, p.out);          /* and gpuft repairs them all */
+  uint64_t flips = 0;
+  static const size_t sizes[] = {1, 127, 129, 1000, 4097, 70001, 300000};
+  for (size_t i = 0; i < 7; i++) flips += (sizes[i] + 4095) / 4096;
+  ASSERT_EQ(jget(&gf, "corrected"), flips);
+  ASSERT_EQ(jget(&g, "detected"), 0u);
+  run_free(&p);
+  run_free(&pf);
+  run_free(&g);
+  run_free(&gf);
+  return TEST_OK;
+}
+
+TEST_IMPL(checkpoint_budget) {
+  const char *argv[] = {EXE_PCASES, "budget", NULL};
+  const char *env[] = {"GPUFT_CKPT_MAX=64KiB", NULL};
+  run_t g;
+  run(argv, 1, NULL, env, &g);
+  ASSERT_EQ(g.status, 0);
+  ASSERT_STR_EQ(g.out, "budget: 6 of 6 read-backs correct\n");
+  ASSERT_EQ(count(g.err, "checkpoint budget GPUFT_CKPT_MAX"), 1);
+  ASSERT_LE(jget(&g, "checkpoint"), 64u * 1024);
+  ASSERT_EQ(jget(&g, "corrected"), 6u);
+  run_free(&g);
+  return TEST_OK;
+}
+
+TEST_IMPL(detect_mode_does_not_modify) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "96", NULL};
+  const char *env[] = {"GPUFT_MODE=detect", "GPUFT_ON_FAIL=warn", NULL};
+  const char *spec = "before=d2h:1,src,offset=999,bits=4";
+  run_t p, g;
+  run(argv, 0, spec, NULL, &p);
+  run(argv, 1, spec, env, &g);
+  ASSERT(g.has_checksum && p.has_checksum);
+  ASSERT_EQ(g.checksum, p.checksum);
+  ASSERT_EQ(jget(&g, "detected"), 1u);
+  ASSERT_EQ(jget(&g, "corrected"), 0u);
+  ASSERT(strstr(g.json, "\"outcome\": \"detected\"") != NULL);
+  run_free(&p);
+  run_free(&g);
+  return TEST_OK;
+}
+
+TEST_IMPL(report_json_fields) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "64", NULL};
+  run_t g;
+  run(argv, 1, "before=d2h:1,src,offset=64,bits=0", NULL, &g);
+  ASSERT(g.json != NULL);
+  static const char *const keys[] = {
+      "\"errors\": {",     "\"detected\": ",     "\"corrected\": ",   "\"recovered\": ",
+      "\"uncorrectable\": ", "\"permanent\": ",  "\"bytes\": {",      "\"protected\": ",
+      "\"checkpoint\": ",  "\"encoded_host\": ", "\"encoded_device\": ", "\"verified_device\": ",
+      "\"launches\": ",    "\"unprotected_ops\": ", "\"events\": [",   "\"allocation\": ",
+      "\"offset\": ",      "\"bit\": ",          "\"kind\": ",        "\"outcome\": ",
+      "\"coverage\": ",    "\"cpu_seconds\": "};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (!strstr(g.json, keys[i])) FT_FAIL_("report lacks %s:\n%s", keys[i], g.json);
+  ASSERT_EQ(jget(&g, "launches"), 1u);
+  ASSERT_EQ(jget(&g, "encoded_host"), 2u * 64 * 64 * 4); /* A and B, encoded while copied */
+  ASSERT_GT(jget(&g, "verified_device"), 0u);
+  /* the stderr summary */
+  ASSERT(strstr(g.err, "1 detected, 1 corrected") != NULL);
+  run_free(&g);
+  return TEST_OK;
+}
