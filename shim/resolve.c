@@ -110,6 +110,7 @@ static void resolve(void) {
     if (g_map[i].real == g_map[i - 1].real)
       FT_DEBUG("the driver aliases two hooked entry points at %p", g_map[i].real);
   ft_enabled = FT_OPT(ENABLE) != 0;
+  ft_codec_set_threads((int)FT_OPT(THREADS));
   if (FT_OPT_S(CODEC)[0] && ft_codec_set_variant(FT_OPT_S(CODEC)) != 0)
     FT_WARN("GPUFT_CODEC=%s is not available on this CPU: using %s", FT_OPT_S(CODEC),
             ft_codec_variant());

@@ -159,7 +159,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
     ft_lock();
     if (r != CUDA_SUCCESS) return r;
   }
-  double t0 = ft_cpu_now();
+  double t0 = ft_cpu_now(), wall0 = ft_now();
   int whole = off == 0 && end == a->size;
   /* Host-encodable range: whole groups, or up to the allocation's end. */
   size_t hs = (off + GROUP - 1) / GROUP * GROUP;
@@ -241,10 +241,13 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   /* a device re-encode changed code words the mirror does not have */
   if (mir && (off < hs || he < end || !host_enc)) a->mirror_valid = a->mirror_valid && !a->code;
   ft_st.cpu_seconds += ft_cpu_now() - t0;
+  double w0 = ft_now();
   if (sync) {
     ft_unlock();
     r = ft_real.cuStreamSynchronize(s);
     ft_lock();
   }
+  FT_DEBUG("upload of %zu bytes: staging %.3f ms, then waiting %.3f ms", n, (w0 - wall0) * 1e3,
+           (ft_now() - w0) * 1e3);
   return r;
 }
