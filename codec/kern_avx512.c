@@ -1,7 +1,8 @@
 /* kern_avx512.c: AVX-512 block kernels. A block is two 512-bit loads; since
  * rotl(w[j+16], j+16) = rotl(rotl(w[j+16], 16), j), D needs one immediate and one
  * variable rotate (vprolvd) per block. The 16-lane partials of 8 blocks' V and D
- * are folded together into one register before storing. Compiled with -mavx512f. */
+ * are folded together into one register; two such make whole lines of V and D
+ * words. Compiled with -mavx512f. */
 #include <immintrin.h>
 
 #include "kernels.h"
@@ -39,12 +40,6 @@ static inline void store_codes(uint32_t *v, uint32_t *d, __m512i r, int nt) {
 static inline __m512i eight_blocks(uint8_t *dst, const uint8_t *src, int stream) {
   const __m512i idx = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   __m512i x[16];
-#ifdef FT_PF
-  for (int l = 0; l < 16; l++) _mm_prefetch((const char *)src + FT_PF + l * 64, FT_PFH);
-#endif
-#ifdef FT_PF2
-  for (int l = 0; l < 16; l++) _mm_prefetch((const char *)src + FT_PF2 + l * 64, _MM_HINT_T0);
-#endif
   for (int b = 0; b < 8; b++) {
     __m512i lo = _mm512_loadu_si512((const void *)(src + b * 128));
     __m512i hi = _mm512_loadu_si512((const void *)(src + b * 128 + 64));
@@ -63,22 +58,54 @@ static inline __m512i eight_blocks(uint8_t *dst, const uint8_t *src, int stream)
   return fold16(x);
 }
 
-static void encode(const uint8_t *src, size_t n, uint32_t *v, uint32_t *d, int nt) {
+/* 16 blocks at a time: their V words and D words fill one 64-byte line each, which
+ * go out as whole-line (streaming) stores; partial-line streaming stores would hold
+ * write-combining buffers the loads need. */
+static inline void store16(uint32_t *v, uint32_t *d, __m512i r1, __m512i r2, int nt) {
+  const __m512i iv = _mm512_set_epi32(23, 22, 21, 20, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i id = _mm512_set_epi32(31, 30, 29, 28, 27, 26, 25, 24, 15, 14, 13, 12, 11, 10, 9, 8);
+  __m512i vv = _mm512_permutex2var_epi32(r1, iv, r2), dd = _mm512_permutex2var_epi32(r1, id, r2);
+  if (nt && !(((uintptr_t)v | (uintptr_t)d) & 63)) {
+    _mm512_stream_si512((void *)v, vv);
+    _mm512_stream_si512((void *)d, dd);
+  } else {
+    _mm512_storeu_si512((void *)v, vv);
+    _mm512_storeu_si512((void *)d, dd);
+  }
+}
+
+/* Prefetch distance (bytes ahead of the block being read): lets the loads of
+ * later blocks be in flight while this one is folded. */
+#define PF_AHEAD 2048
+
+static inline __m512i eight_pf(uint8_t *dst, const uint8_t *src, int stream) {
+  for (int l = 0; l < 16; l++) _mm_prefetch((const char *)src + PF_AHEAD + l * 64, _MM_HINT_T0);
+  return eight_blocks(dst, src, stream);
+}
+
+static void run(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v, uint32_t *d, int nt) {
+  int stream = dst && nt && !((uintptr_t)dst & 63);
   size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store_codes(v + i, d + i, eight_blocks(NULL, src + i * 128, 0), nt);
+  for (; i + 16 <= n; i += 16) {
+    __m512i r1 = eight_pf(dst ? dst + i * 128 : NULL, src + i * 128, stream);
+    __m512i r2 = eight_pf(dst ? dst + (i + 8) * 128 : NULL, src + (i + 8) * 128, stream);
+    store16(v + i, d + i, r1, r2, nt);
+  }
+  for (; i + 8 <= n; i += 8) store_codes(v + i, d + i, eight_blocks(dst ? dst + i * 128 : NULL, src + i * 128, stream), 0);
   if (nt) _mm_sfence();
-  if (i < n) ft_kernels_scalar.encode(src + i * 128, n - i, v + i, d + i, 0);
+  if (i < n) {
+    if (dst) ft_kernels_scalar.copy_encode(dst + i * 128, src + i * 128, n - i, v + i, d + i, 0);
+    else ft_kernels_scalar.encode(src + i * 128, n - i, v + i, d + i, 0);
+  }
+}
+
+static void encode(const uint8_t *src, size_t n, uint32_t *v, uint32_t *d, int nt) {
+  run(NULL, src, n, v, d, nt);
 }
 
 static void copy_encode(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v, uint32_t *d,
                         int nt) {
-  int stream = nt && !((uintptr_t)dst & 63);
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store_codes(v + i, d + i, eight_blocks(dst + i * 128, src + i * 128, stream), nt);
-  if (nt) _mm_sfence();
-  if (i < n) ft_kernels_scalar.copy_encode(dst + i * 128, src + i * 128, n - i, v + i, d + i, 0);
+  run(dst, src, n, v, d, nt);
 }
 
 const ft_codec_kernels_t ft_kernels_avx512 = {"avx512", encode, copy_encode};
