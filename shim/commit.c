@@ -1,25 +1,30 @@
-/* commit.c: reading the ledger (DESIGN.md 6.3, issue-5 scope): results of finished
- * jobs are processed in issue order — single-bit errors corrected in place, hit
- * code words repaired, uncorrectable groups restored from a valid checkpoint or
- * reported per GPUFT_ON_FAIL; encode results teach the access table. */
+/* commit.c: reading the ledger (DESIGN.md 6.3). Results of finished jobs are
+ * processed in issue order: single-bit errors corrected in place, hit code words
+ * repaired, uncorrectable groups restored from a valid checkpoint. When damaged
+ * data was consumed during the epoch (read by a kernel, copied), the epoch is
+ * rolled back and replayed (GPUFT_MODE=recover), at most GPUFT_MAX_RETRIES times;
+ * a read-only argument whose "damage" the replay reproduces bit for bit was
+ * written by its kernel and becomes written. Anything left is reported per
+ * GPUFT_ON_FAIL. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "access.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
-/* A read-only argument with more damaged groups than this after one launch was
- * most likely written by the kernel (through a pointer declared const): bit flips
- * are rare and sparse. */
-#define WRITE_SUSPECT_GROUPS 4
 
 ft_job_rec_t *ft_job_head(void);
 void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j);
 ftk_job_t *ft_job_result(ft_job_rec_t *j);
 
 static CUresult g_verdict = CUDA_SUCCESS;
+/* Damaged data was used, but the commit that found it ran inside an operation:
+ * the next commit at a synchronisation point replays. */
+static int g_replay_pending;
+static int g_pending_groups;
+static uint64_t g_replay_gen; /* replays done: a thread that waited sees whether one ran */
 
-/* Bits corrected before: the same bit again after a rewrite is a permanent fault. */
+/* ---- permanent faults: the same bit corrected again after a rewrite ---- */
 #define MAX_SEEN 256
 static struct {
   uint64_t alloc, offset;
@@ -64,21 +69,31 @@ static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
   }
 }
 
-/* Copy group g of a (data and code words) to the host: buffers of one group. */
-static CUresult fetch_group(ft_dev_t *d, const ft_alloc_t *a, uint64_t g, uint8_t *data,
-                            size_t *len, uint32_t v[32], uint32_t dd[32], uint32_t l2[4],
-                            unsigned *nblk) {
+/* ---- reading and repairing one group, of an allocation or of its shadow ---- */
+
+typedef struct {
+  CUdeviceptr data, code; /* where the group's bytes and the code buffer are */
+} place_t;
+
+static place_t place_of(const ft_alloc_t *a) { return (place_t){a->base, a->code}; }
+static place_t shadow_of(const ft_alloc_t *a) {
+  return (place_t){a->shadow, a->shadow + ft_mirror_code_off(a)};
+}
+
+static CUresult fetch_group(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64_t g,
+                            uint8_t *data, size_t *len, uint32_t v[32], uint32_t dd[32],
+                            uint32_t l2[4], unsigned *nblk) {
   uint64_t off[6];
   ft_code_layout(a->size, off);
   uint64_t start = g * G;
   *len = a->size - start < G ? a->size - start : G;
   uint64_t nb_all = (a->size + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
   *nblk = (unsigned)(nb_all - g * 32 < 32 ? nb_all - g * 32 : 32);
-  CUresult r = ft_real.cuMemcpyDtoHAsync_v2(data, a->base + start, *len, d->stream);
-  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(v, a->code + off[0] + g * 128, *nblk * 4, d->stream);
-  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, a->code + off[1] + g * 128, *nblk * 4, d->stream);
+  CUresult r = ft_real.cuMemcpyDtoHAsync_v2(data, pl.data + start, *len, d->stream);
+  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(v, pl.code + off[0] + g * 128, *nblk * 4, d->stream);
+  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, pl.code + off[1] + g * 128, *nblk * 4, d->stream);
   for (int k = 0; k < 4 && !r; k++)
-    r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], a->code + off[2 + k] + g * 4, 4, d->stream);
+    r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], pl.code + off[2 + k] + g * 4, 4, d->stream);
   if (!r) r = ft_real.cuStreamSynchronize(d->stream);
   return r;
 }
@@ -95,17 +110,18 @@ static CUresult put_diff(ft_dev_t *d, CUdeviceptr dst, const uint32_t *now, cons
   return r;
 }
 
-/* Repair group g of a; returns 1 if it is fine now, 0 if not. */
-static int repair_group(ft_dev_t *d, ft_alloc_t *a, uint64_t g, int why, int *repaired) {
+enum { GROUP_CLEAN, GROUP_REPAIRED, GROUP_RESTORED, GROUP_BAD, GROUP_STUCK };
+
+/* Repair group g at place pl (the allocation, or its shadow). Returns GROUP_*. */
+static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int why) {
   uint32_t data[FT_GROUP_BYTES / 4], data0[FT_GROUP_BYTES / 4];
   uint32_t v[32] = {0}, dv[32] = {0}, l2[4] = {0}, v0[32], dv0[32], l20[4];
   size_t len;
   unsigned nblk;
+  int is_shadow = pl.data != a->base;
   memset(data, 0, sizeof data);
-  if (fetch_group(d, a, g, (uint8_t *)data, &len, v, dv, l2, &nblk) != CUDA_SUCCESS) {
-    fail(a, g * G, "cannot read the damaged memory back");
-    return 0;
-  }
+  if (fetch_group(d, a, pl, g, (uint8_t *)data, &len, v, dv, l2, &nblk) != CUDA_SUCCESS)
+    return GROUP_BAD;
   memcpy(data0, data, sizeof data);
   memcpy(v0, v, sizeof v);
   memcpy(dv0, dv, sizeof dv);
@@ -116,82 +132,93 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, uint64_t g, int why, int *re
   size_t nev = 0;
   ft_repair_t rep;
   uint64_t total = 0;
-  ft_mismatch_t mm[1];
-  ft_verify(data, len, &c, mm, 0, &total);
-  if (total == 0) return 1; /* changed back meanwhile (a later write): nothing to do */
+  ft_verify(data, len, &c, NULL, 0, &total);
+  if (total == 0) return GROUP_CLEAN; /* rewritten meanwhile: nothing left to repair */
   ft_st.detected++;
+  const char *where = why_name(why);
   if (FT_OPT(MODE) == FT_MODE_DETECT) {
-    ft_event(a, g * G, -1, "detected", FT_OUT_DETECTED, why_name(why));
-    fail(a, g * G, "detected (GPUFT_MODE=detect: not corrected)");
-    return 0;
+    ft_event(a, g * G, -1, "detected", FT_OUT_DETECTED, where);
+    return GROUP_BAD;
   }
-  int bad = ft_correct(data, len, &c, ev, 40, &nev, &rep);
-  if (!bad) {
+  if (!ft_correct(data, len, &c, ev, 40, &nev, &rep)) {
     uint64_t o[6];
     ft_code_layout(a->size, o);
-    CUresult r = put_diff(d, a->base + g * G, data, data0, len);
-    if (!r) r = put_diff(d, a->code + o[0] + g * 128, v, v0, nblk * 4);
-    if (!r) r = put_diff(d, a->code + o[1] + g * 128, dv, dv0, nblk * 4);
-    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, a->code + o[2 + k] + g * 4, &l2[k], &l20[k], 4);
+    CUresult r = put_diff(d, pl.data + g * G, data, data0, len);
+    if (!r) r = put_diff(d, pl.code + o[0] + g * 128, v, v0, nblk * 4);
+    if (!r) r = put_diff(d, pl.code + o[1] + g * 128, dv, dv0, nblk * 4);
+    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k] + g * 4, &l2[k], &l20[k], 4);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
     if (r) {
       ft_st.uncorrectable++;
-      ft_event(a, g * G, -1, "write-back failed", FT_OUT_UNCORRECTABLE, why_name(why));
-      fail(a, g * G, "the corrected data could not be written back");
-      return 0;
+      ft_event(a, g * G, -1, "write-back failed", FT_OUT_UNCORRECTABLE, where);
+      return GROUP_BAD;
+    }
+    /* read it back: a bit that does not take the write is stuck (a permanent fault) */
+    uint32_t chk[FT_GROUP_BYTES / 4] = {0}, cv[32] = {0}, cd[32] = {0}, cl[4] = {0};
+    size_t clen;
+    unsigned cn;
+    uint64_t ctotal = 1;
+    if (fetch_group(d, a, pl, g, (uint8_t *)chk, &clen, cv, cd, cl, &cn) == CUDA_SUCCESS) {
+      ft_code_t cc = {clen, cn, 1, cv, cd, &cl[0], &cl[1], &cl[2], &cl[3]};
+      ft_verify(chk, clen, &cc, NULL, 0, &ctotal);
+    }
+    if (ctotal) {
+      ft_st.permanent++;
+      ft_st.uncorrectable++;
+      for (size_t i = 0; i < nev && i < 40; i++)
+        ft_event(a, g * G + ev[i].offset, ev[i].bit,
+                 "bit does not take a write (permanent fault)", FT_OUT_UNCORRECTABLE, where);
+      return GROUP_STUCK;
     }
     for (size_t i = 0; i < nev && i < 40; i++) {
-      const char *kind = ev[i].kind == FT_ACT_DATA_BIT ? "data bit"
-                         : ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT ? "code bit"
-                                                                                     : "level-2 code";
+      int data_bit = ev[i].kind == FT_ACT_DATA_BIT;
+      int code_bit = ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT;
+      const char *kind = data_bit ? "data bit" : code_bit ? "code bit" : "level-2 code";
       uint64_t off = g * G + ev[i].offset;
-      if (ev[i].kind == FT_ACT_DATA_BIT && seen_before(a, off, ev[i].bit)) {
+      if (data_bit && !is_shadow && seen_before(a, off, ev[i].bit)) {
         ft_st.permanent++;
-        ft_event(a, off, ev[i].bit, "data bit (again: permanent?)", FT_OUT_CORRECTED, why_name(why));
+        ft_event(a, off, ev[i].bit, "data bit, again after a rewrite (permanent fault)",
+                 FT_OUT_CORRECTED, where);
       } else {
-        ft_event(a, off, ev[i].kind == FT_ACT_DATA_BIT || ev[i].kind == FT_ACT_V_BIT ||
-                                 ev[i].kind == FT_ACT_D_BIT ? ev[i].bit : -1,
-                 kind, FT_OUT_CORRECTED, why_name(why));
+        ft_event(a, off, data_bit || code_bit ? ev[i].bit : -1, kind, FT_OUT_CORRECTED, where);
       }
-      if (ev[i].kind != FT_ACT_DATA_BIT) ft_st.code_errors++;
+      if (!data_bit) ft_st.code_errors++;
     }
     ft_st.corrected++;
-    *repaired = 1;
-    return 1;
+    return GROUP_REPAIRED;
   }
-  if (a->mirror && a->mirror_valid) {
+  if (!is_shadow && a->mirror && a->mirror_valid) {
     /* the checkpoint still equals what should be there */
     uint64_t o[6];
     ft_code_layout(a->size, o);
-    const uint8_t *mc = a->mirror + a->size;
-    ft_real.cuMemcpyHtoDAsync_v2(a->base + g * G, a->mirror + g * G, len, d->stream);
-    ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0] + g * 128, mc + o[0] + g * 128, nblk * 4, d->stream);
-    ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1] + g * 128, mc + o[1] + g * 128, nblk * 4, d->stream);
-    for (int k = 0; k < 4; k++)
-      ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k] + g * 4, mc + o[2 + k] + g * 4, 4, d->stream);
-    ft_real.cuStreamSynchronize(d->stream);
-    ft_st.restored++;
-    ft_st.recovered++;
-    ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, why_name(why));
-    *repaired = 1;
-    return 1;
+    const uint8_t *mc = a->mirror + ft_mirror_code_off(a);
+    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + g * G, a->mirror + g * G, len, d->stream);
+    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0] + g * 128, mc + o[0] + g * 128, nblk * 4, d->stream);
+    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1] + g * 128, mc + o[1] + g * 128, nblk * 4, d->stream);
+    for (int k = 0; k < 4 && !r; k++)
+      r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k] + g * 4, mc + o[2 + k] + g * 4, 4, d->stream);
+    if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+    if (!r) {
+      ft_st.restored++;
+      ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, where);
+      return GROUP_RESTORED;
+    }
   }
   ft_st.uncorrectable++;
-  ft_event(a, g * G, -1, "multi-bit", FT_OUT_UNCORRECTABLE, why_name(why));
-  fail(a, g * G, "more than one bit flipped in a 4 KiB group and no checkpoint");
-  return 0;
+  ft_event(a, g * G, -1, "multi-bit", FT_OUT_UNCORRECTABLE, where);
+  return GROUP_BAD;
 }
 
-/* Groups of [g0, g1) with a mismatch, found on the host (when the job's list
- * overflowed). Returns how many were written to out. */
-static size_t host_scan(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, uint64_t *out,
-                        size_t cap) {
+/* Groups of [g0, g1) at place pl with a mismatch, found on the host (when the
+ * job's list overflowed). */
+static size_t host_scan(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g0, uint64_t g1,
+                        uint64_t *out, size_t cap) {
   size_t n = 0;
   for (uint64_t g = g0; g < g1 && n < cap; g++) {
     uint32_t data[FT_GROUP_BYTES / 4] = {0}, v[32] = {0}, dv[32] = {0}, l2[4] = {0};
     size_t len;
     unsigned nblk;
-    if (fetch_group(d, a, g, (uint8_t *)data, &len, v, dv, l2, &nblk) != CUDA_SUCCESS) break;
+    if (fetch_group(d, a, pl, g, (uint8_t *)data, &len, v, dv, l2, &nblk) != CUDA_SUCCESS) break;
     ft_code_t c = {len, nblk, 1, v, dv, &l2[0], &l2[1], &l2[2], &l2[3]};
     uint64_t total = 0;
     ft_verify(data, len, &c, NULL, 0, &total);
@@ -200,7 +227,43 @@ static size_t host_scan(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, ui
   return n;
 }
 
-static void process(ft_job_rec_t *j, ftk_job_t *res, ft_alloc_t *watch, int *watch_repaired) {
+/* A read-only argument with more damaged groups than this after one launch was
+ * most likely written by the kernel (used when replay cannot tell). */
+#define WRITE_SUSPECT_GROUPS 4
+
+/* ---- one commit ---- */
+
+/* What a commit found that the epoch must answer for. */
+#define MAX_SUSPECTS 32
+typedef struct {
+  int consumed;         /* damaged data was read during the epoch */
+  int consumed_groups;  /* how many groups */
+  int lost;             /* something could not be repaired */
+  ft_alloc_t *lost_a;
+  uint64_t lost_off;
+  const char *lost_what;
+  int nsus;             /* read-only arguments found changed after a launch */
+  struct {
+    ft_func_t *fn;
+    int slot;
+    ft_alloc_t *a;
+    uint64_t groups[8];
+    int ngroups;
+  } sus[MAX_SUSPECTS];
+  ft_alloc_t *watch;
+  int watch_repaired;
+} findings_t;
+
+static void lost(findings_t *f, ft_alloc_t *a, uint64_t off, const char *what) {
+  if (!f->lost) {
+    f->lost_a = a;
+    f->lost_off = off;
+    f->lost_what = what;
+  }
+  f->lost = 1;
+}
+
+static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
   if (j->kind == FT_JOB_ENCODE) {
@@ -209,44 +272,213 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, ft_alloc_t *watch, int *wat
   }
   uint32_t nbad = __atomic_load_n(&res->n_bad, __ATOMIC_ACQUIRE);
   if (!nbad) return;
-  if (j->why == FT_WHY_READ_AFTER && j->fn && nbad > WRITE_SUSPECT_GROUPS) {
-    /* the kernel wrote through a pointer declared const: learn it, re-encode */
+  FT_DEBUG("job %ju (epoch %ju, %s) found %u damaged groups in allocation #%ju", (uintmax_t)j->seq,
+           (uintmax_t)j->epoch, why_name(j->why), nbad, (uintmax_t)a->id);
+  /* The damage was seen before the kernel overwrote it: the copy made then (the
+   * shadow) holds it too; the allocation itself has been rewritten since. */
+  int before = j->why == FT_WHY_BEFORE_WRITE;
+  place_t pl = before && j->kind == FT_JOB_VERIFY_COPY ? shadow_of(a) : place_of(a);
+  uint64_t list[256];
+  size_t n = 0;
+  if (nbad <= FTK_JOB_BAD)
+    for (uint32_t i = 0; i < nbad; i++) list[n++] = res->bad[i];
+  else if (!before || j->kind == FT_JOB_VERIFY_COPY)
+    n = host_scan(d, a, pl, j->g0, j->g1, list, 256);
+  if (j->why == FT_WHY_READ_AFTER && j->fn && FT_OPT(MODE) != FT_MODE_RECOVER &&
+      nbad > WRITE_SUSPECT_GROUPS) {
+    /* Without replay to tell, many damaged groups after one launch mean the kernel
+     * wrote through a pointer declared const: bit flips are rare and sparse.
+     * Correcting them would undo its output. */
     ft_access_learn_write(j->fn, j->argslot);
-    FT_INFO("kernel %s writes its argument %d although it is declared const: now treated as "
-            "written", j->fn->name, j->argslot);
+    FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
+            "treated as written", j->fn->name, j->argslot * 8);
     ft_reencode(d, a, 0, (a->size + G - 1) / G, d->stream);
     ft_real.cuStreamSynchronize(d->stream);
     return;
   }
-  uint64_t list[256];
-  size_t n = 0;
-  if (nbad <= FTK_JOB_BAD) {
-    for (uint32_t i = 0; i < nbad; i++) list[n++] = res->bad[i];
-  } else {
-    n = host_scan(d, a, j->g0, j->g1, list, 256);
+  /* in increasing order, so that two findings can be compared */
+  for (size_t i = 1; i < n; i++)
+    for (size_t k = i; k > 0 && list[k - 1] > list[k]; k--) {
+      uint64_t t = list[k];
+      list[k] = list[k - 1];
+      list[k - 1] = t;
+    }
+  int suspect = j->why == FT_WHY_READ_AFTER && j->fn && f->nsus < MAX_SUSPECTS;
+  if (suspect) {
+    f->sus[f->nsus].fn = j->fn;
+    f->sus[f->nsus].slot = j->argslot;
+    f->sus[f->nsus].a = a;
+    f->sus[f->nsus].ngroups = 0;
   }
-  int repaired = 0;
   for (size_t i = 0; i < n; i++) {
     if (list[i] < j->g0 || list[i] >= j->g1) continue;
-    repair_group(d, a, list[i], j->why, &repaired);
+    int outcome;
+    if (before && j->kind != FT_JOB_VERIFY_COPY) {
+      /* No copy of the damaged content was made (the restore point is the
+       * checkpoint, or there is none): the kernel has rewritten it since. */
+      ft_st.detected++;
+      ft_event(a, list[i] * G, -1, "damaged before a kernel wrote it", FT_OUT_DETECTED,
+               why_name(j->why));
+      outcome = a->rp == FT_RP_MIRROR || FT_OPT(MODE) != FT_MODE_RECOVER ? GROUP_RESTORED : GROUP_BAD;
+    } else {
+      outcome = repair_group(d, a, pl, list[i], j->why);
+    }
+    if (outcome == GROUP_CLEAN) continue;
+    if (outcome == GROUP_STUCK)
+      lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
+    else if (outcome == GROUP_BAD)
+      lost(f, a, list[i] * G,
+           before ? "damaged before a kernel wrote it, with no restore point"
+                  : "more than one bit flipped in a 4 KiB group and no checkpoint");
+    if (a == f->watch) f->watch_repaired = 1;
+    /* a synchronous read-back is copied again by its caller */
+    if (j->why == FT_WHY_D2H && a == f->watch) continue;
+    /* consumed: read by the kernel, copied to the host, or copied on the device */
+    f->consumed = 1;
+    f->consumed_groups++;
+    if (suspect && outcome != GROUP_BAD && outcome != GROUP_STUCK && f->sus[f->nsus].ngroups < 8)
+      f->sus[f->nsus].groups[f->sus[f->nsus].ngroups++] = list[i];
   }
-  if (repaired && a == watch && watch_repaired) *watch_repaired = 1;
+  if (suspect && f->sus[f->nsus].ngroups) f->nsus++;
 }
 
-static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
-  double t0 = ft_cpu_now();
+/* Process every finished job. */
+static void drain(findings_t *f) {
   ft_job_rec_t *prev = NULL, *j = ft_job_head();
   while (j) {
     ft_job_rec_t *next = j->next;
     ftk_job_t *res = ft_job_result(j);
     if (__atomic_load_n(&res->done, __ATOMIC_ACQUIRE)) {
-      process(j, res, watch, watch_repaired);
+      process(j, res, f);
       ft_job_retire(prev, j);
     } else {
       prev = j;
     }
     j = next;
   }
+}
+
+/* After a replay: a suspect whose damage came back at the same groups was written
+ * by its kernel. */
+static int learned(const findings_t *before, findings_t *after) {
+  int any = 0;
+  for (int i = 0; i < after->nsus; i++)
+    for (int k = 0; k < before->nsus; k++) {
+      if (before->sus[k].fn != after->sus[i].fn || before->sus[k].slot != after->sus[i].slot ||
+          before->sus[k].ngroups != after->sus[i].ngroups)
+        continue;
+      if (memcmp(before->sus[k].groups, after->sus[i].groups,
+                 sizeof(uint64_t) * (size_t)after->sus[i].ngroups))
+        continue;
+      ft_func_t *fn = after->sus[i].fn;
+      ft_alloc_t *a = after->sus[i].a;
+      ft_access_learn_write(fn, after->sus[i].slot);
+      FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
+              "treated as written", fn->name, after->sus[i].slot * 8);
+      ft_event(a, after->sus[i].groups[0] * G, -1, "const argument written by its kernel",
+               FT_OUT_DETECTED, "learned by replay");
+      any = 1;
+    }
+  return any;
+}
+
+static ft_dev_t *any_dev(void) {
+  for (size_t i = 0; i < ft_reg_count(); i++)
+    if (ft_reg_at(i)->dev) return ft_reg_at(i)->dev;
+  return NULL;
+}
+
+static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
+  double t0 = ft_cpu_now();
+  findings_t f;
+  memset(&f, 0, sizeof f);
+  f.watch = watch;
+  uint64_t uncorrectable0 = ft_st.uncorrectable, restored0 = ft_st.restored;
+  int replayed = 0;
+  drain(&f);
+  if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER) {
+    /* from now on nobody closes the epoch before it is replayed */
+    g_replay_pending = 1;
+    g_pending_groups += f.consumed_groups;
+  }
+  int exclusive = 0;
+  if (g_replay_pending && FT_OPT(MODE) == FT_MODE_RECOVER && !ft_in_op()) {
+    /* damaged data was used: roll back and replay, once every operation issued so
+     * far is logged and finished, and none can start meanwhile */
+    uint64_t gen = g_replay_gen;
+    ft_unlock();
+    exclusive = ft_op_exclusive_begin() == 0;
+    if (exclusive && ft_real.cuCtxSynchronize) ft_real.cuCtxSynchronize();
+    ft_lock();
+    if (!exclusive) {
+      FT_WARN_CAPPED(4, "replay postponed: another thread's operation is still running");
+      goto out;
+    }
+    if (g_replay_gen != gen || !g_replay_pending) goto out; /* another thread replayed */
+    drain(&f);
+    f.consumed = 1;
+    f.consumed_groups = g_pending_groups;
+    g_replay_pending = 0;
+    g_pending_groups = 0;
+    g_replay_gen++;
+    ft_dev_t *d = any_dev();
+    int ok = 0;
+    findings_t first = f;
+    for (int attempt = 1; d && attempt <= (int)FT_OPT(MAX_RETRIES); attempt++) {
+      if (ft_epoch_replay(d) != 0) break;
+      findings_t again;
+      memset(&again, 0, sizeof again);
+      again.watch = watch;
+      drain(&again);
+      if (again.watch_repaired) f.watch_repaired = 1;
+      if (!again.consumed) {
+        ok = 1;
+        break;
+      }
+      if (again.lost) {
+        /* a bit that does not take writes, or damage without a repair: replaying
+         * more will not help */
+        lost(&f, again.lost_a, again.lost_off, again.lost_what);
+        break;
+      }
+      if (learned(&first, &again)) {
+        /* its output was taken for damage and undone: run the epoch once more,
+         * with the argument now known to be written */
+        findings_t third;
+        memset(&third, 0, sizeof third);
+        if (ft_epoch_replay(d) == 0) {
+          drain(&third);
+          ok = !third.consumed;
+        }
+        break;
+      }
+    }
+    if (ok) {
+      /* what looked unrecoverable before the replay is recovered now */
+      ft_st.uncorrectable = uncorrectable0;
+      ft_st.recovered += (uint64_t)f.consumed_groups;
+      replayed = 1;
+      f.watch_repaired = 1; /* a replay rewrote what the program reads back */
+      f.lost = 0;
+      ft_event(f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0, -1,
+               "damaged data used: epoch replayed", FT_OUT_RECOVERED, "commit");
+    } else if (!f.lost) {
+      lost(&f, f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0,
+           ft_epoch_replayable() ? "damaged data was used and the replay did not repair it"
+                                 : "damaged data was used and the operations since the last "
+                                   "synchronisation cannot be replayed");
+    }
+  }
+out:
+  /* groups restored from a checkpoint without a replay are recovered too */
+  if (!replayed) ft_st.recovered += ft_st.restored - restored0;
+  if (f.lost && f.lost_a) fail(f.lost_a, f.lost_off, f.lost_what);
+  if (!g_replay_pending) {
+    if (!ft_jobs_pending()) ft_epoch_close();
+    else ft_epoch_settle();
+  }
+  if (exclusive) ft_op_exclusive_end();
+  if (watch_repaired) *watch_repaired = f.watch_repaired;
   ft_st.cpu_seconds += ft_cpu_now() - t0;
 }
 
@@ -263,8 +495,8 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
 CUresult ft_commit(void) { return ft_commit_ex(NULL, NULL); }
 
 CUresult ft_commit_all(void) {
-  if (!ft_jobs_pending()) return ft_commit();
-  CUresult r = ft_real.cuCtxSynchronize ? ft_real.cuCtxSynchronize() : CUDA_SUCCESS;
+  CUresult r = CUDA_SUCCESS;
+  if (ft_jobs_pending() && ft_real.cuCtxSynchronize) r = ft_real.cuCtxSynchronize();
   CUresult v = ft_commit();
   return r != CUDA_SUCCESS ? r : v;
 }

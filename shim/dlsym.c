@@ -18,13 +18,13 @@
 #include "ft.h"
 
 /* Lookups gpuft must see: driver entry points ("cu..."). */
-static int concerns_gpuft(const char *name) {
+FT_NO_SANITIZE static int concerns_gpuft(const char *name) {
   return name && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
 }
 
 /* 1: take the hooked path; 0: tail-jump to the real dlsym. */
 int ft_dlsym_route(void *handle, const char *name);
-int ft_dlsym_route(void *handle, const char *name) {
+FT_NO_SANITIZE int ft_dlsym_route(void *handle, const char *name) {
   (void)handle;
   ft_resolve_dlsym();
   if (!ft_real_dlsym) return 1; /* the hooked path reports the failure */

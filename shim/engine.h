@@ -39,7 +39,24 @@ typedef struct ft_alloc_s {
   int mirror_valid; /* mirror == device content (data and code) */
   int pending;      /* jobs in the ledger that reference it */
   double t_state;   /* when the state last changed (coverage) */
+  /* rollback (epoch.c): the restore point of the current epoch */
+  uint64_t rp_epoch; /* epoch the restore point belongs to (0: none yet) */
+  int rp;            /* FT_RP_* */
+  CUdeviceptr shadow; /* device copy: data, then (128-aligned) code */
+  uint64_t h2d_epoch; /* epoch in which an upload to it was logged */
 } ft_alloc_t;
+
+enum {
+  FT_RP_NONE = 0,  /* no restore point taken in this epoch (not written yet) */
+  FT_RP_NOT_NEEDED, /* written only by operations that overwrite it whole */
+  FT_RP_MIRROR,    /* the host checkpoint equals its content at epoch start */
+  FT_RP_SHADOW,    /* a device copy (verified while copied) */
+  FT_RP_LOST       /* written, but no restore point could be taken */
+};
+
+/* The checkpoint holds the data, then (128-byte aligned) the code. */
+static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return (a->size + 127) & ~(size_t)127; }
+static inline size_t ft_mirror_bytes(const ft_alloc_t *a) { return ft_mirror_code_off(a) + a->code_bytes; }
 
 /* All registry functions expect the engine lock held. */
 ft_alloc_t *ft_reg_find(CUdeviceptr p); /* allocation containing p, or NULL */
@@ -69,7 +86,7 @@ ft_dev_t *ft_dev_current(void);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */
-enum { FT_JOB_VERIFY, FT_JOB_ENCODE };
+enum { FT_JOB_VERIFY, FT_JOB_ENCODE, FT_JOB_VERIFY_COPY };
 enum {                /* why a job was issued, for the report */
   FT_WHY_READ_AFTER,  /* read-only argument, after the launch */
   FT_WHY_BEFORE_WRITE, /* possibly-written argument, before the launch */
@@ -86,12 +103,17 @@ typedef struct ft_job_rec_s {
   uint64_t seq;
   struct ft_func_s *fn; /* launch jobs: the function and argument slot */
   int argslot;
+  CUdeviceptr dst; /* verify+copy: the shadow written */
+  uint64_t epoch;
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
 /* Enqueue kernel `kind` over groups [g0, g1) of `a` on `stream`, with a ledger
  * slot. Returns 0, or -1 (nothing enqueued: the caller degrades). */
 int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                  CUstream stream, struct ft_func_s *fn, int argslot);
+/* The same with an explicit copy destination (FT_JOB_VERIFY_COPY). */
+int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                      CUdeviceptr dst, CUstream stream, struct ft_func_s *fn, int argslot);
 /* Enqueue an encode of the whole allocation without a ledger slot. */
 int ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream);
 int ft_jobs_pending(void);
@@ -107,6 +129,35 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired);
 CUresult ft_commit_all(void);
 /* A sync call finished with `r`: commit and merge the verdict. */
 CUresult ft_after_sync(CUresult r);
+
+/* ---- Epochs: log, restore points, replay (epoch.c) ---- */
+extern uint64_t ft_epoch; /* current epoch number, from 1 */
+/* Before the first write of `a` in this epoch on stream s: take its restore point
+ * (checkpoint, or a shadow copy made by the fused verify+copy kernel, which also
+ * verifies the content about to be overwritten). `whole`: the write overwrites all
+ * of it (no restore point needed). Issues the "verify before write" job itself. */
+void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct ft_func_s *fn,
+                      int slot);
+/* Log an operation of the program for replay. */
+void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
+                   unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);
+void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
+void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s);
+/* At a clean commit: read-backs that have completed are final (never replayed). */
+void ft_epoch_settle(void);
+void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n);
+void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_bytes);
+/* Something the epoch cannot replay happened: results since the last commit can
+ * still be corrected, but not recomputed. */
+void ft_epoch_unreplayable(const char *why);
+int ft_epoch_replayable(void);
+size_t ft_epoch_ops(void);
+/* Close the epoch (every job finished clean or repaired): drop log and restore points. */
+void ft_epoch_close(void);
+/* Restore what the epoch wrote and re-issue its operations on gpuft's stream;
+ * returns 0 if it could (results then need verifying again), -1 otherwise. */
+int ft_epoch_replay(ft_dev_t *d);
+void ft_shadow_release(ft_alloc_t *a);
 
 /* ---- Launches (launch.c, access.c) ---- */
 enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE };
@@ -130,10 +181,23 @@ void ft_unknown_writer_after(CUstream s);
 CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n, CUstream s,
                    int sync);
 
-/* ---- Engine lock and statistics (stats.c) ---- */
+/* Re-issue an upload of [off, off+n) from the checkpoint (replay). */
+CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s);
+
+/* ---- Engine lock and statistics (engine_state.c) ---- */
 extern pthread_mutex_t ft_eng_lock;
 void ft_lock(void);
 void ft_unlock(void);
+/* Operations the epoch log records hold the op lock shared from their real driver
+ * call to their log entry; a replay holds it exclusively, so that nothing is
+ * half-logged or newly issued while it restores and re-issues. Order: op lock,
+ * then engine lock. A commit made while the thread holds it never replays (the
+ * replay is left to the next synchronisation point). */
+void ft_op_begin(void);
+void ft_op_end(void);
+int ft_in_op(void);
+int ft_op_exclusive_begin(void); /* 0, or -1 if it timed out */
+void ft_op_exclusive_end(void);
 
 typedef struct {
   uint64_t bytes_protected, bytes_protected_peak, bytes_checkpoint, bytes_checkpoint_peak;
@@ -142,6 +206,7 @@ typedef struct {
   uint64_t detected, corrected, recovered, uncorrectable, permanent, code_errors;
   uint64_t learned_writes, allocations, allocations_unprotected, ckpt_refused;
   uint64_t unknown_writers, restored;
+  uint64_t bytes_shadow, replays, replayed_ops;
   double cpu_seconds;
   double covered_byte_s, total_byte_s; /* coverage */
 } ft_engine_stats_t;

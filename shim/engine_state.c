@@ -12,6 +12,29 @@ ft_engine_stats_t ft_st;
 void ft_lock(void) { pthread_mutex_lock(&ft_eng_lock); }
 void ft_unlock(void) { pthread_mutex_unlock(&ft_eng_lock); }
 
+/* Reader-preferring (glibc's default): an operation blocked in a driver call on an
+ * event another thread has yet to enable must not hold up that thread's next
+ * operation behind a waiting replay. */
+static pthread_rwlock_t g_op_lock = PTHREAD_RWLOCK_INITIALIZER;
+static __thread int g_in_op;
+
+void ft_op_begin(void) {
+  if (g_in_op++ == 0) pthread_rwlock_rdlock(&g_op_lock);
+}
+void ft_op_end(void) {
+  if (--g_in_op == 0) pthread_rwlock_unlock(&g_op_lock);
+}
+int ft_in_op(void) { return g_in_op > 0; }
+int ft_op_exclusive_begin(void) {
+  /* Bounded: an operation may be blocked on work that the thread asking for the
+   * replay has yet to enable (an event it will record after its own sync). */
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += 2;
+  return pthread_rwlock_timedwrlock(&g_op_lock, &t) == 0 ? 0 : -1;
+}
+void ft_op_exclusive_end(void) { pthread_rwlock_unlock(&g_op_lock); }
+
 double ft_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -15,6 +15,9 @@
 #include "options.h"
 
 #define FT_API __attribute__((visibility("default")))
+/* Code on the dlsym path can run while a sanitizer runtime is still initialising
+ * (it looks its interceptors up with dlsym): keep it uninstrumented. */
+#define FT_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
 #define FT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

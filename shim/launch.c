@@ -76,6 +76,7 @@ CUresult ft_unknown_writer_before(void) { return ft_commit_all(); }
 
 void ft_unknown_writer_after(CUstream s) {
   ft_lock();
+  ft_epoch_unreplayable("an operation gpuft cannot see into (graph, unreadable kernel arguments)");
   ft_dev_t *d = ft_dev_current();
   for (size_t i = 0; d && i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
@@ -94,42 +95,55 @@ typedef CUresult (*launch_fn)(const void *call);
 /* The launch of kernel f with its arguments, on stream s; `real` performs the
  * application's call exactly as made. */
 static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstream s,
-                               launch_fn real, const void *call) {
+                               launch_fn real, const void *call, const unsigned grid[3],
+                               const unsigned block[3], unsigned shmem, int coop) {
+  /* an epoch is committed at least every GPUFT_EPOCH_LAUNCHES launches */
+  if (FT_OPT(EPOCH_LAUNCHES) && ft_epoch_ops() >= (size_t)FT_OPT(EPOCH_LAUNCHES)) {
+    CUresult v = ft_commit_all();
+    if (v != CUDA_SUCCESS) return v;
+  }
+  uint8_t buf[FT_MAX_PARAM_BYTES];
+  size_t len = 0;
+  ref_t refs[MAX_REFS];
+  ft_op_begin();
   ft_lock();
   ft_st.launches++;
   ft_dev_t *d = ft_dev_current();
   ft_func_t *fn = d ? ft_func_get(f) : NULL;
-  uint8_t buf[FT_MAX_PARAM_BYTES];
-  size_t len = 0;
-  ref_t refs[MAX_REFS];
   int nref = -1;
   if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
     nref = scan(fn, buf, len, refs, MAX_REFS);
   if (!d) {
     ft_unlock();
-    return real(call);
+    CUresult r = real(call);
+    ft_op_end();
+    return r;
   }
   if (nref < 0) {
-    /* arguments unreadable: an unknown writer */
+    /* arguments unreadable: an unknown writer; what is pending is committed first
+     * (outside the operation, so that a replay can still run) */
     ft_unlock();
+    ft_op_end();
     FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s: treated as writing every "
                    "protected allocation", fn && fn->name[0] ? fn->name : "(unnamed)");
     CUresult v = ft_unknown_writer_before();
+    ft_op_begin();
     CUresult r = real(call);
     if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
+    ft_op_end();
     __atomic_fetch_add(&ft_st.unknown_writers, 1, __ATOMIC_RELAXED);
     return r != CUDA_SUCCESS ? r : v;
   }
   int skip = ft_func_skipped(fn);
   if (!skip) ft_st.launches_protected++;
-  for (int i = 0; i < nref && !skip; i++) {
+  for (int i = 0; i < nref; i++) {
     ft_alloc_t *a = refs[i].a;
-    if (refs[i].acc != FT_ACC_READ && a->state == FT_ST_CLEAN)
-      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, (a->size + G - 1) / G, s, fn,
-                   refs[i].slot);
+    if (refs[i].acc != FT_ACC_READ) ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot);
   }
   CUresult r = real(call);
   if (r == CUDA_SUCCESS) {
+    if (coop == 2) ft_epoch_unreplayable("a launch with attributes (cuLaunchKernelEx)");
+    else ft_log_launch(f, coop, grid, block, shmem, buf, len, fn);
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
       uint64_t ng = (a->size + G - 1) / G;
@@ -149,6 +163,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     }
   }
   ft_unlock();
+  ft_op_end();
   return r;
 }
 
@@ -178,7 +193,8 @@ static CUresult real_coop(const void *p) {
                         unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params, \
                         void **extra) {                                                      \
     kl_t c = {f, gx, gy, gz, bx, by, bz, shmem, s, params, extra, ptsz_};                    \
-    return protect_launch(f, params, extra, FT_STREAM(s, ptsz_), realfn, &c);               \
+    const unsigned g_[3] = {gx, gy, gz}, b_[3] = {bx, by, bz};                               \
+    return protect_launch(f, params, extra, FT_STREAM(s, ptsz_), realfn, &c, g_, b_, shmem, 0); \
   }
 KL(cuLaunchKernel, 0, real_kl)
 KL(cuLaunchKernel_ptsz, 1, real_kl)
@@ -187,7 +203,8 @@ KL(cuLaunchKernel_ptsz, 1, real_kl)
   CUresult ft_on_##name(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,    \
                         unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params) { \
     kl_t c = {f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL, ptsz_};                     \
-    return protect_launch(f, params, NULL, FT_STREAM(s, ptsz_), real_coop, &c);             \
+    const unsigned g_[3] = {gx, gy, gz}, b_[3] = {bx, by, bz};                               \
+    return protect_launch(f, params, NULL, FT_STREAM(s, ptsz_), real_coop, &c, g_, b_, shmem, 1); \
   }
 COOP(cuLaunchCooperativeKernel, 0)
 COOP(cuLaunchCooperativeKernel_ptsz, 1)
@@ -209,7 +226,10 @@ static CUresult real_kx(const void *p) {
   CUresult ft_on_##name(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra) { \
     kx_t c = {cfg, f, params, extra, ptsz_};                                                 \
     if (!cfg) return real_kx(&c);                                                            \
-    return protect_launch(f, params, extra, FT_STREAM(cfg->hStream, ptsz_), real_kx, &c);   \
+    const unsigned g_[3] = {cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ};                    \
+    const unsigned b_[3] = {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ};                 \
+    return protect_launch(f, params, extra, FT_STREAM(cfg->hStream, ptsz_), real_kx, &c, g_, b_, \
+                          cfg->sharedMemBytes, cfg->numAttrs ? 2 : 0);                      \
   }
 KX(cuLaunchKernelEx, 0)
 KX(cuLaunchKernelEx_ptsz, 1)

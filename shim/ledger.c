@@ -31,8 +31,8 @@ void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) {
   g_pending--;
 }
 
-int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                 CUstream stream, ft_func_t *fn, int argslot) {
+static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                 CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();
   if (g1 <= g0 || !a->code) return 0;
   if (g_nfree == 0) {
@@ -54,10 +54,13 @@ int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->seq = ++g_seq;
   j->fn = fn;
   j->argslot = argslot;
-  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0,
+  j->dst = dst;
+  j->epoch = ft_epoch;
+  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t)};
-  CUresult r = ftk_launch(&d->mod, &ft_kdrv, kind == FT_JOB_ENCODE ? FTK_ENCODE : FTK_VERIFY, &sp,
-                          &d->jobs[slot], stream);
+  int which = kind == FT_JOB_ENCODE ? FTK_ENCODE : kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY
+                                                                               : FTK_VERIFY;
+  CUresult r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], stream);
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;
     FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
@@ -78,6 +81,16 @@ int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   else g_head = j;
   g_tail = j;
   return 0;
+}
+
+int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                 CUstream stream, ft_func_t *fn, int argslot) {
+  return issue(d, kind, why, a, g0, g1, 0, stream, fn, argslot);
+}
+
+int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                      CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
+  return issue(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
 }
 
 int ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {

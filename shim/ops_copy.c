@@ -33,12 +33,27 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   if (!n) return CUDA_SUCCESS;
   ft_lock();
   ft_alloc_t *a = protected_range(dst, n);
+  int again = a && a->h2d_epoch == ft_epoch;
+  ft_unlock();
+  if (again) {
+    /* a second upload to it in one epoch: its checkpoint holds only the last one,
+     * so the epoch ends here */
+    CUresult v = ft_commit_all();
+    if (v != CUDA_SUCCESS) return *handled = 1, v;
+  }
+  ft_op_begin();
+  ft_lock();
+  a = protected_range(dst, n);
   CUresult r = CUDA_SUCCESS;
   if (a) {
     *handled = 1;
-    r = ft_upload(a->dev, a, (size_t)(dst - a->base), src, n, FT_STREAM(s, ptsz), sync);
+    size_t off = (size_t)(dst - a->base);
+    ft_restore_point(a->dev, a, FT_STREAM(s, ptsz), off == 0 && n == a->size, NULL, -1);
+    r = ft_upload(a->dev, a, off, src, n, FT_STREAM(s, ptsz), sync);
+    if (r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
   }
   ft_unlock();
+  ft_op_end();
   return r;
 }
 
@@ -46,13 +61,21 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   CUresult ft_on_##name(CUdeviceptr dst, const void *src, size_t n) {     \
     int handled;                                                          \
     CUresult r = h2d(dst, src, n, 0, 1, ptsz, &handled);                  \
-    return handled ? r : ft_real.name(dst, src, n);                       \
+    if (handled) return r;                                                \
+    ft_op_begin();                                                        \
+    r = ft_real.name(dst, src, n);                                        \
+    ft_op_end();                                                          \
+    return r;                                                             \
   }
 #define H2D_ASYNC(name, ptsz)                                                      \
   CUresult ft_on_##name(CUdeviceptr dst, const void *src, size_t n, CUstream s) {  \
     int handled;                                                                   \
     CUresult r = h2d(dst, src, n, s, 0, ptsz, &handled);                           \
-    return handled ? r : ft_real.name(dst, src, n, s);                             \
+    if (handled) return r;                                                         \
+    ft_op_begin();                                                                 \
+    r = ft_real.name(dst, src, n, s);                                              \
+    ft_op_end();                                                                   \
+    return r;                                                                      \
   }
 H2D_SYNC(cuMemcpyHtoD_v2, 0)
 H2D_SYNC(cuMemcpyHtoD_v2_ptds, 1)
@@ -72,6 +95,13 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
     if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, s, NULL, -1) == 0)
       *out = a;
   }
+  ft_unlock();
+}
+
+/* After the read-back and its verification were enqueued on s. */
+static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
+  ft_lock();
+  ft_log_d2h(host, src, n, s);
   ft_unlock();
 }
 
@@ -95,18 +125,26 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
 
 #define D2H_SYNC(name, ptsz)                                           \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
+    ft_op_begin();                                                     \
     CUresult r = ft_real.name(dst, src, n);                            \
-    if (r != CUDA_SUCCESS) return r;                                   \
-    ft_alloc_t *a;                                                     \
+    ft_alloc_t *a = NULL;                                              \
     CUstream s = FT_STREAM(0, ptsz);                                   \
-    verify_read(src, n, s, FT_WHY_D2H, &a);                            \
+    if (r == CUDA_SUCCESS) {                                           \
+      verify_read(src, n, s, FT_WHY_D2H, &a);                          \
+      log_d2h(dst, src, n, s);                                         \
+    }                                                                  \
+    ft_op_end();                                                       \
+    if (r != CUDA_SUCCESS) return r;                                   \
     return d2h_settle(a, s, dst, src, n, ptsz);                        \
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
+    ft_op_begin();                                                             \
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \
     if (r == CUDA_SUCCESS) verify_read(src, n, FT_STREAM(s, ptsz), FT_WHY_D2H, &a); \
+    if (r == CUDA_SUCCESS) log_d2h(dst, src, n, FT_STREAM(s, ptsz));           \
+    ft_op_end();                                                               \
     return r;                                                                  \
   }
 D2H_SYNC(cuMemcpyDtoH_v2, 0)
@@ -116,10 +154,20 @@ D2H_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, 1)
 
 /* ---- device to device ---- */
 
+/* Before a device-to-device copy into [dst, dst+n) on stream s. */
+static void before_d2d(CUdeviceptr dst, size_t n, CUstream s) {
+  if (!n) return;
+  ft_lock();
+  ft_alloc_t *da = protected_range(dst, n);
+  if (da) ft_restore_point(da->dev, da, s, dst == da->base && n == da->size, NULL, -1);
+  ft_unlock();
+}
+
 /* After [src, src+n) was copied to [dst, dst+n) on stream s. */
 static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   if (!n) return;
   ft_lock();
+  ft_log_d2d(dst, src, n);
   ft_alloc_t *da = protected_range(dst, n), *sa = protected_range(src, n);
   if (sa && sa->state == FT_ST_CLEAN) {
     uint64_t off = src - sa->base;
@@ -158,14 +206,20 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
 
 #define D2D_SYNC(name, ptsz)                                             \
   CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n) {    \
+    ft_op_begin();                                                       \
+    before_d2d(dst, n, FT_STREAM(0, ptsz));                              \
     CUresult r = ft_real.name(dst, src, n);                              \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(0, ptsz));   \
+    ft_op_end();                                                         \
     return r;                                                            \
   }
 #define D2D_ASYNC(name, ptsz)                                                       \
   CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {   \
+    ft_op_begin();                                                                  \
+    before_d2d(dst, n, FT_STREAM(s, ptsz));                                         \
     CUresult r = ft_real.name(dst, src, n, s);                                      \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(s, ptsz));              \
+    ft_op_end();                                                                    \
     return r;                                                                       \
   }
 D2D_SYNC(cuMemcpyDtoD_v2, 0)
@@ -191,14 +245,18 @@ static int tracked(CUdeviceptr p) {
       CUresult r = h2d(dst, (const void *)(uintptr_t)src, n, st, sync, ptsz, &handled); \
       if (handled) return r;                                                      \
     }                                                                             \
+    ft_op_begin();                                                                \
+    if (td) before_d2d(dst, n, st);                                               \
     CUresult r = CALL;                                                            \
-    if (r != CUDA_SUCCESS) return r;                                              \
-    if (td) after_d2d(dst, src, n, st);                                           \
-    else if (ts) {                                                                \
-      ft_alloc_t *a;                                                              \
+    ft_alloc_t *a = NULL;                                                         \
+    if (r == CUDA_SUCCESS && td) after_d2d(dst, src, n, st);                      \
+    else if (r == CUDA_SUCCESS && ts) {                                           \
       verify_read(src, n, st, FT_WHY_D2H, &a);                                    \
-      if (sync) return d2h_settle(a, st, (void *)(uintptr_t)dst, src, n, ptsz);   \
+      log_d2h((void *)(uintptr_t)dst, src, n, st);                                \
     }                                                                             \
+    ft_op_end();                                                                  \
+    if (r == CUDA_SUCCESS && !td && ts && sync)                                   \
+      return d2h_settle(a, st, (void *)(uintptr_t)dst, src, n, ptsz);             \
     return r;                                                                     \
   }
 #define s_ 0
@@ -218,6 +276,7 @@ UNIFIED(cuMemcpyAsync_ptsz, 0, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, C
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
                           CUstream s, int sync) {
   ft_lock();
+  ft_epoch_unreplayable("a 2-D, 3-D or peer copy");
   ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
   ft_alloc_t *sa = (st == CU_MEMORYTYPE_DEVICE || st == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(sptr) : NULL;
   if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN)
@@ -240,18 +299,22 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
 
 #define COPY2D(name, ptsz)                                                              \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c) {                                       \
+    ft_op_begin();                                                                      \
     CUresult r = ft_real.name(c);                                                       \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
                     FT_STREAM(0, ptsz), 1);                                             \
+    ft_op_end();                                                                        \
     return r;                                                                           \
   }
 #define COPY2DA(name, ptsz)                                                             \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
+    ft_op_begin();                                                                      \
     CUresult r = ft_real.name(c, s);                                                    \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
                     FT_STREAM(s, ptsz), 0);                                             \
+    ft_op_end();                                                                        \
     return r;                                                                           \
   }
 COPY2D(cuMemcpy2D_v2, 0)
@@ -265,18 +328,22 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
 #define P3D_SRC(c) ((c)->srcDevice + (c)->srcXInBytes + ((c)->srcY + (c)->srcZ * (c)->srcHeight) * (c)->srcPitch)
 #define COPY3D(name, T, ptsz)                                                               \
   CUresult ft_on_##name(const T *c) {                                                       \
+    ft_op_begin();                                                                          \
     CUresult r = ft_real.name(c);                                                           \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
                     FT_STREAM(0, ptsz), 1);                                                 \
+    ft_op_end();                                                                            \
     return r;                                                                               \
   }
 #define COPY3DA(name, T, ptsz)                                                              \
   CUresult ft_on_##name(const T *c, CUstream s) {                                           \
+    ft_op_begin();                                                                          \
     CUresult r = ft_real.name(c, s);                                                        \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
                     FT_STREAM(s, ptsz), 0);                                                 \
+    ft_op_end();                                                                            \
     return r;                                                                               \
   }
 COPY3D(cuMemcpy3D_v2, CUDA_MEMCPY3D, 0)
@@ -290,15 +357,21 @@ COPY3DA(cuMemcpy3DPeerAsync_ptsz, CUDA_MEMCPY3D_PEER, 1)
 
 #define PEER(name, ptsz)                                                                    \
   CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { \
+    ft_op_begin();                                                                          \
+    before_d2d(dst, n, FT_STREAM(0, ptsz));                                                 \
     CUresult r = ft_real.name(dst, dc, src, sc, n);                                         \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(0, ptsz));                      \
+    ft_op_end();                                                                            \
     return r;                                                                               \
   }
 #define PEERA(name, ptsz)                                                                   \
   CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, \
                         CUstream s) {                                                       \
+    ft_op_begin();                                                                          \
+    before_d2d(dst, n, FT_STREAM(s, ptsz));                                                 \
     CUresult r = ft_real.name(dst, dc, src, sc, n, s);                                      \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(s, ptsz));                      \
+    ft_op_end();                                                                            \
     return r;                                                                               \
   }
 PEER(cuMemcpyPeer, 0)

@@ -55,6 +55,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
 }
 
 static void untrack(ft_alloc_t *a) {
+  ft_shadow_release(a);
   ft_set_state(a, FT_ST_UNPROT);
   ft_reg_remove(a);
   if (a->code) {
@@ -63,7 +64,7 @@ static void untrack(ft_alloc_t *a) {
   }
   if (a->mirror) {
     ft_drv.cuMemFreeHost(a->mirror);
-    ft_st.bytes_checkpoint -= a->size + a->code_bytes;
+    ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
   }
   free(a);
 }
@@ -105,13 +106,12 @@ CUresult ft_on_cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags) {
  * goes (a commit point). The driver judges the pointer: an invalid one, an
  * interior pointer or a second free gets the driver's error and changes nothing. */
 static CUresult before_free(CUdeviceptr p) {
-  CUresult verdict = CUDA_SUCCESS;
   ft_lock();
   ft_alloc_t *a = p ? ft_reg_find_base(p) : NULL;
-  int pending = a && a->pending;
+  int used = a && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
   ft_unlock();
-  if (pending) verdict = ft_commit_all();
-  return verdict;
+  /* the epoch must not outlive memory it may have to restore or re-read */
+  return used ? ft_commit_all() : CUDA_SUCCESS;
 }
 
 static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
@@ -124,18 +124,17 @@ static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
   return r != CUDA_SUCCESS ? r : verdict;
 }
 
-CUresult ft_on_cuMemFree_v2(CUdeviceptr p) {
-  CUresult v = before_free(p);
-  return after_free(ft_real.cuMemFree_v2(p), p, v);
-}
-CUresult ft_on_cuMemFreeAsync(CUdeviceptr p, CUstream s) {
-  CUresult v = before_free(p);
-  return after_free(ft_real.cuMemFreeAsync(p, s), p, v);
-}
-CUresult ft_on_cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) {
-  CUresult v = before_free(p);
-  return after_free(ft_real.cuMemFreeAsync_ptsz(p, s), p, v);
-}
+#define FREE(name, ARGS, CALL)                 \
+  CUresult ft_on_##name ARGS {                 \
+    CUresult v = before_free(p);               \
+    ft_op_begin();                             \
+    CUresult r = after_free(CALL, p, v);       \
+    ft_op_end();                               \
+    return r;                                  \
+  }
+FREE(cuMemFree_v2, (CUdeviceptr p), ft_real.cuMemFree_v2(p))
+FREE(cuMemFreeAsync, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync(p, s))
+FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_ptsz(p, s))
 
 /* ---- Memsets ----
  * A constant fill has a closed-form code: every full block of the fill has the
@@ -169,6 +168,22 @@ static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32
   if (gi1 < glast) ft_reencode(d, a, gi1, glast, s);
 }
 
+/* Before a memset of [p, p+bytes) on stream s: the restore point. */
+static void before_memset(CUdeviceptr p, size_t bytes, CUstream s) {
+  if (!bytes) return;
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find(p);
+  if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
+    ft_restore_point(a->dev, a, s, p == a->base && bytes == a->size, NULL, -1);
+  ft_unlock();
+}
+
+static void log_memset(CUdeviceptr p, uint32_t pattern, size_t n, int elem) {
+  ft_lock();
+  ft_log_memset(p, pattern, n, elem);
+  ft_unlock();
+}
+
 /* After a memset of [p, p+bytes) with 32-bit pattern on stream s (enqueued after
  * it in the same stream, so the code follows the data in stream order). */
 static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int pattern_ok,
@@ -177,6 +192,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   ft_dev_t *d = a ? a->dev : NULL;
+  if (!pattern_ok) ft_epoch_unreplayable("a 2-D memset");
   if (a && d && a->code && a->state != FT_ST_UNPROT) {
     size_t off = (size_t)(p - a->base), end = off + bytes;
     if (end > a->size) end = a->size;
@@ -197,14 +213,22 @@ static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
 
 #define MEMSET1D(name, T, rep, unit, stream)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n) {                     \
+    ft_op_begin();                                                          \
+    before_memset(p, n * unit, stream);                                     \
     CUresult r = ft_real.name(p, v, n);                                     \
+    if (r == CUDA_SUCCESS && n) log_memset(p, v, n, unit);                  \
     if (r == CUDA_SUCCESS) after_memset(p, n * unit, rep(v), 1, stream);    \
+    ft_op_end();                                                            \
     return r;                                                               \
   }
 #define MEMSET1DA(name, T, rep, unit, ptsz)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n, CUstream s) {         \
+    ft_op_begin();                                                          \
+    before_memset(p, n * unit, FT_STREAM(s, ptsz));                         \
     CUresult r = ft_real.name(p, v, n, s);                                  \
+    if (r == CUDA_SUCCESS && n) log_memset(p, v, n, unit);                  \
     if (r == CUDA_SUCCESS) after_memset(p, n * unit, rep(v), 1, FT_STREAM(s, ptsz)); \
+    ft_op_end();                                                            \
     return r;                                                               \
   }
 static uint32_t rep32(unsigned v) { return v; }
@@ -224,15 +248,19 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
 /* 2-D memsets: the rows are strided; re-encode every group they touch. */
 #define MEMSET2D(name, T, unit, stream)                                              \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h) {       \
+    ft_op_begin();                                                                   \
     CUresult r = ft_real.name(p, pitch, v, w, h);                                    \
     if (r == CUDA_SUCCESS && w && h) after_memset(p, pitch * (h - 1) + w * unit, 0, 0, stream); \
+    ft_op_end();                                                                     \
     return r;                                                                        \
   }
 #define MEMSET2DA(name, T, unit, ptsz)                                                    \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
+    ft_op_begin();                                                                        \
     CUresult r = ft_real.name(p, pitch, v, w, h, s);                                      \
     if (r == CUDA_SUCCESS && w && h)                                                      \
       after_memset(p, pitch * (h - 1) + w * unit, 0, 0, FT_STREAM(s, ptsz));              \
+    ft_op_end();                                                                          \
     return r;                                                                             \
   }
 MEMSET2D(cuMemsetD2D8_v2, unsigned char, 1, CU_STREAM_LEGACY)

@@ -21,10 +21,11 @@ CUresult ft_on_cuEventQuery(CUevent e) { return ft_after_sync(ft_real.cuEventQue
 #define GRAPH(name, ptsz)                                             \
   CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \
     CUresult v = ft_unknown_writer_before();                          \
+    ft_op_begin();                                                    \
     CUresult r = ft_real.name(g, s);                                  \
-    if (r != CUDA_SUCCESS) return r;                                  \
-    ft_unknown_writer_after(FT_STREAM(s, ptsz));                      \
-    return v;                                                         \
+    if (r == CUDA_SUCCESS) ft_unknown_writer_after(FT_STREAM(s, ptsz)); \
+    ft_op_end();                                                      \
+    return r != CUDA_SUCCESS ? r : v;                                 \
   }
 GRAPH(cuGraphLaunch, 0)
 GRAPH(cuGraphLaunch_ptsz, 1)
@@ -32,6 +33,7 @@ GRAPH(cuGraphLaunch_ptsz, 1)
 /* ---- writers with a known destination: re-encode the allocation written ---- */
 static void touched(CUdeviceptr p, CUstream s) {
   ft_lock();
+  ft_epoch_unreplayable("an unmodelled write (stream memory operation, batch copy)");
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT) {
     ft_reencode(a->dev, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
@@ -43,8 +45,10 @@ static void touched(CUdeviceptr p, CUstream s) {
 
 #define WRITEVAL(name, T, ptsz)                                                   \
   CUresult ft_on_##name(CUstream s, CUdeviceptr addr, T value, unsigned flags) {  \
+    ft_op_begin();                                                                \
     CUresult r = ft_real.name(s, addr, value, flags);                             \
     if (r == CUDA_SUCCESS) touched(addr, FT_STREAM(s, ptsz));                     \
+    ft_op_end();                                                                  \
     return r;                                                                     \
   }
 WRITEVAL(cuStreamWriteValue32_v2, cuuint32_t, 0)
@@ -54,12 +58,14 @@ WRITEVAL(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1)
 
 #define BATCHMEMOP(name, ptsz)                                                               \
   CUresult ft_on_##name(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) { \
+    ft_op_begin();                                                                           \
     CUresult r = ft_real.name(s, count, ops, flags);                                         \
     if (r == CUDA_SUCCESS && ops)                                                            \
       for (unsigned i = 0; i < count; i++)                                                   \
         if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||                           \
             ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)                             \
           touched(ops[i].writeValue.address, FT_STREAM(s, ptsz));                            \
+    ft_op_end();                                                                             \
     return r;                                                                                \
   }
 BATCHMEMOP(cuStreamBatchMemOp_v2, 0)
@@ -68,9 +74,11 @@ BATCHMEMOP(cuStreamBatchMemOp_v2_ptsz, 1)
 #define BATCH(name)                                                                          \
   CUresult ft_on_##name(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,   \
                         CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs, CUstream s) { \
+    ft_op_begin();                                                                           \
     CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs, s);              \
     if (r == CUDA_SUCCESS && dsts)                                                           \
       for (size_t i = 0; i < count; i++) touched(dsts[i], FT_STREAM(s, 0));                  \
+    ft_op_end();                                                                             \
     return r;                                                                                \
   }
 BATCH(cuMemcpyBatchAsync_v2)
@@ -79,31 +87,39 @@ BATCH(cuMemcpyBatchAsync_v2_ptsz)
 #define BATCH3D(name)                                                                        \
   CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags,     \
                         CUstream s) {                                                        \
+    ft_op_begin();                                                                           \
     CUresult r = ft_real.name(n, ops, flags, s);                                             \
     if (r == CUDA_SUCCESS && ops)                                                            \
       for (size_t i = 0; i < n; i++)                                                         \
         if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                               \
           touched(ops[i].dst.op.ptr.ptr, FT_STREAM(s, 0));                                   \
+    ft_op_end();                                                                             \
     return r;                                                                                \
   }
 BATCH3D(cuMemcpy3DBatchAsync_v2)
 BATCH3D(cuMemcpy3DBatchAsync_v2_ptsz)
 
 CUresult ft_on_cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
+  ft_op_begin();
   CUresult r = ft_real.cuMemcpyAtoD_v2(dst, src, off, n);
   if (r == CUDA_SUCCESS) touched(dst, CU_STREAM_LEGACY);
+  ft_op_end();
   return r;
 }
 CUresult ft_on_cuMemcpyAtoD_v2_ptds(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
+  ft_op_begin();
   CUresult r = ft_real.cuMemcpyAtoD_v2_ptds(dst, src, off, n);
   if (r == CUDA_SUCCESS) touched(dst, CU_STREAM_PER_THREAD);
+  ft_op_end();
   return r;
 }
 
 CUresult ft_on_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *l, unsigned n, unsigned f) {
   CUresult v = ft_unknown_writer_before();
+  ft_op_begin();
   CUresult r = ft_real.cuLaunchCooperativeKernelMultiDevice(l, n, f);
-  if (r != CUDA_SUCCESS) return r;
-  for (unsigned i = 0; l && i < n; i++) ft_unknown_writer_after(l[i].hStream);
-  return v;
+  if (r == CUDA_SUCCESS)
+    for (unsigned i = 0; l && i < n; i++) ft_unknown_writer_after(l[i].hStream);
+  ft_op_end();
+  return r != CUDA_SUCCESS ? r : v;
 }

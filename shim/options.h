@@ -14,6 +14,7 @@
     "detect only; also correct single-bit errors; also roll back and replay")                 \
   X(CKPT_MAX, SIZE, "4GiB", 0, "host memory for checkpoints of uploaded data")                \
   X(EPOCH_LAUNCHES, INT, "64", 0, "commit at least every this many launches")                 \
+  X(SHADOW_MAX, SIZE, "2GiB", 0, "device memory for shadow copies (restore points)")          \
   X(MAX_RETRIES, INT, "3", 0, "replays of one epoch before giving up")                        \
   X(ON_FAIL, ENUM, "error", "abort|error|warn",                                               \
     "on an unrecoverable error: abort, return CUDA_ERROR_ECC_UNCORRECTABLE, or warn")          \

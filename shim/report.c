@@ -60,19 +60,22 @@ int ft_report_write_json(const char *path) {
           (uintmax_t)s->restored, (uintmax_t)s->uncorrectable, (uintmax_t)s->permanent,
           (uintmax_t)s->code_errors);
   fprintf(f,
-          "  \"bytes\": {\"protected\": %ju, \"checkpoint\": %ju, \"encoded_host\": %ju, "
+          "  \"bytes\": {\"protected\": %ju, \"checkpoint\": %ju, \"shadow\": %ju, \"encoded_host\": %ju, "
           "\"encoded_device\": %ju, \"verified_device\": %ju},\n",
           (uintmax_t)s->bytes_protected_peak, (uintmax_t)s->bytes_checkpoint_peak,
+          (uintmax_t)s->bytes_shadow,
           (uintmax_t)s->bytes_encoded_host, (uintmax_t)s->bytes_encoded_device,
           (uintmax_t)s->bytes_verified_device);
   fprintf(f,
           "  \"launches\": %ju,\n  \"launches_protected\": %ju,\n  \"verifications\": %ju,\n"
           "  \"encodes\": %ju,\n  \"unprotected_ops\": %ju,\n  \"unknown_writers\": %ju,\n"
-          "  \"learned_writes\": %ju,\n  \"allocations\": %ju,\n  \"allocations_unprotected\": %ju,\n"
+          "  \"learned_writes\": %ju,\n  \"replays\": %ju,\n  \"replayed_ops\": %ju,\n"
+          "  \"allocations\": %ju,\n  \"allocations_unprotected\": %ju,\n"
           "  \"cpu_seconds\": %.6f,\n  \"coverage\": %.6f,\n",
           (uintmax_t)s->launches, (uintmax_t)s->launches_protected, (uintmax_t)s->verifications,
           (uintmax_t)s->encodes, (uintmax_t)unprotected_ops(), (uintmax_t)s->unknown_writers,
-          (uintmax_t)s->learned_writes, (uintmax_t)s->allocations,
+          (uintmax_t)s->learned_writes, (uintmax_t)s->replays, (uintmax_t)s->replayed_ops,
+          (uintmax_t)s->allocations,
           (uintmax_t)s->allocations_unprotected, s->cpu_seconds, coverage());
   fprintf(f, "  \"events\": [");
   for (int i = 0; i < ft_nevents; i++) {

@@ -41,7 +41,7 @@ static void *g_libcuda;
 static pthread_once_t g_dlsym_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-static void find_dlsym(void) {
+FT_NO_SANITIZE static void find_dlsym(void) {
   /* dlvsym is not overridden; RTLD_NEXT from here is the next dlsym after gpuft
    * (libc's, or another interposer's). */
   void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
@@ -49,7 +49,7 @@ static void find_dlsym(void) {
   ft_real_dlsym = (ft_dlsym_fn)p;
 }
 
-void ft_resolve_dlsym(void) { pthread_once(&g_dlsym_once, find_dlsym); }
+FT_NO_SANITIZE void ft_resolve_dlsym(void) { pthread_once(&g_dlsym_once, find_dlsym); }
 
 static int cmp_map(const void *a, const void *b) {
   const map_t *x = a, *y = b;

@@ -20,7 +20,7 @@ static size_t chunk_bytes(void) {
 /* Pinned checkpoint (data then code) for a, within the budget; NULL if refused. */
 static uint8_t *mirror_for(ft_alloc_t *a) {
   if (a->mirror) return a->mirror;
-  uint64_t need = a->size + a->code_bytes;
+  uint64_t need = ft_mirror_bytes(a);
   if (ft_st.bytes_checkpoint + need > (uint64_t)FT_OPT(CKPT_MAX)) {
     if (!ft_st.ckpt_refused++)
       FT_WARN("checkpoint budget GPUFT_CKPT_MAX=%s reached: further allocations are protected "
@@ -76,7 +76,7 @@ static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, 
 /* A code view for data starting at group g0 of a, inside its mirror's code. */
 static void mirror_view(const ft_alloc_t *a, uint64_t g0, ft_code_t *v) {
   ft_code_t full;
-  ft_code_bind(&full, a->mirror + a->size, a->size);
+  ft_code_bind(&full, a->mirror + ft_mirror_code_off(a), a->size);
   *v = full;
   v->v += g0 * FT_GROUP_BLOCKS;
   v->d += g0 * FT_GROUP_BLOCKS;
@@ -250,4 +250,27 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   FT_DEBUG("upload of %zu bytes: staging %.3f ms, then waiting %.3f ms", n, (w0 - wall0) * 1e3,
            (ft_now() - w0) * 1e3);
   return r;
+}
+
+/* Replay of an upload: the data from the checkpoint, the codes of its whole groups
+ * as computed on the host when it was first uploaded (a device re-encode would
+ * take in whatever the device holds, a stuck bit included), edge groups
+ * re-encoded on the device as the first time. */
+CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s) {
+  size_t end = off + n;
+  CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, a->mirror + off, n, s);
+  if (r != CUDA_SUCCESS) return r;
+  size_t hs = (off + GROUP - 1) / GROUP * GROUP;
+  size_t he = end == a->size ? end : end / GROUP * GROUP;
+  if (hs < he) {
+    ft_code_t view;
+    mirror_view(a, hs / GROUP, &view);
+    r = upload_codes(a, &view, hs / GROUP, (he + GROUP - 1) / GROUP, s);
+    if (r != CUDA_SUCCESS) return r;
+    if (off < hs) ft_reencode(d, a, off / GROUP, hs / GROUP, s);
+    if (he < end) ft_reencode(d, a, he / GROUP, (end + GROUP - 1) / GROUP, s);
+  } else {
+    ft_reencode(d, a, off / GROUP, (end + GROUP - 1) / GROUP, s);
+  }
+  return CUDA_SUCCESS;
 }

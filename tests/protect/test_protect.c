@@ -9,68 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gprun.h"
 #include "proc.h"
 #include "runner.h"
 #include "xparity.h"
 
-#define PRELOAD "LD_PRELOAD=" GPUFT_LIB
-#define SIMPATH "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
-
-typedef struct {
-  int status;
-  uint64_t checksum;
-  int has_checksum;
-  char *out, *err, *json; /* json: the report, or NULL */
-} run_t;
-
-static void run_free(run_t *r) {
-  free(r->out);
-  free(r->err);
-  free(r->json);
-  memset(r, 0, sizeof *r);
-}
-
-/* Runs argv on the simulator; gpuft preloaded when `gp`; flip: SIMCUDA_FLIP or
- * NULL; extra: more NAME=value (NULL-terminated, may be NULL). */
-static void run(const char *const argv[], int gp, const char *flip, const char *const *extra,
-                run_t *out) {
-  static int seq;
-  char rep[256], env_rep[300], env_flip[1024];
-  snprintf(rep, sizeof rep, "/tmp/gpuft-protect-%d-%d.json", (int)getpid(), ++seq);
-  unlink(rep);
-  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
-  snprintf(env_flip, sizeof env_flip, "SIMCUDA_FLIP=%s", flip ? flip : "");
-  const char *env[16];
-  int k = 0;
-  env[k++] = SIMPATH;
-  env[k++] = gp ? PRELOAD : "LD_PRELOAD";
-  env[k++] = gp ? env_rep : "GPUFT_REPORT";
-  env[k++] = flip ? env_flip : "SIMCUDA_FLIP";
-  for (int i = 0; extra && extra[i] && k < 15; i++) env[k++] = extra[i];
-  env[k] = NULL;
-  proc_result_t r;
-  ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
-  memset(out, 0, sizeof *out);
-  out->status = r.status;
-  out->out = r.out;
-  out->err = r.err;
-  const char *c = strstr(r.out, "checksum: ");
-  if (c && sscanf(c + 10, "%" SCNx64, &out->checksum) == 1) out->has_checksum = 1;
-  out->json = gp ? read_file(rep) : NULL;
-  unlink(rep);
-}
-
-static uint64_t jget(const run_t *r, const char *key) {
-  uint64_t v = 0;
-  if (!r->json || json_u64(r->json, key, &v) != 0) FT_FAIL_("report lacks \"%s\"", key);
-  return v;
-}
-
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
-  return n;
-}
 
 #ifdef APP_SGEMM
 #define HAVE_APPS 1
@@ -100,19 +43,19 @@ TEST_IMPL(fault_free_apps_identical) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const char *argv[] = {cases[i].exe, cases[i].a1, cases[i].a1 ? cases[i].a2 : NULL, NULL};
     run_t p, g;
-    run(argv, 0, NULL, NULL, &p);
+    gp_run(argv, 0, NULL, NULL, &p);
     ASSERT_EQ(p.status, 0);
     for (int rep = 0; rep < 2; rep++) {
-      run(argv, 1, NULL, NULL, &g);
+      gp_run(argv, 1, NULL, NULL, &g);
       if (g.status != 0) FT_FAIL_("%s %s under gpuft: %s", cases[i].exe, cases[i].a1, g.err);
       ASSERT_STR_EQ(g.out, p.out);
-      ASSERT_EQ(jget(&g, "detected"), 0u);
-      ASSERT_EQ(jget(&g, "uncorrectable"), 0u);
-      ASSERT_GT(jget(&g, "verifications") + jget(&g, "encodes"), 0u);
-      ASSERT_GT(jget(&g, "protected"), 0u);
-      run_free(&g);
+      ASSERT_EQ(gp_get(&g, "detected"), 0u);
+      ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
+      ASSERT_GT(gp_get(&g, "verifications") + gp_get(&g, "encodes"), 0u);
+      ASSERT_GT(gp_get(&g, "protected"), 0u);
+      gp_free(&g);
     }
-    run_free(&p);
+    gp_free(&p);
   }
   return TEST_OK;
 }
@@ -121,13 +64,7 @@ TEST_IMPL(fault_free_apps_identical) {
 
 static uint64_t golden(const char *exe, const char *arg) {
   const char *argv[] = {exe, arg, NULL};
-  run_t p;
-  run(argv, 0, NULL, NULL, &p);
-  ASSERT_EQ(p.status, 0);
-  ASSERT(p.has_checksum);
-  uint64_t c = p.checksum;
-  run_free(&p);
-  return c;
+  return gp_golden(argv);
 }
 
 TEST_IMPL(single_flip_at_rest_corrected) {
@@ -149,24 +86,24 @@ TEST_IMPL(single_flip_at_rest_corrected) {
         snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%zu,bits=%d", offs[oi], bit);
         const char *argv[] = {apps[ai].exe, apps[ai].arg, NULL};
         run_t p, g;
-        run(argv, 0, spec, NULL, &p);
+        gp_run(argv, 0, spec, NULL, &p);
         ASSERT(p.has_checksum);
         if (p.checksum == gold) FT_FAIL_("%s: the flip did not bite", spec);
-        run(argv, 1, spec, NULL, &g);
+        gp_run(argv, 1, spec, NULL, &g);
         if (g.status != 0 || !g.has_checksum || g.checksum != gold)
           FT_FAIL_("%s %s, %s: not corrected (status %d)\n%s", apps[ai].exe, apps[ai].arg, spec,
                    g.status, g.err);
-        ASSERT_EQ(jget(&g, "corrected"), 1u);
-        ASSERT_EQ(jget(&g, "detected"), 1u);
-        ASSERT_EQ(jget(&g, "uncorrectable"), 0u);
+        ASSERT_EQ(gp_get(&g, "corrected"), 1u);
+        ASSERT_EQ(gp_get(&g, "detected"), 1u);
+        ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
         ASSERT(strstr(g.json, "\"outcome\": \"corrected\"") != NULL);
         ASSERT(strstr(g.json, "\"kind\": \"data bit\"") != NULL);
         char want[64];
         snprintf(want, sizeof want, "\"offset\": %zu, \"bit\": %zu", offs[oi] / 4 * 4,
                  (offs[oi] % 4) * 8 + (size_t)bit);
         if (!strstr(g.json, want)) FT_FAIL_("%s: event lacks %s:\n%s", spec, want, g.json);
-        run_free(&p);
-        run_free(&g);
+        gp_free(&p);
+        gp_free(&g);
         runs++;
       }
     }
@@ -198,24 +135,24 @@ TEST_IMPL(double_flip_one_block_never_miscorrected) {
     const char *warn[] = {"GPUFT_ON_FAIL=warn", NULL};
     const char *err[] = {"GPUFT_ON_FAIL=error", NULL};
     run_t p, w, e;
-    run(argv, 0, spec, NULL, &p);
+    gp_run(argv, 0, spec, NULL, &p);
     ASSERT(p.has_checksum && p.checksum != gold);
     /* warn: the program goes on with exactly the data the flips left (gpuft
      * changed nothing), and the report says uncorrectable */
-    run(argv, 1, spec, warn, &w);
+    gp_run(argv, 1, spec, warn, &w);
     ASSERT(w.has_checksum);
     if (w.checksum != p.checksum) FT_FAIL_("%s: data changed by gpuft (miscorrection)", spec);
-    ASSERT_GE(jget(&w, "uncorrectable"), 1u);
-    ASSERT_EQ(jget(&w, "corrected"), 0u);
+    ASSERT_GE(gp_get(&w, "uncorrectable"), 1u);
+    ASSERT_EQ(gp_get(&w, "corrected"), 0u);
     ASSERT(strstr(w.err, "uncorrectable memory error") != NULL);
     /* error (the default): the read-back call fails with the ECC error */
-    run(argv, 1, spec, err, &e);
+    gp_run(argv, 1, spec, err, &e);
     ASSERT_NE(e.status, 0);
     ASSERT(strstr(e.err, "cudaErrorECCUncorrectable") != NULL);
-    ASSERT_GE(jget(&e, "uncorrectable"), 1u);
-    run_free(&p);
-    run_free(&w);
-    run_free(&e);
+    ASSERT_GE(gp_get(&e, "uncorrectable"), 1u);
+    gp_free(&p);
+    gp_free(&w);
+    gp_free(&e);
   }
   return TEST_OK;
 }
@@ -229,10 +166,10 @@ TEST_IMPL(double_flip_two_groups_both_corrected) {
              o, o + 4096);
     const char *argv[] = {APP_SGEMM, "96", NULL};
     run_t g;
-    run(argv, 1, spec, NULL, &g);
+    gp_run(argv, 1, spec, NULL, &g);
     if (g.status != 0 || g.checksum != gold) FT_FAIL_("%s: not corrected\n%s", spec, g.err);
-    ASSERT_EQ(jget(&g, "corrected"), 2u);
-    run_free(&g);
+    ASSERT_EQ(gp_get(&g, "corrected"), 2u);
+    gp_free(&g);
   }
   return TEST_OK;
 }
@@ -242,10 +179,10 @@ TEST_IMPL(on_fail_abort) {
   const char *argv[] = {APP_SGEMM, "96", NULL};
   const char *ab[] = {"GPUFT_ON_FAIL=abort", NULL};
   run_t a;
-  run(argv, 1, "before=d2h:1,src,offset=300,bits=1+2", ab, &a);
+  gp_run(argv, 1, "before=d2h:1,src,offset=300,bits=1+2", ab, &a);
   ASSERT_EQ(a.status, 128 + SIGABRT);
   ASSERT(strstr(a.err, "aborting (GPUFT_ON_FAIL=abort)") != NULL);
-  run_free(&a);
+  gp_free(&a);
   return TEST_OK;
 }
 
@@ -261,12 +198,12 @@ TEST_IMPL(read_only_input_flip_detected_after_launch) {
         snprintf(spec, sizeof spec, "before=launch:sgemm:1,arg=%d,offset=%zu,bits=%d", arg, off, bit);
         const char *argv[] = {APP_SGEMM, "96", NULL};
         run_t g;
-        run(argv, 1, spec, NULL, &g);
-        ASSERT_EQ(jget(&g, "detected"), 1u);
-        ASSERT_EQ(jget(&g, "corrected"), 1u);
+        gp_run(argv, 1, spec, NULL, &g);
+        ASSERT_EQ(gp_get(&g, "detected"), 1u);
+        ASSERT_EQ(gp_get(&g, "corrected"), 1u);
         if (!strstr(g.json, "\"where\": \"after launch (read-only argument)\""))
           FT_FAIL_("%s: not reported as a read-only argument hit:\n%s", spec, g.json);
-        run_free(&g);
+        gp_free(&g);
         runs++;
       }
     }
@@ -280,7 +217,7 @@ TEST_IMPL(read_only_input_flip_detected_after_launch) {
 TEST_IMPL(code_array_flips_are_code_errors) {
   const char *argv[] = {EXE_PCASES, "codeflip", NULL};
   run_t g;
-  run(argv, 1, NULL, NULL, &g);
+  gp_run(argv, 1, NULL, NULL, &g);
   if (g.status != 0) FT_FAIL_("pcases codeflip: %s", g.err);
   int ok = 0, tries = -1;
   ASSERT_EQ(sscanf(g.out, "codeflip: %d of %d read-backs correct", &ok, &tries), 2);
@@ -295,12 +232,12 @@ TEST_IMPL(code_array_flips_are_code_errors) {
       if (w >= first && w < first + cnt) expect += 3;
     }
   ASSERT_GT(expect, 0);
-  ASSERT_EQ(jget(&g, "corrected"), (uint64_t)expect);
-  ASSERT_EQ(jget(&g, "code_words"), (uint64_t)expect);
-  ASSERT_EQ(count(g.json, "\"kind\": \"data bit\""), 0);
-  ASSERT_EQ(count(g.json, "\"kind\": \"code bit\"") + count(g.json, "\"kind\": \"level-2 code\""),
+  ASSERT_EQ(gp_get(&g, "corrected"), (uint64_t)expect);
+  ASSERT_EQ(gp_get(&g, "code_words"), (uint64_t)expect);
+  ASSERT_EQ(gp_count(g.json, "\"kind\": \"data bit\""), 0);
+  ASSERT_EQ(gp_count(g.json, "\"kind\": \"code bit\"") + gp_count(g.json, "\"kind\": \"level-2 code\""),
             expect);
-  run_free(&g);
+  gp_free(&g);
   return TEST_OK;
 }
 
@@ -309,16 +246,16 @@ TEST_IMPL(code_array_flips_are_code_errors) {
 TEST_IMPL(bad_input_same_as_driver) {
   const char *argv[] = {EXE_PCASES, "badinput", NULL};
   run_t p, g;
-  run(argv, 0, NULL, NULL, &p);
-  run(argv, 1, NULL, NULL, &g);
+  gp_run(argv, 0, NULL, NULL, &p);
+  gp_run(argv, 1, NULL, NULL, &g);
   ASSERT_EQ(p.status, 0);
   ASSERT_EQ(g.status, 0);
   ASSERT_STR_EQ(g.out, p.out);
   ASSERT(strstr(g.out, "intact 1") != NULL);
   ASSERT(strstr(g.out, "freeA_again 0") == NULL); /* the driver refuses a double free */
-  ASSERT_EQ(jget(&g, "detected"), 0u);
-  run_free(&p);
-  run_free(&g);
+  ASSERT_EQ(gp_get(&g, "detected"), 0u);
+  gp_free(&p);
+  gp_free(&g);
   return TEST_OK;
 }
 
@@ -326,23 +263,23 @@ TEST_IMPL(unaligned_sizes_and_offsets) {
   const char *noflip[] = {EXE_PCASES, "unaligned", NULL};
   const char *flip[] = {EXE_PCASES, "unaligned", "flip", NULL};
   run_t p, pf, g, gf;
-  run(noflip, 0, NULL, NULL, &p);
-  run(flip, 0, NULL, NULL, &pf);
-  run(noflip, 1, NULL, NULL, &g);
-  run(flip, 1, NULL, NULL, &gf);
-  ASSERT_EQ(count(p.out, "match 1"), 7);
+  gp_run(noflip, 0, NULL, NULL, &p);
+  gp_run(flip, 0, NULL, NULL, &pf);
+  gp_run(noflip, 1, NULL, NULL, &g);
+  gp_run(flip, 1, NULL, NULL, &gf);
+  ASSERT_EQ(gp_count(p.out, "match 1"), 7);
   ASSERT_STR_EQ(g.out, p.out);
-  ASSERT_LT(count(pf.out, "match 1"), 7); /* the flips bite */
+  ASSERT_LT(gp_count(pf.out, "match 1"), 7); /* the flips bite */
   ASSERT_STR_EQ(gf.out, p.out);          /* and gpuft repairs them all */
   uint64_t flips = 0;
   static const size_t sizes[] = {1, 127, 129, 1000, 4097, 70001, 300000};
   for (size_t i = 0; i < 7; i++) flips += (sizes[i] + 4095) / 4096;
-  ASSERT_EQ(jget(&gf, "corrected"), flips);
-  ASSERT_EQ(jget(&g, "detected"), 0u);
-  run_free(&p);
-  run_free(&pf);
-  run_free(&g);
-  run_free(&gf);
+  ASSERT_EQ(gp_get(&gf, "corrected"), flips);
+  ASSERT_EQ(gp_get(&g, "detected"), 0u);
+  gp_free(&p);
+  gp_free(&pf);
+  gp_free(&g);
+  gp_free(&gf);
   return TEST_OK;
 }
 
@@ -350,13 +287,13 @@ TEST_IMPL(checkpoint_budget) {
   const char *argv[] = {EXE_PCASES, "budget", NULL};
   const char *env[] = {"GPUFT_CKPT_MAX=64KiB", NULL};
   run_t g;
-  run(argv, 1, NULL, env, &g);
+  gp_run(argv, 1, NULL, env, &g);
   ASSERT_EQ(g.status, 0);
   ASSERT_STR_EQ(g.out, "budget: 6 of 6 read-backs correct\n");
-  ASSERT_EQ(count(g.err, "checkpoint budget GPUFT_CKPT_MAX"), 1);
-  ASSERT_LE(jget(&g, "checkpoint"), 64u * 1024);
-  ASSERT_EQ(jget(&g, "corrected"), 6u);
-  run_free(&g);
+  ASSERT_EQ(gp_count(g.err, "checkpoint budget GPUFT_CKPT_MAX"), 1);
+  ASSERT_LE(gp_get(&g, "checkpoint"), 64u * 1024);
+  ASSERT_EQ(gp_get(&g, "corrected"), 6u);
+  gp_free(&g);
   return TEST_OK;
 }
 
@@ -366,15 +303,15 @@ TEST_IMPL(detect_mode_does_not_modify) {
   const char *env[] = {"GPUFT_MODE=detect", "GPUFT_ON_FAIL=warn", NULL};
   const char *spec = "before=d2h:1,src,offset=999,bits=4";
   run_t p, g;
-  run(argv, 0, spec, NULL, &p);
-  run(argv, 1, spec, env, &g);
+  gp_run(argv, 0, spec, NULL, &p);
+  gp_run(argv, 1, spec, env, &g);
   ASSERT(g.has_checksum && p.has_checksum);
   ASSERT_EQ(g.checksum, p.checksum);
-  ASSERT_EQ(jget(&g, "detected"), 1u);
-  ASSERT_EQ(jget(&g, "corrected"), 0u);
+  ASSERT_EQ(gp_get(&g, "detected"), 1u);
+  ASSERT_EQ(gp_get(&g, "corrected"), 0u);
   ASSERT(strstr(g.json, "\"outcome\": \"detected\"") != NULL);
-  run_free(&p);
-  run_free(&g);
+  gp_free(&p);
+  gp_free(&g);
   return TEST_OK;
 }
 
@@ -382,7 +319,7 @@ TEST_IMPL(report_json_fields) {
   NEED_APPS();
   const char *argv[] = {APP_SGEMM, "64", NULL};
   run_t g;
-  run(argv, 1, "before=d2h:1,src,offset=64,bits=0", NULL, &g);
+  gp_run(argv, 1, "before=d2h:1,src,offset=64,bits=0", NULL, &g);
   ASSERT(g.json != NULL);
   static const char *const keys[] = {
       "\"errors\": {",     "\"detected\": ",     "\"corrected\": ",   "\"recovered\": ",
@@ -393,11 +330,11 @@ TEST_IMPL(report_json_fields) {
       "\"coverage\": ",    "\"cpu_seconds\": "};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (!strstr(g.json, keys[i])) FT_FAIL_("report lacks %s:\n%s", keys[i], g.json);
-  ASSERT_EQ(jget(&g, "launches"), 1u);
-  ASSERT_EQ(jget(&g, "encoded_host"), 2u * 64 * 64 * 4); /* A and B, encoded while copied */
-  ASSERT_GT(jget(&g, "verified_device"), 0u);
+  ASSERT_EQ(gp_get(&g, "launches"), 1u);
+  ASSERT_EQ(gp_get(&g, "encoded_host"), 2u * 64 * 64 * 4); /* A and B, encoded while copied */
+  ASSERT_GT(gp_get(&g, "verified_device"), 0u);
   /* the stderr summary */
   ASSERT(strstr(g.err, "1 detected, 1 corrected") != NULL);
-  run_free(&g);
+  gp_free(&g);
   return TEST_OK;
 }

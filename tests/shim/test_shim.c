@@ -162,15 +162,35 @@ TEST_IMPL(every_hook_reached) {
 
 /* ---- doors ---- */
 
+/* The "info" lines: where non-CUDA look-ups land. */
+static void info_lines(const char *out, char *buf, size_t n) {
+  buf[0] = 0;
+  for (const char *p = out; (p = strstr(p, "info ")) != NULL;) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p + 1) : strlen(p);
+    strncat(buf, p, len < n - strlen(buf) - 1 ? len : n - strlen(buf) - 1);
+    p += len;
+  }
+}
+
 static void doors(int with) {
   const char *argv[] = {EXE_DOORS, with ? "gpuft" : "plain", NULL};
+  const char *argv_plain[] = {EXE_DOORS, "plain", NULL};
   const char *env_with[] = {SIMPATH, PRELOAD, NULL};
   const char *env_without[] = {SIMPATH, "LD_PRELOAD", NULL};
-  proc_result_t r;
+  proc_result_t r, p;
   run(argv, with ? env_with : env_without, &r);
   if (r.status != 0) FT_FAIL_("doors %s:\n%s\n%s", argv[1], r.out, r.err);
   ASSERT(strstr(r.out, "doors: 0 failures") != NULL);
+  /* non-CUDA look-ups land where they land without gpuft */
+  run(argv_plain, env_without, &p);
+  char a[4096], b[4096];
+  info_lines(r.out, a, sizeof a);
+  info_lines(p.out, b, sizeof b);
+  ASSERT(strlen(a) > 0);
+  ASSERT_STR_EQ(a, b);
   proc_free(&r);
+  proc_free(&p);
 }
 
 TEST_IMPL(doors_without_gpuft) {
@@ -340,5 +360,17 @@ TEST_IMPL(option_parsing) {
   ASSERT_EQ(ft_option_parse(FT_N_OPTIONS, "1", &v), -1);
   /* every default in the table parses */
   for (int i = 0; i < FT_N_OPTIONS; i++) ASSERT_EQ(ft_option_parse(i, ft_options[i].def, &v), 0);
+  return TEST_OK;
+}
+
+TEST_IMPL(options_documented) {
+  char *doc = read_file(DOCS_DIR "/options.md");
+  ASSERT(doc != NULL);
+  for (int i = 0; i < FT_N_OPTIONS; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "`GPUFT_%s`", ft_options[i].name);
+    if (!strstr(doc, name)) FT_FAIL_("docs/options.md does not describe %s", name);
+  }
+  free(doc);
   return TEST_OK;
 }

@@ -1,0 +1,375 @@
+/* epoch.c: rollback and replay (DESIGN.md 6.3). The operations gpuft passes to
+ * the driver between two commits are logged with what it takes to re-issue them;
+ * before the first write to an allocation in the epoch a restore point is taken
+ * (its checkpoint if that still equals the content, else a shadow copy made by
+ * the fused verify+copy kernel). When a commit finds that data read during the
+ * epoch was damaged, everything the epoch wrote is restored and the log is
+ * re-issued in order on gpuft's stream. Engine lock held throughout. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+
+#define G ((uint64_t)FT_GROUP_BYTES)
+
+uint64_t ft_epoch = 1;
+
+enum { OP_LAUNCH, OP_H2D, OP_D2H, OP_D2D, OP_MEMSET };
+
+typedef struct {
+  int kind;
+  /* launch */
+  CUfunction f;
+  ft_func_t *fn;
+  int coop;
+  unsigned grid[3], block[3], shmem;
+  uint8_t *params;
+  size_t plen;
+  /* copies and memsets */
+  ft_alloc_t *a; /* H2D: destination (its checkpoint holds the bytes) */
+  CUdeviceptr dst, src;
+  void *host;
+  size_t off, n;
+  uint32_t pattern;
+  int elem;
+  /* D2H: recorded after the copy and its verification; once it has completed at a
+   * clean commit the program may use (or free) the host buffer, so the copy is
+   * final and never replayed */
+  CUevent done;
+  int settled;
+} op_t;
+
+static op_t *g_ops;
+static size_t g_nops, g_cap;
+static int g_unreplayable;
+static const char *g_why;
+static uint64_t g_shadow_bytes;
+
+size_t ft_epoch_ops(void) { return g_nops; }
+int ft_epoch_replayable(void) { return !g_unreplayable; }
+
+void ft_epoch_unreplayable(const char *why) {
+  if (!g_unreplayable) {
+    g_unreplayable = 1;
+    g_why = why;
+    FT_DEBUG("epoch %ju cannot be replayed: %s", (uintmax_t)ft_epoch, why);
+  }
+}
+
+static op_t *push(int kind) {
+  if (g_unreplayable) return NULL;
+  if (g_nops == g_cap) {
+    size_t nc = g_cap ? g_cap * 2 : 64;
+    op_t *n = realloc(g_ops, nc * sizeof *n);
+    if (!n) {
+      ft_epoch_unreplayable("out of memory for the epoch log");
+      return NULL;
+    }
+    g_ops = n;
+    g_cap = nc;
+  }
+  op_t *o = &g_ops[g_nops++];
+  memset(o, 0, sizeof *o);
+  o->kind = kind;
+  return o;
+}
+
+void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
+                   unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn) {
+  op_t *o = push(OP_LAUNCH);
+  if (!o) return;
+  o->f = f;
+  o->fn = fn;
+  o->coop = coop;
+  memcpy(o->grid, grid, sizeof o->grid);
+  memcpy(o->block, block, sizeof o->block);
+  o->shmem = shmem;
+  o->plen = len;
+  o->params = len ? malloc(len) : NULL;
+  if (len && !o->params) {
+    g_nops--;
+    ft_epoch_unreplayable("out of memory for the epoch log");
+    return;
+  }
+  if (len) memcpy(o->params, params, len);
+}
+
+void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n) {
+  if (!a->mirror) {
+    ft_epoch_unreplayable("an upload without a checkpoint (GPUFT_CKPT_MAX reached)");
+    return;
+  }
+  op_t *o = push(OP_H2D);
+  if (!o) return;
+  o->a = a;
+  o->off = off;
+  o->n = n;
+  a->h2d_epoch = ft_epoch;
+}
+
+/* Events for settling read-backs, reused. */
+static CUevent g_evpool[256];
+static int g_nev;
+
+static CUevent event_get(void) {
+  if (g_nev) return g_evpool[--g_nev];
+  CUevent e = NULL;
+  if (ft_drv.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) return NULL;
+  return e;
+}
+
+static void event_put(CUevent e) {
+  if (!e) return;
+  if (g_nev < 256) g_evpool[g_nev++] = e;
+  else ft_drv.cuEventDestroy_v2(e);
+}
+
+void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
+  op_t *o = push(OP_D2H);
+  if (!o) return;
+  o->host = host;
+  o->src = src;
+  o->n = n;
+  o->done = event_get();
+  if (!o->done || ft_drv.cuEventRecord(o->done, s) != CUDA_SUCCESS) {
+    /* cannot tell when the program may use the buffer: never replay into it */
+    event_put(o->done);
+    o->done = NULL;
+    o->settled = 1;
+    ft_epoch_unreplayable("a read-back whose completion cannot be tracked");
+  }
+}
+
+void ft_epoch_settle(void) {
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    if (o->kind != OP_D2H || o->settled || !o->done) continue;
+    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) {
+      o->settled = 1;
+      event_put(o->done);
+      o->done = NULL;
+    }
+  }
+}
+
+void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  op_t *o = push(OP_D2D);
+  if (!o) return;
+  o->dst = dst;
+  o->src = src;
+  o->n = n;
+}
+
+void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_bytes) {
+  op_t *o = push(OP_MEMSET);
+  if (!o) return;
+  o->dst = dst;
+  o->pattern = pattern;
+  o->n = n_elems;
+  o->elem = elem_bytes;
+}
+
+/* ---- restore points ---- */
+
+static size_t shadow_bytes(const ft_alloc_t *a) { return ft_mirror_bytes(a); }
+
+static int shadow_for(ft_alloc_t *a) {
+  if (a->shadow) return 0;
+  uint64_t need = shadow_bytes(a);
+  if (g_shadow_bytes + need > (uint64_t)FT_OPT(SHADOW_MAX)) {
+    FT_WARN_CAPPED(1, "shadow budget GPUFT_SHADOW_MAX=%s reached: some written buffers have no "
+                   "restore point (their errors are detected and corrected, not replayed)",
+                   FT_OPT_S(SHADOW_MAX));
+    return -1;
+  }
+  if (ft_real.cuMemAlloc_v2(&a->shadow, need) != CUDA_SUCCESS) {
+    a->shadow = 0;
+    FT_WARN_CAPPED(1, "no device memory for a shadow copy: some written buffers have no "
+                   "restore point");
+    return -1;
+  }
+  g_shadow_bytes += need;
+  ft_st.bytes_shadow = g_shadow_bytes > ft_st.bytes_shadow ? g_shadow_bytes : ft_st.bytes_shadow;
+  return 0;
+}
+
+void ft_shadow_release(ft_alloc_t *a) {
+  if (!a->shadow) return;
+  ft_real.cuMemFree_v2(a->shadow);
+  g_shadow_bytes -= shadow_bytes(a);
+  a->shadow = 0;
+}
+
+void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func_t *fn, int slot) {
+  uint64_t ng = (a->size + G - 1) / G;
+  if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) {
+    /* restore point already taken: still check what is about to be overwritten */
+    if (a->state == FT_ST_CLEAN && !whole)
+      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+    return;
+  }
+  a->rp_epoch = ft_epoch;
+  if (a->state != FT_ST_CLEAN || whole) {
+    /* nothing valid to come back to, or nothing of it survives the write */
+    a->rp = FT_RP_NOT_NEEDED;
+    return;
+  }
+  if (a->mirror && a->mirror_valid) {
+    a->rp = FT_RP_MIRROR;
+    ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+    return;
+  }
+  if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0) {
+    CUresult r = ft_real.cuMemcpyDtoDAsync_v2(a->shadow + ft_mirror_code_off(a), a->code,
+                                              a->code_bytes, s);
+    if (r == CUDA_SUCCESS &&
+        ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, 0, ng, a->shadow, s, fn, slot) == 0) {
+      a->rp = FT_RP_SHADOW;
+      return;
+    }
+  }
+  a->rp = FT_RP_LOST;
+  ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+}
+
+void ft_epoch_close(void) {
+  FT_DEBUG("epoch %ju closed (%zu operations)", (uintmax_t)ft_epoch, g_nops);
+  for (size_t i = 0; i < g_nops; i++) {
+    free(g_ops[i].params);
+    event_put(g_ops[i].done);
+  }
+  g_nops = 0;
+  g_unreplayable = 0;
+  g_why = NULL;
+  ft_epoch++;
+}
+
+/* ---- replay ---- */
+
+static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
+  CUstream s = d->stream;
+  switch (a->rp) {
+    case FT_RP_MIRROR: {
+      CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base, a->mirror, a->size, s);
+      if (r == CUDA_SUCCESS)
+        r = ft_real.cuMemcpyHtoDAsync_v2(a->code, a->mirror + ft_mirror_code_off(a),
+                                         a->code_bytes, s);
+      return r;
+    }
+    case FT_RP_SHADOW: {
+      CUresult r = ft_real.cuMemcpyDtoDAsync_v2(a->base, a->shadow, a->size, s);
+      if (r == CUDA_SUCCESS)
+        r = ft_real.cuMemcpyDtoDAsync_v2(a->code, a->shadow + ft_mirror_code_off(a),
+                                         a->code_bytes, s);
+      return r;
+    }
+    case FT_RP_LOST:
+      return CUDA_ERROR_ECC_UNCORRECTABLE;
+    default:
+      return CUDA_SUCCESS;
+  }
+}
+
+/* After a replayed operation wrote [p, p+n): its code follows. */
+static void reencode_range(ft_dev_t *d, CUdeviceptr p, size_t n) {
+  ft_alloc_t *a = ft_reg_find(p);
+  if (!a || !a->code || a->state == FT_ST_UNPROT) return;
+  uint64_t off = p - a->base;
+  ft_reencode(d, a, off / G, (off + n + G - 1) / G, d->stream);
+}
+
+static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
+  ft_alloc_t *a = ft_reg_find(p);
+  if (!a || !a->code || a->state != FT_ST_CLEAN) return;
+  uint64_t off = p - a->base;
+  ft_job_issue(d, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, d->stream, NULL, -1);
+}
+
+static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
+  CUresult r;
+  if (o->coop) {
+    void *args[FT_MAX_PARAMS];
+    for (int i = 0; i < o->fn->nparams; i++) args[i] = o->params + o->fn->param_off[i];
+    r = ft_real.cuLaunchCooperativeKernel(o->f, o->grid[0], o->grid[1], o->grid[2], o->block[0],
+                                          o->block[1], o->block[2], o->shmem, d->stream, args);
+  } else {
+    size_t len = o->plen;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, o->params, CU_LAUNCH_PARAM_BUFFER_SIZE, &len,
+                     CU_LAUNCH_PARAM_END};
+    r = ft_real.cuLaunchKernel(o->f, o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1],
+                               o->block[2], o->shmem, d->stream, NULL, o->plen ? extra : NULL);
+  }
+  if (r != CUDA_SUCCESS) return r;
+  /* the replayed launch is checked like the original one */
+  for (size_t off = 0; off + 8 <= o->plen; off += 8) {
+    uint64_t v;
+    memcpy(&v, o->params + off, 8);
+    ft_alloc_t *a = v >= 4096 ? ft_reg_find((CUdeviceptr)v) : NULL;
+    if (!a || !a->code || a->state == FT_ST_UNPROT) continue;
+    int acc = o->fn->slot_acc[off / 8];
+    if (acc == FT_ACC_READ)
+      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
+                   o->fn, (int)(off / 8));
+    else
+      ft_reencode(d, a, 0, (a->size + G - 1) / G, d->stream);
+  }
+  return CUDA_SUCCESS;
+}
+
+static CUresult replay_op(ft_dev_t *d, const op_t *o) {
+  CUstream s = d->stream;
+  CUresult r = CUDA_SUCCESS;
+  switch (o->kind) {
+    case OP_LAUNCH:
+      return replay_launch(d, o);
+    case OP_H2D:
+      return ft_upload_replay(d, o->a, o->off, o->n, s);
+    case OP_D2H:
+      if (o->settled) return CUDA_SUCCESS; /* the program has it: final */
+      r = ft_real.cuMemcpyDtoHAsync_v2(o->host, o->src, o->n, s);
+      if (r == CUDA_SUCCESS) verify_range(d, o->src, o->n, FT_WHY_D2H);
+      return r;
+    case OP_D2D:
+      r = ft_real.cuMemcpyDtoDAsync_v2(o->dst, o->src, o->n, s);
+      if (r == CUDA_SUCCESS) {
+        reencode_range(d, o->dst, o->n);
+        verify_range(d, o->src, o->n, FT_WHY_COPY_SRC);
+      }
+      return r;
+    case OP_MEMSET:
+      if (o->elem == 1) r = ft_real.cuMemsetD8Async(o->dst, (unsigned char)o->pattern, o->n, s);
+      else if (o->elem == 2) r = ft_real.cuMemsetD16Async(o->dst, (unsigned short)o->pattern, o->n, s);
+      else r = ft_real.cuMemsetD32Async(o->dst, o->pattern, o->n, s);
+      if (r == CUDA_SUCCESS) reencode_range(d, o->dst, o->n * (size_t)o->elem);
+      return r;
+  }
+  return r;
+}
+
+int ft_epoch_replay(ft_dev_t *d) {
+  if (g_unreplayable) {
+    FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
+    return -1;
+  }
+  /* everything the epoch wrote goes back to its state at the start of the epoch */
+  for (size_t i = 0; i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->dev != d || a->rp_epoch != ft_epoch) continue;
+    if (restore(d, a) != CUDA_SUCCESS) {
+      FT_WARN_CAPPED(8, "allocation #%ju was written with no restore point: cannot replay",
+                     (uintmax_t)a->id);
+      return -1;
+    }
+  }
+  for (size_t i = 0; i < g_nops; i++) {
+    CUresult r = replay_op(d, &g_ops[i]);
+    if (r != CUDA_SUCCESS) {
+      FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
+      return -1;
+    }
+  }
+  ft_st.replays++;
+  ft_st.replayed_ops += g_nops;
+  FT_INFO("replayed %zu operations of epoch %ju", g_nops, (uintmax_t)ft_epoch);
+  return ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS ? 0 : -1;
+}

@@ -1,0 +1,10 @@
+/* Tests of rollback and replay on the simulator. */
+TEST_ENTRY(sgemm_input_flips_bit_exact, 300)
+TEST_ENTRY(jacobi_grid_flips_bit_exact, 300)
+TEST_ENTRY(multistream_flips_bit_exact, 300)
+TEST_ENTRY(stuck_bit_is_permanent, 120)
+TEST_ENTRY(written_set_learned_by_replay, 60)
+TEST_ENTRY(epochs_with_frees_readbacks_memsets, 120)
+TEST_ENTRY(many_threads_replay, 300)
+TEST_ENTRY(fault_free_no_replay, 300)
+TEST_ENTRY(correct_mode_does_not_replay, 60)

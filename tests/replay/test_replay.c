@@ -1,0 +1,233 @@
+/* test_replay.c: rollback and replay on the simulator: flips in data that kernels
+ * then read (before they read it), and the program's results must still be bit
+ * for bit those of a fault-free run; permanent faults; learning write sets. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprun.h"
+#include "runner.h"
+
+#ifdef APP_SGEMM
+#define HAVE_APPS 1
+#else
+#define HAVE_APPS 0
+#define APP_SGEMM ""
+#define APP_JACOBI ""
+#define APP_MULTISTREAM ""
+#define APP_VECADD ""
+#endif
+#define NEED_APPS() \
+  if (!HAVE_APPS) return TEST_SKIPF("nvcc not found: the example programs were not built")
+
+/* Every flip of `specs` in a run of argv under gpuft: bit-exact with the golden
+ * run, reported recovered; the same flip without gpuft changes the result. */
+static int recover_all(const char *const argv[], const char *const *specs, int n) {
+  uint64_t gold = gp_golden(argv);
+  int bit = 0;
+  for (int i = 0; i < n; i++) {
+    run_t p, g;
+    gp_run(argv, 0, specs[i], NULL, &p);
+    gp_run(argv, 1, specs[i], NULL, &g);
+    if (g.status != 0 || !g.has_checksum || g.checksum != gold)
+      FT_FAIL_("%s: %s: not recovered bit for bit (status %d)\n%s", argv[0], specs[i], g.status,
+               g.err);
+    if (gp_get(&g, "detected") == 0) FT_FAIL_("%s: %s: nothing detected", argv[0], specs[i]);
+    ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
+    ASSERT_GE(gp_get(&g, "recovered"), 1u);
+    ASSERT_GE(gp_get(&g, "replays"), 1u);
+    bit += !p.has_checksum || p.checksum != gold;
+    gp_free(&p);
+    gp_free(&g);
+  }
+  return bit;
+}
+
+TEST_IMPL(sgemm_input_flips_bit_exact) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "96", NULL};
+  char buf[64][96];
+  const char *specs[64];
+  int n = 0;
+  /* single bits and double bits, in A and in B, across the buffers */
+  for (int arg = 0; arg < 2; arg++)
+    for (size_t off = 0; off < 36864 && n < 60; off += 2311) {
+      int b = (int)(off % 8);
+      if (n % 3 == 2)
+        snprintf(buf[n], sizeof buf[n], "before=launch:sgemm:1,arg=%d,offset=%zu,bits=%d+%d", arg,
+                 off, b, (b + 3) % 8);
+      else
+        snprintf(buf[n], sizeof buf[n], "before=launch:sgemm:1,arg=%d,offset=%zu,bits=%d", arg,
+                 off, b);
+      specs[n] = buf[n];
+      n++;
+    }
+  int bit = recover_all(argv, specs, n);
+  printf("# %d flips in sgemm's inputs, all recovered bit for bit (%d changed the result "
+         "without gpuft)\n", n, bit);
+  ASSERT_GT(bit, n / 2);
+  return TEST_OK;
+}
+
+TEST_IMPL(jacobi_grid_flips_bit_exact) {
+  NEED_APPS();
+  /* u after the sweeps of iteration k, just before the residual kernel reads it;
+   * and f, which every kernel reads */
+  const char *argv[] = {APP_JACOBI, "64", "12", NULL};
+  char buf[32][128];
+  const char *specs[32];
+  int n = 0;
+  for (int k = 1; k <= 12; k += 2)
+    for (int arg = 0; arg < 2; arg++) {
+      size_t off = (size_t)(k * 977 + arg * 5000) % (64 * 64 * 4);
+      snprintf(buf[n], sizeof buf[n], "before=launch:residual_partial:%d,arg=%d,offset=%zu,bits=%d",
+               k, arg, off, (k + arg) % 8);
+      specs[n] = buf[n];
+      n++;
+    }
+  int bit = recover_all(argv, specs, n);
+  printf("# %d flips in jacobi's grids, all recovered bit for bit (%d changed the result "
+         "without gpuft)\n", n, bit);
+  ASSERT_GT(bit, 0);
+  return TEST_OK;
+}
+
+TEST_IMPL(multistream_flips_bit_exact) {
+  NEED_APPS();
+  const char *argv[] = {APP_MULTISTREAM, NULL};
+  char buf[16][128];
+  const char *specs[16];
+  int n = 0;
+  for (int k = 1; k <= 4; k++) {
+    snprintf(buf[n], sizeof buf[n], "before=launch:square_kernel:%d,arg=0,offset=%d,bits=%d", k,
+             k * 40, k % 8);
+    specs[n] = buf[n];
+    n++;
+    /* y crosses streams through an event before add_offset reads it */
+    snprintf(buf[n], sizeof buf[n], "before=launch:add_offset:%d,arg=0,offset=%d,bits=%d", k,
+             k * 52 + 4, (k + 4) % 8);
+    specs[n] = buf[n];
+    n++;
+  }
+  recover_all(argv, specs, n);
+  return TEST_OK;
+}
+
+TEST_IMPL(stuck_bit_is_permanent) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "96", NULL};
+  const char *spec = "before=launch:sgemm:1,arg=0,offset=400,bits=3,stuck";
+  static const struct {
+    const char *env;
+    int want_status; /* -1: any non-zero but not a signal */
+  } modes[] = {{"GPUFT_ON_FAIL=error", -1}, {"GPUFT_ON_FAIL=warn", 0}, {"GPUFT_ON_FAIL=abort", 128 + SIGABRT}};
+  for (int m = 0; m < 3; m++) {
+    const char *extra[] = {modes[m].env, NULL};
+    run_t g;
+    gp_run(argv, 1, spec, extra, &g);
+    if (modes[m].want_status == -1) {
+      ASSERT(g.status != 0 && g.status < 128);
+      ASSERT(strstr(g.err, "cudaErrorECCUncorrectable") != NULL);
+    } else {
+      ASSERT_EQ(g.status, modes[m].want_status);
+    }
+    ASSERT(strstr(g.err, "uncorrectable memory error in allocation #1") != NULL);
+    if (m != 2) { /* abort leaves no report */
+      ASSERT_GE(gp_get(&g, "permanent"), 1u);
+      ASSERT(strstr(g.json, "permanent fault") != NULL);
+      /* bounded: GPUFT_MAX_RETRIES replays, not more */
+      ASSERT_LE(gp_get(&g, "replays"), 3u);
+    }
+    gp_free(&g);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(written_set_learned_by_replay) {
+  const char *argv[] = {EXE_RCASES, "learn", NULL};
+  run_t p, g;
+  gp_run(argv, 0, NULL, NULL, &p);
+  ASSERT_EQ(p.status, 0);
+  gp_run(argv, 1, NULL, NULL, &g);
+  if (g.status != 0) FT_FAIL_("learn under gpuft:\n%s\n%s", g.out, g.err);
+  ASSERT_STR_EQ(g.out, "learn: 0 wrong words\n");
+  ASSERT_EQ(gp_get(&g, "learned_writes"), 1u);
+  /* learned after one replay; the later launches raise no alarm */
+  ASSERT_LE(gp_get(&g, "replays"), 2u);
+  ASSERT_EQ(gp_count(g.json, "const argument written by its kernel"), 1);
+  ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
+  gp_free(&p);
+  gp_free(&g);
+  return TEST_OK;
+}
+
+TEST_IMPL(epochs_with_frees_readbacks_memsets) {
+  const char *argv[] = {EXE_RCASES, "epochs", NULL};
+  for (int k = 1; k <= 6; k++) {
+    char spec[128];
+    snprintf(spec, sizeof spec, "before=launch:scale:%d,arg=0,offset=%d,bits=%d", k, k * 4099, k % 8);
+    run_t p, g;
+    gp_run(argv, 0, spec, NULL, &p);
+    ASSERT_NE(p.status, 0); /* the flip bites */
+    gp_run(argv, 1, spec, NULL, &g);
+    if (g.status != 0) FT_FAIL_("%s:\n%s\n%s", spec, g.out, g.err);
+    ASSERT_STR_EQ(g.out, "epochs: 0 wrong\n");
+    ASSERT_GE(gp_get(&g, "replays"), 1u);
+    gp_free(&p);
+    gp_free(&g);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(many_threads_replay) {
+  const char *argv[] = {EXE_RCASES, "threads", "6", "5", NULL};
+  for (int k = 1; k <= 30; k += 7) {
+    char spec[128];
+    snprintf(spec, sizeof spec, "before=launch:scale:%d,arg=0,offset=%d,bits=%d", k, k * 1000, k % 8);
+    run_t g;
+    gp_run(argv, 1, spec, NULL, &g);
+    if (g.status != 0) FT_FAIL_("%s:\n%s\n%s", spec, g.out, g.err);
+    ASSERT_STR_EQ(g.out, "threads: 6 x 5 rounds, 0 wrong\n");
+    ASSERT_GE(gp_get(&g, "recovered"), 1u);
+    gp_free(&g);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(fault_free_no_replay) {
+  NEED_APPS();
+  static const char *const progs[][4] = {
+      {APP_SGEMM, "130", NULL}, {APP_JACOBI, "100", "30"}, {APP_MULTISTREAM, NULL}, {APP_VECADD, "70000", NULL}};
+  for (size_t i = 0; i < 4; i++) {
+    run_t p, g;
+    gp_run(progs[i], 0, NULL, NULL, &p);
+    gp_run(progs[i], 1, NULL, NULL, &g);
+    ASSERT_EQ(g.status, 0);
+    ASSERT_STR_EQ(g.out, p.out);
+    ASSERT_EQ(gp_get(&g, "replays"), 0u);
+    ASSERT_EQ(gp_get(&g, "detected"), 0u);
+    gp_free(&p);
+    gp_free(&g);
+  }
+  const char *argv[] = {EXE_RCASES, "threads", "4", "5", NULL};
+  run_t g;
+  gp_run(argv, 1, NULL, NULL, &g);
+  ASSERT_EQ(g.status, 0);
+  ASSERT_EQ(gp_get(&g, "replays"), 0u);
+  gp_free(&g);
+  return TEST_OK;
+}
+
+TEST_IMPL(correct_mode_does_not_replay) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "96", NULL};
+  const char *extra[] = {"GPUFT_MODE=correct", NULL};
+  run_t g;
+  gp_run(argv, 1, "before=launch:sgemm:1,arg=0,offset=77,bits=1", extra, &g);
+  ASSERT_EQ(gp_get(&g, "corrected"), 1u);
+  ASSERT_EQ(gp_get(&g, "replays"), 0u);
+  gp_free(&g);
+  return TEST_OK;
+}
