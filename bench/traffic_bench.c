@@ -1,8 +1,9 @@
-/* traffic_bench: device memory traffic gpuft adds per byte the program's kernels
- * are given, on the simulator, for the example programs. Each program runs twice
- * in this invocation, without and with gpuft; the simulator's counters
- * (SIMCUDA_STATS) give the program's own traffic, gpuft's report what its kernels
- * read (verification, re-encoding) and what its codes added to the copies.
+/* traffic_bench: what gpuft costs the example programs on the simulator, measured
+ * in this invocation with and without gpuft: device memory traffic it adds per
+ * byte the program's kernels are given (the simulator's counters, SIMCUDA_STATS,
+ * against gpuft's report: what its kernels read, what its codes added to copies,
+ * its shadow copies), wall time (best of 3 each, alternating), and the replays
+ * one injected fault costs (a flip in a read-only input before a kernel reads it).
  *   traffic_bench [--json]        (run with LD_LIBRARY_PATH=build/sim) */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,16 +13,32 @@
 
 #include "proc.h"
 
+#include <time.h>
+
 typedef struct {
-  const char *name, *exe, *a1, *a2;
+  const char *name, *exe, *a1, *a2, *flip;
 } app_t;
 
 static const app_t apps[] = {
-    {"sgemm n=512", APP_SGEMM, "512", NULL},
-    {"sgemm n=1024", APP_SGEMM, "1024", NULL},
-    {"jacobi 256x256, 50 iterations", APP_JACOBI, "256", "50"},
-    {"jacobi 512x512, 20 iterations", APP_JACOBI, "512", "20"},
+    {"sgemm n=512", APP_SGEMM, "512", NULL, "before=launch:sgemm:1,arg=0,offset=4000,bits=3"},
+    {"sgemm n=1024", APP_SGEMM, "1024", NULL, "before=launch:sgemm:1,arg=1,offset=9000,bits=5"},
+    {"jacobi 256x256, 50 iterations", APP_JACOBI, "256", "50",
+     "before=launch:residual_partial:20,arg=0,offset=7000,bits=2"},
+    {"jacobi 512x512, 20 iterations", APP_JACOBI, "512", "20",
+     "before=launch:residual_partial:10,arg=1,offset=99000,bits=6"},
 };
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double timed(const char *const argv[], const char *const env[], proc_result_t *r) {
+  double t0 = now();
+  if (proc_run(argv, env, 600, r) || r->status) return -1;
+  return now() - t0;
+}
 
 static uint64_t stat_of(const char *err, const char *key) {
   char pat[64];
@@ -37,23 +54,52 @@ int main(int argc, char **argv) {
   snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
   if (json) printf("{\"apps\": [");
   else
-    printf("traffic_bench: device traffic gpuft adds per byte the kernels are given "
-           "(simulator counters, same run)\n\n%-32s %14s %14s %14s %9s\n",
-           "program", "kernel bytes", "gpuft reads", "code copies", "ratio");
+    printf("traffic_bench: what gpuft adds to the example programs on the simulator "
+           "(same run)\n\n%-31s %12s %12s %11s %11s %7s %9s %9s %6s %8s\n",
+           "program", "kernel bytes", "gpuft reads", "code copies", "shadows", "traffic",
+           "time (s)", "gpuft (s)", "ratio", "replays");
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
     const char *argv_[] = {apps[i].exe, apps[i].a1, apps[i].a2, NULL};
     const char *plain[] = {"SIMCUDA_STATS=1", "LD_PRELOAD", NULL};
     const char *with[] = {"SIMCUDA_STATS=1", "LD_PRELOAD=" GPUFT_LIB, env_rep, NULL};
     proc_result_t p, g;
-    if (proc_run(argv_, plain, 600, &p) || p.status || proc_run(argv_, with, 600, &g) || g.status) {
-      fprintf(stderr, "traffic_bench: %s failed\n", apps[i].name);
-      return 1;
+    double tp = 1e30, tg = 1e30;
+    for (int rep = 0; rep < 3; rep++) {
+      proc_result_t a, b;
+      double x = timed(argv_, plain, &a), y = timed(argv_, with, &b);
+      if (x < 0 || y < 0) {
+        fprintf(stderr, "traffic_bench: %s failed\n%s%s", apps[i].name, a.err, b.err);
+        return 1;
+      }
+      if (x < tp) tp = x;
+      if (y < tg) tg = y;
+      if (rep == 2) {
+        p = a;
+        g = b;
+      } else {
+        proc_free(&a);
+        proc_free(&b);
+      }
     }
     char *js = read_file(rep);
     uint64_t kernel = stat_of(p.err, "kernel_bytes_args");
-    uint64_t verified = 0, encoded = 0;
+    uint64_t verified = 0, encoded = 0, shadow = 0, replays = 0;
     json_u64(js, "verified_device", &verified);
     json_u64(js, "encoded_device", &encoded);
+    json_u64(js, "shadow", &shadow);
+    free(js);
+    /* one fault in a read-only input: how many replays it costs */
+    char env_flip[256];
+    snprintf(env_flip, sizeof env_flip, "SIMCUDA_FLIP=%s", apps[i].flip);
+    const char *faulty[] = {"LD_PRELOAD=" GPUFT_LIB, env_rep, env_flip, NULL};
+    proc_result_t fr;
+    if (proc_run(argv_, faulty, 600, &fr) == 0) {
+      char *fj = read_file(rep);
+      json_u64(fj, "replays", &replays);
+      free(fj);
+      proc_free(&fr);
+    }
+    js = NULL;
     /* the codes travel with the data: extra bytes in the copies */
     uint64_t extra_copies = 0;
     static const char *const keys[] = {"bytes_h2d", "bytes_d2h", "bytes_d2d", "bytes_memset"};
@@ -64,12 +110,15 @@ int main(int argc, char **argv) {
     double ratio = kernel ? (double)(verified + encoded + extra_copies) / (double)kernel : 0;
     if (json)
       printf("%s{\"program\": \"%s\", \"kernel_bytes\": %ju, \"gpuft_device_reads\": %ju, "
-             "\"code_copy_bytes\": %ju, \"added_per_kernel_byte\": %.4f}",
+             "\"code_copy_bytes\": %ju, \"shadow_bytes\": %ju, \"added_per_kernel_byte\": %.4f, "
+             "\"time_s\": %.4f, \"gpuft_time_s\": %.4f, \"time_ratio\": %.3f, "
+             "\"replays_per_fault\": %ju}",
              i ? ", " : "", apps[i].name, (uintmax_t)kernel, (uintmax_t)(verified + encoded),
-             (uintmax_t)extra_copies, ratio);
+             (uintmax_t)extra_copies, (uintmax_t)shadow, ratio, tp, tg, tg / tp, (uintmax_t)replays);
     else
-      printf("%-32s %14ju %14ju %14ju %9.3f\n", apps[i].name, (uintmax_t)kernel,
-             (uintmax_t)(verified + encoded), (uintmax_t)extra_copies, ratio);
+      printf("%-31s %12ju %12ju %11ju %11ju %7.3f %9.3f %9.3f %6.2f %8ju\n", apps[i].name,
+             (uintmax_t)kernel, (uintmax_t)(verified + encoded), (uintmax_t)extra_copies,
+             (uintmax_t)shadow, ratio, tp, tg, tg / tp, (uintmax_t)replays);
     free(js);
     unlink(rep);
     proc_free(&p);
@@ -79,6 +128,9 @@ int main(int argc, char **argv) {
   else
     printf("\nkernel bytes: sum over launches of the sizes of the allocations the kernel "
            "arguments point into (the simulator's kernel_bytes_args); gpuft reads: bytes its "
-           "verify and encode kernels read; code copies: extra bytes copied and set for codes\n");
+           "verify and encode kernels read; code copies: extra bytes copied and set for codes; "
+           "shadows: peak device bytes of shadow copies (restore points); traffic: (gpuft reads "
+           "+ code copies) / kernel bytes; times: wall time of the whole program, best of 3; "
+           "replays: for one flip in a read-only input before a kernel reads it\n");
   return 0;
 }

@@ -3,6 +3,7 @@
  * initialises once, counts the call and hands it to the engine's handler, or
  * forwards it when gpuft is disabled; a missing real entry point is never called. */
 #include "ft.h"
+#include "inject.h"
 
 /* Every class but PROC has handlers ft_on_<name> with the same parameters (ops_*.c,
  * launch.c); UNPROT and GRAPH calls are also counted as unprotected operations.
@@ -27,6 +28,7 @@
     if (FT_UNLIKELY(!ft_real.name)) return CUDA_ERROR_NOT_FOUND;           \
     if (FT_LIKELY(ft_enabled) && !ft_tls_in_gpuft) {                       \
       FT_COUNT_##cls(FT_ID_##name)                                         \
+      ft_inject_call();                                                    \
       ft_tls_in_gpuft = 1;                                                 \
       CUresult r_ = ft_on_##name args;                                     \
       ft_tls_in_gpuft = 0;                                                 \

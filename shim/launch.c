@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "inject.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
 
@@ -105,6 +106,15 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   uint8_t buf[FT_MAX_PARAM_BYTES];
   size_t len = 0;
   ref_t refs[MAX_REFS];
+  if (ft_inject_active()) {
+    /* GPUFT_INJECT: the fault lands before the kernel, and before gpuft looks */
+    ft_lock();
+    ft_func_t *fi = ft_dev_current() ? ft_func_get(f) : NULL;
+    int ok = fi && fi->layout_ok && param_bytes(fi, params, extra, buf, &len) == 0;
+    ft_unlock();
+    if (ok)
+      ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams, s);
+  }
   ft_op_begin();
   ft_lock();
   ft_st.launches++;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "inject.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
 
@@ -125,6 +126,7 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
 
 #define D2H_SYNC(name, ptsz)                                           \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
+    ft_inject_d2h(src, FT_STREAM(0, ptsz));                            \
     ft_op_begin();                                                     \
     CUresult r = ft_real.name(dst, src, n);                            \
     ft_alloc_t *a = NULL;                                              \
@@ -139,6 +141,7 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
+    ft_inject_d2h(src, FT_STREAM(s, ptsz));                                    \
     ft_op_begin();                                                             \
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \

@@ -8,6 +8,7 @@
 
 #include "codec.h"
 #include "engine.h"
+#include "inject.h"
 
 static int g_forked_child;
 
@@ -77,6 +78,7 @@ int ft_report_write_json(const char *path) {
           (uintmax_t)s->learned_writes, (uintmax_t)s->replays, (uintmax_t)s->replayed_ops,
           (uintmax_t)s->allocations,
           (uintmax_t)s->allocations_unprotected, s->cpu_seconds, coverage());
+  ft_inject_report(f);
   fprintf(f, "  \"events\": [");
   for (int i = 0; i < ft_nevents; i++) {
     const ft_error_event_t *e = &ft_events[i];

@@ -9,6 +9,7 @@
 
 #include "codec.h"
 #include "engine.h"
+#include "inject.h"
 
 ft_real_t ft_real;
 ft_drv_t ft_drv;
@@ -111,6 +112,7 @@ static void resolve(void) {
       FT_DEBUG("the driver aliases two hooked entry points at %p", g_map[i].real);
   ft_enabled = FT_OPT(ENABLE) != 0;
   ft_codec_set_threads((int)FT_OPT(THREADS));
+  ft_inject_init();
   if (FT_OPT_S(CODEC)[0] && ft_codec_set_variant(FT_OPT_S(CODEC)) != 0)
     FT_WARN("GPUFT_CODEC=%s is not available on this CPU: using %s", FT_OPT_S(CODEC),
             ft_codec_variant());

@@ -378,3 +378,43 @@ TEST_IMPL(mem_alloc_async) {
   CK(cuStreamDestroy(s));
   return TEST_OK;
 }
+
+/* Work queued before cuMemFreeAsync in stream order still sees the allocation:
+ * the release happens when the free reaches its place in the stream, not at the
+ * call. Work submitted after the free names freed memory: an illegal address,
+ * even while the release itself is still queued. */
+TEST_IMPL(mem_free_async_stream_order) {
+  st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, &st_image));
+  CUfunction fill = st_func(m, ST_FILL), bad = st_func(m, ST_BAD);
+  CUstream s;
+  CK(cuStreamCreate(&s, 0));
+  unsigned n = 256, back[256];
+  for (int round = 0; round < 2; round++) {
+    CUdeviceptr a;
+    CK(cuMemAllocAsync(&a, n * 4, s));
+    st_gate_t g = {0};
+    CK(cuLaunchHostFunc(s, st_gate_fn, &g)); /* hold the stream: nothing below runs yet */
+    unsigned v = 4 + round;
+    void *args[] = {&a, &v, &n};
+    CK(cuLaunchKernel(fill, 1, 1, 1, n, 1, 1, 0, s, args, NULL));
+    CK(cuMemcpyDtoHAsync(back, a, n * 4, s));
+    CK(cuMemFreeAsync(a, s)); /* issued before the kernel and the copy have run */
+    st_gate_open(&g);
+    CK(cuStreamSynchronize(s));
+    for (unsigned i = 0; i < n; i++) ASSERT_EQ(back[i], v + i);
+  }
+  /* Use after free: a launch submitted after the free, with the free still queued. */
+  CUdeviceptr a;
+  CK(cuMemAllocAsync(&a, 64, s));
+  st_gate_t g = {0};
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g));
+  CK(cuMemFreeAsync(a, s));
+  void *args[] = {&a};
+  CK(cuLaunchKernel(bad, 1, 1, 1, 1, 1, 1, 0, s, args, NULL));
+  st_gate_open(&g);
+  ASSERT_CU(cuStreamSynchronize(s), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CK(cuDevicePrimaryCtxReset(0));
+  return TEST_OK;
+}

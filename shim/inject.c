@@ -1,0 +1,274 @@
+/* inject.c: GPUFT_INJECT, fault injection into real device memory (works on a GPU
+ * as on the simulator): at a chosen event the stream is drained (the data is at
+ * rest), the 128-byte block is read back, bits are flipped and it is written
+ * again through the real driver — gpuft's engine does not see it, as it would not
+ * see a real upset. Grammar (docs/campaign.md), faults separated by ';':
+ *   at=launch:<kernel-substring>:<k> | d2h:<k> | call:<n>
+ *   target=arg:<i> | src | random        (random: any tracked allocation, by size)
+ *   bits=1 | 2 | burst:<k>               (2: two bits of one 128-byte block)
+ *   seed=<s>  offset=<byte>  bit=<b>     (what is not given is drawn from the seed) */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "inject.h"
+
+enum { AT_LAUNCH, AT_D2H, AT_CALL };
+enum { TG_ARG, TG_SRC, TG_RANDOM };
+
+typedef struct {
+  int at, target, arg, nbits, burst;
+  char kernel[128];
+  uint64_t k, seen, seed;
+  int64_t offset, bit; /* -1: drawn */
+  int done;
+  /* what happened */
+  uint64_t alloc_id, at_offset;
+  int flipped[64], nflipped;
+  char where[160];
+} fault_t;
+
+#define MAX_FAULTS 8
+static fault_t g_f[MAX_FAULTS];
+static int g_n;
+static uint64_t g_calls;
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t mix(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static int parse_one(char *spec, fault_t *f) {
+  memset(f, 0, sizeof *f);
+  f->nbits = 1;
+  f->offset = f->bit = -1;
+  f->target = TG_RANDOM;
+  f->at = -1;
+  f->seed = 1;
+  for (char *save = NULL, *kv = strtok_r(spec, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *v = strchr(kv, '=');
+    if (!v) return -1;
+    *v++ = 0;
+    char *end;
+    if (!strcmp(kv, "at")) {
+      if (!strncmp(v, "launch:", 7)) {
+        char *colon = strrchr(v + 7, ':');
+        if (!colon || colon == v + 7 || (size_t)(colon - (v + 7)) >= sizeof f->kernel) return -1;
+        memcpy(f->kernel, v + 7, (size_t)(colon - (v + 7)));
+        f->k = strtoull(colon + 1, &end, 10);
+        if (*end || !f->k) return -1;
+        f->at = AT_LAUNCH;
+      } else if (!strncmp(v, "d2h:", 4) || !strncmp(v, "call:", 5)) {
+        f->at = v[0] == 'd' ? AT_D2H : AT_CALL;
+        f->k = strtoull(strchr(v, ':') + 1, &end, 10);
+        if (*end || !f->k) return -1;
+      } else {
+        return -1;
+      }
+    } else if (!strcmp(kv, "target")) {
+      if (!strncmp(v, "arg:", 4)) {
+        f->target = TG_ARG;
+        f->arg = (int)strtol(v + 4, &end, 10);
+        if (*end || f->arg < 0 || f->arg >= 128) return -1;
+      } else if (!strcmp(v, "src")) {
+        f->target = TG_SRC;
+      } else if (!strcmp(v, "random")) {
+        f->target = TG_RANDOM;
+      } else {
+        return -1;
+      }
+    } else if (!strcmp(kv, "bits")) {
+      if (!strncmp(v, "burst:", 6)) {
+        f->burst = 1;
+        f->nbits = (int)strtol(v + 6, &end, 10);
+        if (*end || f->nbits < 1 || f->nbits > 64) return -1;
+      } else {
+        f->nbits = (int)strtol(v, &end, 10);
+        if (*end || (f->nbits != 1 && f->nbits != 2)) return -1;
+      }
+    } else if (!strcmp(kv, "seed")) {
+      f->seed = strtoull(v, &end, 10);
+      if (*end) return -1;
+    } else if (!strcmp(kv, "offset")) {
+      f->offset = (int64_t)strtoull(v, &end, 10);
+      if (*end) return -1;
+    } else if (!strcmp(kv, "bit")) {
+      f->bit = strtol(v, &end, 10);
+      if (*end || f->bit < 0 || f->bit > 1023) return -1;
+    } else {
+      return -1;
+    }
+  }
+  if (f->at < 0) return -1;
+  if (f->target == TG_ARG && f->at != AT_LAUNCH) return -1;
+  if (f->target == TG_SRC && f->at != AT_D2H) return -1;
+  return 0;
+}
+
+void ft_inject_init(void) {
+  const char *s = FT_OPT_S(INJECT);
+  if (!s || !s[0]) return;
+  char *copy = strdup(s);
+  if (!copy) return;
+  char *save = NULL;
+  for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
+    if (g_n == MAX_FAULTS) break;
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", one);
+    if (parse_one(tmp, &g_f[g_n]) != 0) {
+      FT_WARN("GPUFT_INJECT: cannot understand \"%.200s\" (see docs/campaign.md): ignored", one);
+      continue;
+    }
+    g_n++;
+  }
+  free(copy);
+}
+
+int ft_inject_active(void) { return g_n > 0; }
+
+/* Flip the fault's bits in [base, base+size) of device memory, at rest on stream s. */
+static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstream s,
+                  const char *where) {
+  uint64_t seed = f->seed;
+  uint64_t off = f->offset >= 0 ? (uint64_t)f->offset : mix(&seed) % size;
+  if (off >= size) off = size - 1;
+  /* the 128-byte block holding off (clipped to the allocation) */
+  uint64_t b0 = off / FT_BLOCK_BYTES * FT_BLOCK_BYTES;
+  size_t blen = size - b0 < FT_BLOCK_BYTES ? size - b0 : FT_BLOCK_BYTES;
+  uint8_t blk[FT_BLOCK_BYTES];
+  if (ft_real.cuStreamSynchronize(s) != CUDA_SUCCESS ||
+      ft_real.cuMemcpyDtoH_v2(blk, base + b0, blen) != CUDA_SUCCESS)
+    return;
+  unsigned nbits = (unsigned)blen * 8, first = (unsigned)((off - b0) * 8);
+  if (f->bit >= 0) first = (unsigned)((off - b0) * 8 + (unsigned)f->bit % 8);
+  else first += (unsigned)(mix(&seed) % 8);
+  f->nflipped = 0;
+  for (int i = 0; i < f->nbits && f->nflipped < 64; i++) {
+    unsigned b;
+    if (f->burst) b = (first + (unsigned)i) % nbits;          /* adjacent bits */
+    else if (i == 0) b = first;
+    else do b = (unsigned)(mix(&seed) % nbits); while (b == (unsigned)f->flipped[0]);
+    blk[b / 8] ^= (uint8_t)(1u << (b % 8));
+    f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
+  }
+  if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) return;
+  f->done = 1;
+  f->alloc_id = id;
+  f->at_offset = off;
+  snprintf(f->where, sizeof f->where, "%s", where);
+  FT_INFO("GPUFT_INJECT: flipped %d bit(s) of allocation #%ju at byte %ju (%s)", f->nflipped,
+          (uintmax_t)id, (uintmax_t)off, where);
+}
+
+/* A tracked allocation chosen with probability proportional to its size. */
+static ft_alloc_t *random_alloc(uint64_t *seed) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < ft_reg_count(); i++) total += ft_reg_at(i)->size;
+  if (!total) return NULL;
+  uint64_t pick = mix(seed) % total;
+  for (size_t i = 0; i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (pick < a->size) return a;
+    pick -= a->size;
+  }
+  return NULL;
+}
+
+static void inject_random(fault_t *f, CUstream s, const char *where) {
+  ft_lock();
+  uint64_t seed = f->seed ^ 0x5851f42d4c957f2dull;
+  ft_alloc_t *a = random_alloc(&seed);
+  CUdeviceptr base = a ? a->base : 0;
+  size_t size = a ? a->size : 0;
+  uint64_t id = a ? a->id : 0;
+  ft_unlock();
+  if (a) apply(f, base, size, id, s, where);
+}
+
+void ft_inject_call(void) {
+  if (!g_n) return;
+  uint64_t n = __atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
+  for (int i = 0; i < g_n; i++) {
+    fault_t *f = &g_f[i];
+    if (f->at != AT_CALL || f->done || n != f->k) continue;
+    pthread_mutex_lock(&g_mu);
+    if (!f->done) inject_random(f, CU_STREAM_LEGACY, "at a driver call");
+    pthread_mutex_unlock(&g_mu);
+  }
+}
+
+void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
+                      const uint32_t *param_off, const uint32_t *param_size, int nparams,
+                      CUstream s) {
+  if (!g_n) return;
+  for (int i = 0; i < g_n; i++) {
+    fault_t *f = &g_f[i];
+    if (f->at != AT_LAUNCH || f->done || !kernel || !strstr(kernel, f->kernel)) continue;
+    pthread_mutex_lock(&g_mu);
+    if (!f->done && ++f->seen == f->k) {
+      char where[160];
+      snprintf(where, sizeof where, "before launch %ju of %.100s", (uintmax_t)f->k, kernel);
+      if (f->target == TG_ARG) {
+        if (f->arg < nparams && param_size[f->arg] == 8 && param_off[f->arg] + 8 <= len) {
+          uint64_t v;
+          memcpy(&v, params + param_off[f->arg], 8);
+          ft_lock();
+          ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
+          CUdeviceptr base = a ? a->base : 0;
+          size_t size = a ? a->size : 0;
+          uint64_t id = a ? a->id : 0;
+          ft_unlock();
+          if (a) apply(f, base, size, id, s, where);
+        }
+      } else {
+        inject_random(f, s, where);
+      }
+    }
+    pthread_mutex_unlock(&g_mu);
+  }
+}
+
+void ft_inject_d2h(CUdeviceptr src, CUstream s) {
+  if (!g_n) return;
+  for (int i = 0; i < g_n; i++) {
+    fault_t *f = &g_f[i];
+    if (f->at != AT_D2H || f->done) continue;
+    pthread_mutex_lock(&g_mu);
+    if (!f->done && ++f->seen == f->k) {
+      char where[64];
+      snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->k);
+      if (f->target == TG_SRC) {
+        ft_lock();
+        ft_alloc_t *a = ft_reg_find(src);
+        CUdeviceptr base = a ? a->base : 0;
+        size_t size = a ? a->size : 0;
+        uint64_t id = a ? a->id : 0;
+        ft_unlock();
+        if (a) apply(f, base, size, id, s, where);
+      } else {
+        inject_random(f, s, where);
+      }
+    }
+    pthread_mutex_unlock(&g_mu);
+  }
+}
+
+void ft_inject_report(FILE *out) {
+  fprintf(out, "  \"injections\": [");
+  for (int i = 0; i < g_n; i++) {
+    const fault_t *f = &g_f[i];
+    fprintf(out, "%s\n    {\"applied\": %s", i ? "," : "", f->done ? "true" : "false");
+    if (f->done) {
+      fprintf(out, ", \"allocation\": %ju, \"offset\": %ju, \"where\": \"%s\", \"bits\": [",
+              (uintmax_t)f->alloc_id, (uintmax_t)f->at_offset, f->where);
+      for (int b = 0; b < f->nflipped; b++) fprintf(out, "%s%d", b ? ", " : "", f->flipped[b]);
+      fprintf(out, "]");
+    }
+    fprintf(out, "}");
+  }
+  fprintf(out, "%s],\n", g_n ? "\n  " : "");
+}

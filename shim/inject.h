@@ -1,0 +1,21 @@
+/* inject.h: GPUFT_INJECT, fault injection into real device memory (inject.c). */
+#ifndef FT_INJECT_H
+#define FT_INJECT_H
+
+#include <stdio.h>
+
+#include "ft.h"
+
+void ft_inject_init(void);
+int ft_inject_active(void);
+/* Hooks: every intercepted call; before a launch (its argument bytes and layout);
+ * before a device-to-host copy. None may be called with the engine lock held. */
+void ft_inject_call(void);
+void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
+                      const uint32_t *param_off, const uint32_t *param_size, int nparams,
+                      CUstream s);
+void ft_inject_d2h(CUdeviceptr src, CUstream s);
+/* The "injections" member of the JSON report. */
+void ft_inject_report(FILE *out);
+
+#endif

@@ -1,0 +1,63 @@
+/* campaign.h: `gpuft campaign`, fault-injection campaigns (docs/campaign.md): the
+ * outcome classes, how one run is classified, and the Wilson score interval. */
+#ifndef FT_CAMPAIGN_H
+#define FT_CAMPAIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Outcome classes, in the order of the table. */
+#define FT_OUTCOMES(X)                                          \
+  X(MASKED, "masked")                                           \
+  X(CORRECTED, "corrected")                                     \
+  X(RECOVERED, "recovered")                                     \
+  X(DUE, "detected-uncorrectable")                              \
+  X(SDC, "silent data corruption")                              \
+  X(CRASH, "crash")                                             \
+  X(HANG, "hang")                                               \
+  X(NOT_INJECTED, "not injected")
+typedef enum {
+#define X(id, name) FT_OUT_##id,
+  FT_OUTCOMES(X)
+#undef X
+  FT_N_OUTCOMES
+} ft_outcome_t;
+extern const char *const ft_outcome_names[FT_N_OUTCOMES];
+/* Short keys for --json ("masked", "sdc", ...). */
+extern const char *const ft_outcome_keys[FT_N_OUTCOMES];
+
+/* What was observed of one run (or of the golden run). */
+typedef struct {
+  int timed_out;      /* killed at the timeout */
+  int signal;         /* killed by this signal (0: exited) */
+  int code;           /* exit code when it exited */
+  int same_output;    /* stdout (or the --compare files) identical to the golden run's */
+  int injected;       /* 1: the fault was applied, 0: never applied, -1: cannot tell */
+  int reports;        /* gpuft reports found (the program and its forked children) */
+  uint64_t detected, corrected, recovered, uncorrectable, replays;
+  int ecc_failure;    /* stderr: the program failed with CUDA's uncorrectable-ECC error */
+  int gpuft_abort;    /* stderr: gpuft aborted the program (GPUFT_ON_FAIL=abort) */
+  double seconds;
+} ft_obs_t;
+
+/* The class of a run whose golden run exited with golden_code. */
+ft_outcome_t ft_classify(int golden_code, const ft_obs_t *o);
+
+/* Fills o's report fields from one gpuft JSON report (summed over calls, so that a
+ * program's forked children count too); injected_out gets how many injections the
+ * report lists and applied_out how many were applied. Returns 0, -1 if not a report. */
+int ft_obs_add_report(ft_obs_t *o, const char *json, int *listed_out, int *applied_out);
+/* Scans a run's stderr for what gpuft and the simulator say (ECC failure, abort,
+ * "GPUFT_INJECT: flipped", "simcuda: flip"); returns the number of flips seen by
+ * the given injector (0: gpuft, 1: simulator) and whether a fault was dropped. */
+int ft_obs_scan_stderr(ft_obs_t *o, const char *err, int sim, int *dropped);
+
+/* Wilson score interval for k successes in n trials at normal quantile z (1.96 for
+ * 95 %); lo = hi = 0 when n is 0. */
+void ft_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
+
+/* `gpuft campaign ARGS` (argv[0] is "campaign"); find_lib resolves --lib as the
+ * launcher does. Returns the exit status. */
+int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override, char *out));
+
+#endif
