@@ -1,0 +1,790 @@
+/* campaign.c: `gpuft campaign`: a golden run, then N runs with one fault each
+ * (GPUFT_INJECT, or the simulator's SIMCUDA_FLIP), each classified (campaign_outcome.c),
+ * and a table of outcomes with Wilson 95 % intervals, or one JSON object. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+
+#define MAX_AT 16
+#define MAX_ARGS 16
+#define MAX_COMPARE 16
+#define PROBE_OFFSET "1152921504606846976" /* 2^60: clipped to the allocation's last byte */
+
+enum { AT_CALL, AT_LAUNCH, AT_D2H };
+
+typedef struct { /* one --at alternative */
+  const char *text;
+  int kind;
+  char kernel[128];
+  uint64_t k_lo, k_hi; /* k drawn uniformly in [k_lo, k_hi]; call with 0: in [1, driver calls] */
+  int args[MAX_ARGS], nargs; /* launch: target argument drawn among these; 0: random */
+  int random_target;         /* d2h: any allocation instead of the copy's source */
+  uint64_t size[MAX_ARGS];   /* sim: size of each target allocation (probe run) */
+} at_t;
+
+typedef struct {
+  int n, jobs, json, verbose, fail_on_sdc, sim, bits, burst;
+  uint64_t seed;
+  double tfactor;
+  at_t at[MAX_AT];
+  int nat;
+  const char *compare[MAX_COMPARE];
+  int ncompare;
+  const char *lib_override;
+  char **prog;
+  char lib[PATH_MAX], tmp[PATH_MAX];
+  int log_info; /* GPUFT_LOG is ours (info): "GPUFT_INJECT: flipped" is on stderr */
+} cfg_t;
+
+typedef struct {
+  char spec[2048]; /* GPUFT_INJECT or SIMCUDA_FLIP; "" for the golden run */
+  const char *probe; /* a probe's GPUFT_INJECT (sim: sizes the target allocation) */
+  char dir[PATH_MAX];
+  pid_t pid;
+  double start, deadline;
+  int status;
+  ft_obs_t obs;
+  ft_outcome_t out;
+  char *out_text, *err_text, *report;
+  size_t out_len;
+  uint64_t file_hash[MAX_COMPARE];
+  int file_ok[MAX_COMPARE];
+} run_t;
+
+static volatile sig_atomic_t g_stop;
+static void on_stop(int sig) { g_stop = sig; }
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t mix(uint64_t *s) { /* splitmix64, as shim/inject.c */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t fnv1a(const char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 14, n = 0, got;
+  char *s = malloc(cap);
+  while (s && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (cap - n < 2) {
+      char *t = realloc(s, cap *= 2);
+      if (!t) free(s);
+      s = t;
+    }
+  }
+  fclose(f);
+  if (s) s[n] = 0;
+  if (len) *len = n;
+  return s;
+}
+
+/* ---- Parsing ---- */
+
+static int parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || !*s || *s == '-') return -1;
+  errno = 0;
+  *out = strtoull(s, &end, 10);
+  return *end || errno ? -1 : 0;
+}
+
+/* "<k>" or "<lo>-<hi>" */
+static int parse_range(const char *s, uint64_t *lo, uint64_t *hi) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", s);
+  char *dash = strchr(buf, '-');
+  if (dash) *dash = 0;
+  if (parse_u64(buf, lo) || (dash ? parse_u64(dash + 1, hi) : (*hi = *lo, 0))) return -1;
+  return *lo >= 1 && *hi >= *lo ? 0 : -1;
+}
+
+/* --at: call[:<n>] | launch:<kernel>:<k>[,arg=<i>[|<j>...]] | d2h:<k>[,src|,random];
+ * k and n may be ranges lo-hi. */
+static int parse_at(const char *text, at_t *a) {
+  memset(a, 0, sizeof *a);
+  a->text = text;
+  char buf[256], *opt;
+  if (strlen(text) >= sizeof buf) return -1;
+  strcpy(buf, text);
+  if ((opt = strchr(buf, ','))) *opt++ = 0;
+  if (!strcmp(buf, "call")) {
+    a->kind = AT_CALL;
+  } else if (!strncmp(buf, "call:", 5)) {
+    a->kind = AT_CALL;
+    if (parse_range(buf + 5, &a->k_lo, &a->k_hi)) return -1;
+  } else if (!strncmp(buf, "d2h:", 4)) {
+    a->kind = AT_D2H;
+    if (parse_range(buf + 4, &a->k_lo, &a->k_hi)) return -1;
+  } else if (!strncmp(buf, "launch:", 7)) {
+    a->kind = AT_LAUNCH;
+    char *colon = strrchr(buf + 7, ':');
+    if (!colon || colon == buf + 7 || (size_t)(colon - buf - 7) >= sizeof a->kernel) return -1;
+    memcpy(a->kernel, buf + 7, (size_t)(colon - buf - 7));
+    if (parse_range(colon + 1, &a->k_lo, &a->k_hi)) return -1;
+  } else {
+    return -1;
+  }
+  if (!opt) return 0;
+  if (a->kind == AT_D2H && (!strcmp(opt, "src") || !strcmp(opt, "random"))) {
+    a->random_target = opt[0] == 'r';
+    return 0;
+  }
+  if (a->kind != AT_LAUNCH || strncmp(opt, "arg=", 4)) return -1;
+  for (char *save = NULL, *t = strtok_r(opt + 4, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+    uint64_t v;
+    if (a->nargs == MAX_ARGS || parse_u64(t, &v) || v >= 128) return -1;
+    a->args[a->nargs++] = (int)v;
+  }
+  return a->nargs ? 0 : -1;
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: gpuft campaign -n N [--bits 1|2|burst:K] [--at SPEC]... [--seed S]\n"
+          "                      [--injector gpuft|sim] [--compare PATH]... [--timeout-factor F]\n"
+          "                      [-j JOBS] [--json] [--fail-on-sdc] [-v] [--lib PATH]\n"
+          "                      -- program [args...]\n");
+}
+
+static void help(void) {
+  usage(stdout);
+  printf(
+      "\nRuns program once without a fault (the golden run, twice, to check that its output\n"
+      "is deterministic), then N times with one fault each, under gpuft; classifies every\n"
+      "run and prints counts, percentages and 95 %% Wilson intervals (docs/campaign.md).\n\n"
+      "  -n, --runs N          runs with a fault [required]\n"
+      "  --bits 1|2|burst:K    bits flipped in one 128-byte block [1]\n"
+      "  --at SPEC             where (repeat: each run picks one alternative) [call]\n"
+      "      call[:N]               at the N-th intercepted driver call (default: uniform\n"
+      "                             over the golden run's calls), a random allocation\n"
+      "      launch:KERNEL:K[,arg=I[|J...]]  before the K-th launch of a kernel whose name\n"
+      "                             contains KERNEL, in the allocation argument I points\n"
+      "                             into (default: a random allocation)\n"
+      "      d2h:K[,src|,random]    before the K-th device-to-host copy, in its source\n"
+      "      K and N may be ranges LO-HI (drawn uniformly per run)\n"
+      "  --seed S              campaign seed; run i uses a seed derived from S and i [1]\n"
+      "  --injector gpuft|sim  GPUFT_INJECT (any GPU), or the simulator's SIMCUDA_FLIP\n"
+      "                        (launch:...,arg= and d2h: only) [gpuft]\n"
+      "  --compare PATH        compare this file instead of stdout (repeatable; the runs\n"
+      "                        then go one at a time, since they all write PATH)\n"
+      "  --timeout-factor F    a run is a hang after F x the golden time (at least 1 s) [10]\n"
+      "  -j, --jobs J          runs at a time [2]\n"
+      "  --json                one JSON object on stdout instead of the table\n"
+      "  --fail-on-sdc         exit 1 if any run ended in silent data corruption\n"
+      "  -v, --verbose         one line per run on stderr\n"
+      "  --lib PATH            the libgpuft.so to preload\n"
+      "Exit status: 0, 1 (--fail-on-sdc and a silent data corruption), 2 (the campaign\n"
+      "could not run).\n");
+}
+
+/* ---- Running programs ---- */
+
+/* environ without the variables the campaign owns, plus ours. */
+static char **make_env(const cfg_t *c, const char *report, const char *var, const char *spec) {
+  extern char **environ;
+  static const char *const owned[] = {"LD_PRELOAD", "GPUFT_INJECT", "GPUFT_REPORT", "SIMCUDA_FLIP",
+                                      "SIMCUDA_LOG", "GPUFT_LOG"};
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 8, sizeof *env);
+  if (!env) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int drop = 0;
+    for (size_t j = 0; j < sizeof owned / sizeof *owned; j++) {
+      size_t l = strlen(owned[j]);
+      if (!strncmp(environ[i], owned[j], l) && environ[i][l] == '=') drop = 1;
+    }
+    /* GPUFT_LOG and SIMCUDA_LOG are the user's unless the campaign needs them */
+    if (drop && !strncmp(environ[i], "GPUFT_LOG=", 10) && !c->log_info) drop = 0;
+    if (drop && !strncmp(environ[i], "SIMCUDA_LOG=", 12) && !(c->sim && var)) drop = 0;
+    if (!drop) env[k++] = strdup(environ[i]);
+  }
+  const char *old = getenv("LD_PRELOAD"), *san = "";
+#ifdef GPUFT_SAN_RUNTIME
+  san = GPUFT_SAN_RUNTIME ":";
+#endif
+  if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s%s", san, c->lib, old && *old ? ":" : "",
+               old && *old ? old : "") < 0)
+    env[k - 1] = NULL;
+  if (asprintf(&env[k++], "GPUFT_REPORT=%s", report) < 0) env[k - 1] = NULL;
+  if (c->log_info) env[k++] = strdup("GPUFT_LOG=info");
+  if (var && asprintf(&env[k++], "%s=%s", var, spec) < 0) env[k - 1] = NULL;
+  if (c->sim && var) env[k++] = strdup("SIMCUDA_LOG=1");
+  env[k] = NULL;
+  for (size_t i = 0; i < k; i++)
+    if (!env[i]) return NULL; /* out of memory: leaks, the campaign stops anyway */
+  return env;
+}
+
+static void free_env(char **env) {
+  for (size_t i = 0; env && env[i]; i++) free(env[i]);
+  free(env);
+}
+
+/* Starts r in its own process group (a hang is killed with all its children), stdin
+ * from /dev/null, stdout and stderr into files of the run's folder. */
+static int start(const cfg_t *c, run_t *r, double timeout) {
+  char report[PATH_MAX + 16], out[PATH_MAX + 16], err[PATH_MAX + 16];
+  snprintf(report, sizeof report, "%s/report.json", r->dir);
+  snprintf(out, sizeof out, "%s/stdout", r->dir);
+  snprintf(err, sizeof err, "%s/stderr", r->dir);
+  if (mkdir(r->dir, 0700) != 0 && errno != EEXIST) return -1;
+  for (int i = 0; i < c->ncompare; i++) unlink(c->compare[i]);
+  const char *var = r->probe ? "GPUFT_INJECT" : !r->spec[0] ? NULL
+                    : c->sim ? "SIMCUDA_FLIP" : "GPUFT_INJECT";
+  char **env = make_env(c, report, var, r->probe ? r->probe : r->spec);
+  if (!env) return -1;
+  fflush(NULL);
+  r->start = now_s();
+  r->deadline = timeout > 0 ? r->start + timeout : 0;
+  pid_t pid = fork();
+  if (pid < 0) {
+    free_env(env);
+    return -1;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    int in = open("/dev/null", O_RDONLY), o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+        e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || o < 0 || e < 0) _exit(126);
+    dup2(in, 0);
+    dup2(o, 1);
+    dup2(e, 2);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    execvpe(c->prog[0], c->prog, env);
+    fprintf(stderr, "gpuft campaign: cannot run %s: %s\n", c->prog[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+  setpgid(pid, pid); /* both sides: no race with a kill at the timeout */
+  free_env(env);
+  r->pid = pid;
+  return 0;
+}
+
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    char p[PATH_MAX + 256];
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+      }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+/* The program exited: read what it left and remove its folder. */
+static void collect(const cfg_t *c, run_t *r, int status) {
+  ft_obs_t *o = &r->obs;
+  o->seconds = now_s() - r->start;
+  if (WIFSIGNALED(status) && !o->timed_out) o->signal = WTERMSIG(status);
+  else if (WIFEXITED(status)) o->code = WEXITSTATUS(status);
+  char p[PATH_MAX + 300];
+  snprintf(p, sizeof p, "%s/stdout", r->dir);
+  r->out_text = slurp(p, &r->out_len);
+  snprintf(p, sizeof p, "%s/stderr", r->dir);
+  r->err_text = slurp(p, NULL);
+  for (int i = 0; i < c->ncompare; i++) {
+    size_t n;
+    char *s = slurp(c->compare[i], &n);
+    r->file_ok[i] = s != NULL;
+    r->file_hash[i] = s ? fnv1a(s, n) ^ n : 0;
+    free(s);
+  }
+  /* gpuft's reports: the program's, and <report>.<pid> of its forked children */
+  int listed = 0, applied = 0;
+  DIR *d = opendir(r->dir);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, "report.json", 11)) continue;
+    snprintf(p, sizeof p, "%s/%s", r->dir, e->d_name);
+    char *js = slurp(p, NULL);
+    if (js && ft_obs_add_report(o, js, &listed, &applied) == 0 && !strcmp(e->d_name, "report.json")) {
+      free(r->report);
+      r->report = js;
+      js = NULL;
+    }
+    free(js);
+  }
+  if (d) closedir(d);
+  remove_dir(r->dir);
+  int dropped = 0, flips = ft_obs_scan_stderr(o, r->err_text, c->sim && !r->probe, &dropped);
+  if (!r->spec[0] && !r->probe) o->injected = 0;
+  else if (c->sim && !r->probe) o->injected = flips > 0; /* the simulator logs every flip */
+  else if (applied || flips) o->injected = 1;
+  else if (listed || c->log_info) o->injected = 0; /* the report or the log would say so */
+  else o->injected = -1;
+}
+
+/* Runs runs[0..n) at most jobs at a time; a run past its timeout is killed with its
+ * process group. Returns 0, or -1 if interrupted. */
+static int run_all(const cfg_t *c, run_t *runs, int n, int jobs, double timeout,
+                   void (*done)(const cfg_t *, run_t *, int)) {
+  run_t *active[64] = {0};
+  int next = 0, nactive = 0, finished = 0;
+  if (jobs > 64) jobs = 64;
+  while (finished < n) {
+    while (nactive < jobs && next < n && !g_stop) {
+      run_t *r = &runs[next];
+      snprintf(r->dir, sizeof r->dir, "%s/run%d", c->tmp, next);
+      if (start(c, r, timeout) != 0) {
+        fprintf(stderr, "gpuft campaign: cannot start a run: %s\n", strerror(errno));
+        g_stop = SIGTERM;
+        break;
+      }
+      for (int s = 0; s < jobs; s++)
+        if (!active[s]) {
+          active[s] = r;
+          break;
+        }
+      nactive++;
+      next++;
+    }
+    if (g_stop) {
+      for (int s = 0; s < jobs; s++)
+        if (active[s]) {
+          kill(-active[s]->pid, SIGKILL);
+          while (waitpid(active[s]->pid, NULL, 0) < 0 && errno == EINTR) {
+          }
+          remove_dir(active[s]->dir);
+        }
+      return -1;
+    }
+    int st;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid > 0) {
+      for (int s = 0; s < jobs; s++)
+        if (active[s] && active[s]->pid == pid) {
+          kill(-pid, SIGKILL); /* what the program left running in its group */
+          collect(c, active[s], st);
+          if (done) done(c, active[s], (int)(active[s] - runs));
+          active[s] = NULL;
+          nactive--;
+          finished++;
+        }
+      continue;
+    }
+    double t = now_s();
+    for (int s = 0; s < jobs; s++)
+      if (active[s] && active[s]->deadline && t > active[s]->deadline && !active[s]->obs.timed_out) {
+        active[s]->obs.timed_out = 1;
+        kill(-active[s]->pid, SIGKILL);
+      }
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  return 0;
+}
+
+static void free_run(run_t *r) {
+  free(r->out_text);
+  free(r->err_text);
+  free(r->report);
+  r->out_text = r->err_text = r->report = NULL;
+}
+
+/* ---- The faults ---- */
+
+static void bits_text(const cfg_t *c, char *out, size_t cap) {
+  if (c->burst) snprintf(out, cap, "burst:%d", c->bits);
+  else snprintf(out, cap, "%d", c->bits);
+}
+
+/* The simulator's faults for bits of the 128-byte block holding a random byte of the
+ * target: one fault per byte touched (its grammar flips bits of one byte), all at the
+ * same event. */
+static void sim_spec(const cfg_t *c, const char *event, uint64_t size, uint64_t *rs, char *out,
+                     size_t cap) {
+  uint64_t off = mix(rs) % (size ? size : 1);
+  uint64_t b0 = off / 128 * 128, blen = size - b0 < 128 ? size - b0 : 128;
+  unsigned nbits = (unsigned)blen * 8, first = (unsigned)((off - b0) * 8 + mix(rs) % 8), bit[64];
+  int nb = 0;
+  for (int i = 0; i < c->bits && nb < 64; i++) {
+    if (c->burst) bit[nb++] = (first + (unsigned)i) % nbits;
+    else if (i == 0) bit[nb++] = first;
+    else if (nbits > 1) {
+      unsigned b;
+      do b = (unsigned)(mix(rs) % nbits); while (b == bit[0]);
+      bit[nb++] = b;
+    }
+  }
+  size_t len = 0;
+  out[0] = 0;
+  for (int i = 0; i < nb; i++) {
+    if (bit[i] == ~0u) continue; /* already written with an earlier bit of its byte */
+    unsigned byte = bit[i] / 8;
+    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%sbefore=%s,offset=%ju,bits=%u",
+                            len ? ";" : "", event, (uintmax_t)(b0 + byte), bit[i] % 8);
+    for (int j = i + 1; j < nb; j++)
+      if (bit[j] != ~0u && bit[j] / 8 == byte) {
+        len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "+%u", bit[j] % 8);
+        bit[j] = ~0u;
+      }
+  }
+}
+
+/* The fault of run i: a function of the campaign's seed and i only, so the results do
+ * not depend on how many runs go at a time. */
+static void make_spec(const cfg_t *c, int i, uint64_t driver_calls, char *out, size_t cap) {
+  uint64_t rs = c->seed * 0x2545f4914f6cdd1dull + (uint64_t)i + 1;
+  mix(&rs);
+  const at_t *a = &c->at[mix(&rs) % (uint64_t)c->nat];
+  uint64_t k = a->k_lo + (a->k_hi > a->k_lo ? mix(&rs) % (a->k_hi - a->k_lo + 1) : 0);
+  if (a->kind == AT_CALL && !a->k_lo) k = 1 + mix(&rs) % (driver_calls ? driver_calls : 1);
+  int ai = a->nargs ? (int)(mix(&rs) % (uint64_t)a->nargs) : -1;
+  uint64_t seed = mix(&rs) >> 1;
+  char bits[32], event[200];
+  bits_text(c, bits, sizeof bits);
+  if (c->sim) {
+    if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju,arg=%d", a->kernel, (uintmax_t)k, a->args[ai]);
+    else snprintf(event, sizeof event, "d2h:%ju,src", (uintmax_t)k);
+    sim_spec(c, event, a->size[ai < 0 ? 0 : ai], &rs, out, cap);
+    return;
+  }
+  char target[32] = "random";
+  if (ai >= 0) snprintf(target, sizeof target, "arg:%d", a->args[ai]);
+  else if (a->kind == AT_D2H && !a->random_target) strcpy(target, "src");
+  if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju", a->kernel, (uintmax_t)k);
+  else snprintf(event, sizeof event, "%s:%ju", a->kind == AT_D2H ? "d2h" : "call", (uintmax_t)k);
+  snprintf(out, cap, "at=%s,target=%s,bits=%s,seed=%ju", event, target, bits, (uintmax_t)seed);
+}
+
+/* --injector sim: the simulator cannot aim at a random byte of an allocation, so a
+ * probe run per target asks GPUFT_INJECT for an offset past the end, which it clips to
+ * the allocation's last byte: that gives the size. */
+static int probe_sizes(cfg_t *c) {
+  for (int a = 0; a < c->nat; a++) {
+    at_t *at = &c->at[a];
+    if (at->kind == AT_CALL || at->random_target) {
+      fprintf(stderr, "gpuft campaign: --injector sim: --at %s: the simulator aims at a launch "
+                      "argument (launch:K:N,arg=I) or a copy source (d2h:N) only\n", at->text);
+      return -1;
+    }
+    if (at->kind == AT_LAUNCH && !at->nargs) {
+      fprintf(stderr, "gpuft campaign: --injector sim: --at %s needs arg=I\n", at->text);
+      return -1;
+    }
+    for (int i = 0; i < (at->nargs ? at->nargs : 1); i++) {
+      char spec[300];
+      if (at->kind == AT_LAUNCH)
+        snprintf(spec, sizeof spec, "at=launch:%s:%ju,target=arg:%d,offset=" PROBE_OFFSET,
+                 at->kernel, (uintmax_t)at->k_lo, at->args[i]);
+      else
+        snprintf(spec, sizeof spec, "at=d2h:%ju,target=src,offset=" PROBE_OFFSET, (uintmax_t)at->k_lo);
+      run_t r = {.probe = spec};
+      if (run_all(c, &r, 1, 1, 0, NULL) != 0) return -1;
+      const char *p = r.report ? strstr(r.report, "{\"applied\": true") : NULL;
+      const char *off = p ? strstr(p, "\"offset\": ") : NULL;
+      at->size[i] = off ? strtoull(off + 10, NULL, 10) + 1 : 0;
+      if (!at->size[i]) {
+        fprintf(stderr, "gpuft campaign: warning: --at %s: no allocation found at that event "
+                        "(never reached, or not a pointer); its faults go in the first 128 bytes\n",
+                at->text);
+        at->size[i] = 128;
+      }
+      free_run(&r);
+    }
+  }
+  return 0;
+}
+
+/* ---- Output ---- */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+typedef struct {
+  uint64_t count[FT_N_OUTCOMES], injected;
+  double golden_s, timeout_s, wall_s;
+  int golden_code;
+  uint64_t driver_calls;
+} summary_t;
+
+static void print_table(const cfg_t *c, const summary_t *s) {
+  char bits[32];
+  bits_text(c, bits, sizeof bits);
+  printf("gpuft campaign:");
+  for (char **a = c->prog; *a; a++) printf(" %s", *a);
+  printf("\n  %d runs, %s-bit faults (%s injector), seed %ju, at", c->n, bits,
+         c->sim ? "simulator" : "gpuft", (uintmax_t)c->seed);
+  for (int i = 0; i < c->nat; i++) printf("%s %s", i ? " or" : "", c->at[i].text);
+  printf("\n  golden run: exit %d, %.3f s, %ju driver calls; hang timeout %.2f s\n\n",
+         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, s->timeout_s);
+  printf("  %-24s %6s %7s   %s\n", "outcome", "runs", "%", "95 % CI (Wilson)");
+  for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
+    double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
+    ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
+    printf("  %-24s %6ju %6.1f%%   [%5.1f%%, %5.1f%%]\n", ft_outcome_names[k],
+           (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
+  }
+  printf("  %-24s %6ju\n", "total (injected)", (uintmax_t)s->injected);
+  printf("  %-24s %6ju   (the fault was never applied: not in the percentages)\n",
+         "not injected", (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
+  printf("  campaign time %.1f s, %d run(s) at a time\n", s->wall_s, c->jobs);
+}
+
+static void print_json(const cfg_t *c, const summary_t *s, const run_t *runs) {
+  char bits[32];
+  bits_text(c, bits, sizeof bits);
+  printf("{\"program\": [");
+  for (char **a = c->prog; *a; a++) {
+    if (a != c->prog) printf(", ");
+    json_str(stdout, *a);
+  }
+  printf("], \"injector\": \"%s\", \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
+         c->sim ? "sim" : "gpuft", bits, (uintmax_t)c->seed);
+  for (int i = 0; i < c->nat; i++) {
+    if (i) printf(", ");
+    json_str(stdout, c->at[i].text);
+  }
+  printf("],\n \"runs\": %d, \"injected\": %ju, \"not_injected\": %ju,\n", c->n,
+         (uintmax_t)s->injected, (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
+  printf(" \"golden\": {\"exit\": %d, \"seconds\": %.4f, \"driver_calls\": %ju}, "
+         "\"timeout_seconds\": %.3f, \"wall_seconds\": %.2f, \"jobs\": %d,\n \"outcomes\": {",
+         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, s->timeout_s, s->wall_s, c->jobs);
+  for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
+    double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
+    ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
+    printf("%s\n  \"%s\": {\"count\": %ju, \"percent\": %.2f, \"ci95\": [%.2f, %.2f]}", k ? "," : "",
+           ft_outcome_keys[k], (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
+  }
+  printf("},\n \"sdc\": %ju,\n \"run_list\": [", (uintmax_t)s->count[FT_OUT_SDC]);
+  for (int i = 0; i < c->n; i++) {
+    const run_t *r = &runs[i];
+    printf("%s\n  {\"run\": %d, \"outcome\": \"%s\", \"exit\": %d, \"signal\": %d, \"seconds\": %.3f, "
+           "\"fault\": ", i ? "," : "", i + 1, ft_outcome_keys[r->out], r->obs.code, r->obs.signal,
+           r->obs.seconds);
+    json_str(stdout, r->spec);
+    printf("}");
+  }
+  printf("\n ]}\n");
+}
+
+/* ---- The campaign ---- */
+
+static const run_t *g_golden;
+
+static int same_output(const cfg_t *c, const run_t *g, const run_t *r) {
+  if (!c->ncompare)
+    return g->out_len == r->out_len && (!r->out_len || !memcmp(g->out_text, r->out_text, r->out_len));
+  for (int i = 0; i < c->ncompare; i++)
+    if (!r->file_ok[i] || r->file_hash[i] != g->file_hash[i]) return 0;
+  return 1;
+}
+
+static void classify_run(const cfg_t *c, run_t *r, int i) {
+  r->obs.same_output = same_output(c, g_golden, r);
+  r->out = ft_classify(g_golden->obs.code, &r->obs);
+  if (c->verbose)
+    fprintf(stderr, "gpuft campaign: run %d: %s (exit %d, signal %d, %.3f s) %s\n", i + 1,
+            ft_outcome_names[r->out], r->obs.code, r->obs.signal, r->obs.seconds, r->spec);
+  /* keep only what the summary needs: 1,000 runs of a chatty program add up */
+  free_run(r);
+}
+
+static int parse_args(cfg_t *c, int argc, char **argv) {
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--")) {
+      i++;
+      break;
+    }
+    if (a[0] != '-') break;
+    const char *eq = strchr(a, '=');
+    char name[32];
+    size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+    snprintf(name, sizeof name, "%.*s", (int)(nl < 31 ? nl : 31), a);
+    if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+      help();
+      exit(0);
+    }
+    if (!strcmp(name, "--json")) { c->json = 1; continue; }
+    if (!strcmp(name, "--fail-on-sdc")) { c->fail_on_sdc = 1; continue; }
+    if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) { c->verbose = 1; continue; }
+    static const char *const with_value[] = {"-n", "--runs", "--bits", "--at", "--seed", "--injector",
+                                             "--compare", "--timeout-factor", "-j", "--jobs", "--lib"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) known |= !strcmp(name, with_value[k]);
+    if (!known) {
+      fprintf(stderr, "gpuft campaign: unknown option '%s' (gpuft campaign --help)\n", a);
+      return -1;
+    }
+    const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+    if (!v) {
+      fprintf(stderr, "gpuft campaign: option '%s' needs a value\n", a);
+      return -1;
+    }
+    uint64_t u;
+    char *end;
+    int bad = 0;
+    if (!strcmp(name, "-n") || !strcmp(name, "--runs")) {
+      bad = parse_u64(v, &u) || u < 1 || u > 10000000;
+      c->n = (int)u;
+    } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
+      bad = parse_u64(v, &u) || u < 1 || u > 64;
+      c->jobs = (int)u;
+    } else if (!strcmp(name, "--seed")) {
+      bad = parse_u64(v, &c->seed);
+    } else if (!strcmp(name, "--bits")) {
+      c->burst = !strncmp(v, "burst:", 6);
+      bad = parse_u64(c->burst ? v + 6 : v, &u) || u < 1 || (c->burst ? u > 64 : u > 2);
+      c->bits = (int)u;
+    } else if (!strcmp(name, "--at")) {
+      bad = c->nat == MAX_AT || parse_at(v, &c->at[c->nat]) != 0;
+      c->nat += !bad;
+    } else if (!strcmp(name, "--injector")) {
+      bad = strcmp(v, "gpuft") && strcmp(v, "sim");
+      c->sim = !strcmp(v, "sim");
+    } else if (!strcmp(name, "--compare")) {
+      bad = c->ncompare == MAX_COMPARE;
+      if (!bad) c->compare[c->ncompare++] = v;
+    } else if (!strcmp(name, "--timeout-factor")) {
+      c->tfactor = strtod(v, &end);
+      bad = *end || !(c->tfactor > 0);
+    } else {
+      c->lib_override = v;
+    }
+    if (bad) {
+      fprintf(stderr, "gpuft campaign: invalid value for %s: '%s'\n", name, v);
+      return -1;
+    }
+  }
+  if (i >= argc || !c->n) {
+    usage(stderr);
+    fprintf(stderr, "gpuft campaign: %s\n", i >= argc ? "no program given" : "-n N is required");
+    return -1;
+  }
+  c->prog = argv + i;
+  return 0;
+}
+
+int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override, char *out)) {
+  static cfg_t cfg;
+  cfg_t *c = &cfg;
+  *c = (cfg_t){.jobs = 2, .bits = 1, .seed = 1, .tfactor = 10};
+  if (parse_args(c, argc, argv) != 0) return 2;
+  if (!c->nat) parse_at("call", &c->at[c->nat++]);
+  if (c->ncompare && c->jobs > 1) {
+    if (c->verbose) fprintf(stderr, "gpuft campaign: --compare: one run at a time\n");
+    c->jobs = 1; /* every run writes the same files */
+  }
+  if (!find_lib || find_lib(c->lib_override, c->lib) != 0) {
+    fprintf(stderr, "gpuft campaign: cannot find libgpuft.so; use --lib PATH\n");
+    return 2;
+  }
+  const char *log = getenv("GPUFT_LOG");
+  c->log_info = !log || !*log || !strcasecmp(log, "warn") || !strcasecmp(log, "error");
+  const char *t = getenv("TMPDIR");
+  snprintf(c->tmp, sizeof c->tmp, "%s/gpuft-campaign.XXXXXX", t && *t ? t : "/tmp");
+  if (!mkdtemp(c->tmp)) {
+    fprintf(stderr, "gpuft campaign: cannot create a folder in %s: %s\n", t && *t ? t : "/tmp",
+            strerror(errno));
+    return 2;
+  }
+  struct sigaction sa = {.sa_handler = on_stop};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+
+  int rc = 2;
+  run_t golden[2] = {{.spec = ""}, {.spec = ""}};
+  run_t *runs = NULL;
+  summary_t s = {0};
+  double t0 = now_s();
+  /* Golden run, twice: an output that changes from run to run would make every
+   * fault look like a silent data corruption. */
+  if (run_all(c, golden, 1, 1, 0, NULL) != 0 || run_all(c, golden + 1, 1, 1, 0, NULL) != 0) goto out;
+  g_golden = &golden[0];
+  for (int g = 0; g < 2; g++)
+    if (golden[g].obs.signal || golden[g].obs.code == 126 || golden[g].obs.code == 127) {
+      fprintf(stderr, "gpuft campaign: the golden run %s %d:\n%s", golden[g].obs.signal ? "died of signal" : "exited with",
+              golden[g].obs.signal ? golden[g].obs.signal : golden[g].obs.code,
+              golden[g].err_text ? golden[g].err_text : "");
+      goto out;
+    }
+  if (golden[0].obs.code != golden[1].obs.code || !same_output(c, &golden[0], &golden[1])) {
+    fprintf(stderr, "gpuft campaign: the program's %s differs between two runs without a fault; "
+                    "compare files that do not change (--compare PATH)\n",
+            golden[0].obs.code != golden[1].obs.code ? "exit status" : c->ncompare ? "output files" : "stdout");
+    goto out;
+  }
+  for (int i = 0; i < c->ncompare; i++)
+    if (!golden[0].file_ok[i]) {
+      fprintf(stderr, "gpuft campaign: the golden run did not write %s\n", c->compare[i]);
+      goto out;
+    }
+  if (!golden[0].report) {
+    fprintf(stderr, "gpuft campaign: warning: the golden run wrote no gpuft report (did it use "
+                    "CUDA? is %s the library?)\n", c->lib);
+  }
+  const char *dc = golden[0].report ? strstr(golden[0].report, "\"driver_calls\": ") : NULL;
+  s.driver_calls = dc ? strtoull(dc + 16, NULL, 10) : 0;
+  s.golden_code = golden[0].obs.code;
+  s.golden_s = golden[0].obs.seconds > golden[1].obs.seconds ? golden[0].obs.seconds : golden[1].obs.seconds;
+  /* A floor: tiny programs vary by more than 10x with the load of the machine. */
+  s.timeout_s = c->tfactor * s.golden_s < 1.0 ? 1.0 : c->tfactor * s.golden_s;
+  if (c->sim && probe_sizes(c) != 0) goto out;
+
+  runs = calloc((size_t)c->n, sizeof *runs);
+  if (!runs) goto out;
+  for (int i = 0; i < c->n; i++) make_spec(c, i, s.driver_calls, runs[i].spec, sizeof runs[i].spec);
+  if (run_all(c, runs, c->n, c->jobs, s.timeout_s, classify_run) != 0) {
+    fprintf(stderr, "gpuft campaign: interrupted\n");
+    rc = 130;
+    goto out;
+  }
+  s.wall_s = now_s() - t0;
+  for (int i = 0; i < c->n; i++) {
+    s.count[runs[i].out]++;
+    s.injected += runs[i].out != FT_OUT_NOT_INJECTED;
+  }
+  if (c->json) print_json(c, &s, runs);
+  else print_table(c, &s);
+  fflush(stdout);
+  rc = c->fail_on_sdc && s.count[FT_OUT_SDC] ? 1 : 0;
+out:
+  free_run(&golden[0]);
+  free_run(&golden[1]);
+  free(runs);
+  remove_dir(c->tmp);
+  return rc;
+}
