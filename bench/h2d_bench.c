@@ -13,13 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_SIZES 16
+#include "rerun.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#define MAX_SIZES 16
 
 #define CK(x)                                                   \
   do {                                                          \
@@ -48,9 +44,9 @@ static int measure(int n, const size_t *mib, int reps) {
     CK(cuMemAlloc(&d, bytes));
     double best = 1e30;
     for (int r = 0; r < reps + 1; r++) { /* the first copy also sets things up */
-      double t0 = now();
+      double t0 = bench_now();
       CK(cuMemcpyHtoD(d, h, bytes));
-      double dt = now() - t0;
+      double dt = bench_now() - t0;
       if (r > 0 && dt < best) best = dt;
     }
     printf("%zu %.6f\n", mib[i], best);
@@ -60,33 +56,11 @@ static int measure(int n, const size_t *mib, int reps) {
   return 0;
 }
 
-static int run_child(const char *self, const char *sizes, int reps, const char *preload,
-                     double *secs, int n) {
-  int fd[2];
-  if (pipe(fd) != 0) return -1;
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    dup2(fd[1], 1);
-    close(fd[0]);
-    close(fd[1]);
-    if (preload) setenv("LD_PRELOAD", preload, 1);
-    else unsetenv("LD_PRELOAD");
-    char rp[32];
-    snprintf(rp, sizeof rp, "%d", reps);
-    execl(self, self, "--child", sizes, rp, (char *)NULL);
-    _exit(127);
-  }
-  close(fd[1]);
-  FILE *f = fdopen(fd[0], "r");
-  size_t m;
-  double v;
-  int got = 0;
-  while (f && fscanf(f, "%zu %lf", &m, &v) == 2 && got < n) secs[got++] = v;
-  if (f) fclose(f);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == n ? 0 : -1;
+static int run_child(const char *sizes, int reps, const char *preload, double *secs, int n) {
+  char rp[32];
+  snprintf(rp, sizeof rp, "%d", reps);
+  const char *args[] = {"--child", sizes, rp, NULL};
+  return bench_rerun(args, preload, secs, n) == n ? 0 : -1;
 }
 
 static int parse_sizes(const char *s, size_t *out) {
@@ -128,15 +102,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   setenv("SIMCUDA_PCIE_GBPS", getenv("SIMCUDA_PCIE_GBPS") ? getenv("SIMCUDA_PCIE_GBPS") : "25", 1);
-  char self[4096];
-  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (sl <= 0) return 1;
-  self[sl] = 0;
   double base[MAX_SIZES], with[MAX_SIZES];
   for (int i = 0; i < n; i++) base[i] = with[i] = 1e30;
   for (int round = 0; round < 2; round++) { /* alternate: drift hits both */
     double b[MAX_SIZES], w[MAX_SIZES];
-    if (run_child(self, sizes, reps, NULL, b, n) || run_child(self, sizes, reps, lib, w, n)) {
+    if (run_child(sizes, reps, NULL, b, n) || run_child(sizes, reps, lib, w, n)) {
       fprintf(stderr, "h2d_bench: a measurement run failed\n");
       return 1;
     }

@@ -13,18 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rerun.h"
 #include "twin_fill.h"
 
 enum { OP_LAUNCH, OP_COPY, OP_QUERY, N_OPS };
 static const char *const op_name[N_OPS] = {"launch (empty kernel)", "H2D copy (64 B)",
                                            "cuStreamQuery"};
 static const char *const op_key[N_OPS] = {"launch", "copy64", "query"};
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define CK(x)                                                     \
   do {                                                            \
@@ -54,7 +49,7 @@ static int measure(long iters, int reps) {
   for (int op = 0; op < N_OPS; op++) {
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
-      double t0 = now();
+      double t0 = bench_now();
       for (long i = 0; i < iters; i++) {
         if (op == OP_LAUNCH) {
           CK(cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL));
@@ -67,7 +62,7 @@ static int measure(long iters, int reps) {
         }
       }
       CK(cuStreamSynchronize(s));
-      double dt = (now() - t0) / (double)iters;
+      double dt = (bench_now() - t0) / (double)iters;
       if (dt < best) best = dt;
     }
     printf("%s %.1f\n", op_key[op], best * 1e9);
@@ -79,35 +74,12 @@ static int measure(long iters, int reps) {
 }
 
 /* Parent: run the child without and with gpuft, read its numbers. */
-static int run_child(const char *self, long iters, int reps, const char *preload, double ns[N_OPS]) {
-  int fd[2];
-  if (pipe(fd) != 0) return -1;
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    dup2(fd[1], 1);
-    close(fd[0]);
-    close(fd[1]);
-    if (preload) setenv("LD_PRELOAD", preload, 1);
-    else unsetenv("LD_PRELOAD");
-    char it[32], rp[32];
-    snprintf(it, sizeof it, "%ld", iters);
-    snprintf(rp, sizeof rp, "%d", reps);
-    execl(self, self, "--child", it, rp, (char *)NULL);
-    _exit(127);
-  }
-  close(fd[1]);
-  FILE *f = fdopen(fd[0], "r");
-  char key[64];
-  double v;
-  int got = 0;
-  while (f && fscanf(f, "%63s %lf", key, &v) == 2)
-    for (int op = 0; op < N_OPS; op++)
-      if (!strcmp(key, op_key[op])) ns[op] = v, got++;
-  if (f) fclose(f);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == N_OPS ? 0 : -1;
+static int run_child(long iters, int reps, const char *preload, double ns[N_OPS]) {
+  char it[32], rp[32];
+  snprintf(it, sizeof it, "%ld", iters);
+  snprintf(rp, sizeof rp, "%d", reps);
+  const char *args[] = {"--child", it, rp, NULL};
+  return bench_rerun(args, preload, ns, N_OPS) == N_OPS ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -129,17 +101,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "hook_bench: --iters and --reps must be positive\n");
     return 2;
   }
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return 1;
-  self[n] = 0;
   double base[N_OPS], with[N_OPS];
   for (int op = 0; op < N_OPS; op++) base[op] = with[op] = 1e30;
   /* Rounds alternate without/with, so that drift of the machine hits both; the
    * best of all rounds is kept for each. */
   for (int round = 0; round < 3; round++) {
     double b[N_OPS], w[N_OPS];
-    if (run_child(self, iters, reps, NULL, b) || run_child(self, iters, reps, lib, w)) {
+    if (run_child(iters, reps, NULL, b) || run_child(iters, reps, lib, w)) {
       fprintf(stderr, "hook_bench: a measurement run failed (driver reachable? library %s?)\n",
               lib);
       return 1;

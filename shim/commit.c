@@ -23,6 +23,8 @@ static CUresult g_verdict = CUDA_SUCCESS;
 static int g_replay_pending;
 static int g_pending_groups;
 static uint64_t g_replay_gen; /* replays done: a thread that waited sees whether one ran */
+/* Jobs in the ledger, as last seen (a hint for the lock-free fast path). */
+#define g_jobs_hint ft_jobs_pending_hint
 
 /* ---- permanent faults: the same bit corrected again after a rewrite ---- */
 #define MAX_SEEN 256
@@ -59,7 +61,7 @@ static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
                (uintmax_t)a->id, (unsigned long long)a->base, (uintmax_t)off, what);
       abort();
     case FT_ONFAIL_ERROR:
-      g_verdict = CUDA_ERROR_ECC_UNCORRECTABLE;
+      __atomic_store_n(&g_verdict, CUDA_ERROR_ECC_UNCORRECTABLE, __ATOMIC_RELAXED);
       FT_WARN_CAPPED(8, "uncorrectable memory error in allocation #%ju (%#llx + %ju): %s",
                      (uintmax_t)a->id, (unsigned long long)a->base, (uintmax_t)off, what);
       break;
@@ -324,15 +326,23 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       outcome = repair_group(d, a, pl, list[i], j->why);
     }
     if (outcome == GROUP_CLEAN) continue;
+    /* Damage the code cannot undo in an allocation the epoch itself wrote (from a
+     * restore point) is undone by replaying the epoch: it is written again. */
+    int regenerated = outcome == GROUP_BAD && pl.data == a->base &&
+                      FT_OPT(MODE) == FT_MODE_RECOVER && a->rp_epoch == ft_epoch &&
+                      (a->rp == FT_RP_NOT_NEEDED || a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) &&
+                      ft_epoch_replayable();
     if (outcome == GROUP_STUCK)
       lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
-    else if (outcome == GROUP_BAD)
+    else if (outcome == GROUP_BAD && !regenerated)
       lost(f, a, list[i] * G,
-           before ? "damaged before a kernel wrote it, with no restore point"
-                  : "more than one bit flipped in a 4 KiB group and no checkpoint");
+           before ? "damaged before a kernel wrote it, and its restore point is damaged too"
+                  : "more than one bit flipped in a 4 KiB group, no checkpoint, and not rewritten "
+                    "since the last synchronisation");
     if (a == f->watch) f->watch_repaired = 1;
-    /* a synchronous read-back is copied again by its caller */
-    if (j->why == FT_WHY_D2H && a == f->watch) continue;
+    /* a synchronous read-back is copied again by its caller, unless only a replay
+     * can give the right bytes back */
+    if (j->why == FT_WHY_D2H && a == f->watch && !regenerated) continue;
     /* consumed: read by the kernel, copied to the host, or copied on the device */
     f->consumed = 1;
     f->consumed_groups++;
@@ -396,9 +406,9 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   uint64_t uncorrectable0 = ft_st.uncorrectable, restored0 = ft_st.restored;
   int replayed = 0;
   drain(&f);
-  if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER) {
+  if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER && !f.lost) {
     /* from now on nobody closes the epoch before it is replayed */
-    g_replay_pending = 1;
+    __atomic_store_n(&g_replay_pending, 1, __ATOMIC_RELAXED);
     g_pending_groups += f.consumed_groups;
   }
   int exclusive = 0;
@@ -418,7 +428,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     drain(&f);
     f.consumed = 1;
     f.consumed_groups = g_pending_groups;
-    g_replay_pending = 0;
+    __atomic_store_n(&g_replay_pending, 0, __ATOMIC_RELAXED);
     g_pending_groups = 0;
     g_replay_gen++;
     ft_dev_t *d = any_dev();
@@ -459,10 +469,10 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
       ft_st.recovered += (uint64_t)f.consumed_groups;
       replayed = 1;
       f.watch_repaired = 1; /* a replay rewrote what the program reads back */
-      f.lost = 0;
       ft_event(f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0, -1,
                "damaged data used: epoch replayed", FT_OUT_RECOVERED, "commit");
     } else if (!f.lost) {
+      ft_st.uncorrectable += (uint64_t)(f.consumed_groups ? f.consumed_groups : 1);
       lost(&f, f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0,
            ft_epoch_replayable() ? "damaged data was used and the replay did not repair it"
                                  : "damaged data was used and the operations since the last "
@@ -484,10 +494,16 @@ out:
 
 CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
   if (watch_repaired) *watch_repaired = 0;
+  /* Nothing in flight, nothing logged, nothing owed: a synchronisation the program
+   * makes often (stream queries) costs no more than this. Reading these without
+   * the lock is fine: a job issued meanwhile is not this commit's to see. */
+  if (!__atomic_load_n(&g_jobs_hint, __ATOMIC_RELAXED) && !ft_epoch_ops() &&
+      !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED) &&
+      __atomic_load_n(&g_verdict, __ATOMIC_RELAXED) == CUDA_SUCCESS)
+    return CUDA_SUCCESS;
   ft_lock();
   commit_locked(watch, watch_repaired);
-  CUresult v = g_verdict;
-  g_verdict = CUDA_SUCCESS;
+  CUresult v = __atomic_exchange_n(&g_verdict, CUDA_SUCCESS, __ATOMIC_RELAXED);
   ft_unlock();
   return v;
 }

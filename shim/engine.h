@@ -44,6 +44,7 @@ typedef struct ft_alloc_s {
   int rp;            /* FT_RP_* */
   CUdeviceptr shadow; /* device copy: data, then (128-aligned) code */
   uint64_t h2d_epoch; /* epoch in which an upload to it was logged */
+  int read_since_upload; /* something read it since that upload (a replay needs it) */
 } ft_alloc_t;
 
 enum {
@@ -117,6 +118,7 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
 /* Enqueue an encode of the whole allocation without a ledger slot. */
 int ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream);
 int ft_jobs_pending(void);
+extern int ft_jobs_pending_hint;
 
 /* ---- Commit (commit.c) ---- */
 /* Process every finished job: correct, restore, count, learn. Returns
@@ -142,6 +144,10 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct 
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
                    unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
+/* A second upload to `a` in this epoch: 1 if the first one can be dropped from the
+ * log (nothing read `a` since: the replay only needs the last), 0 if the epoch must
+ * end first (the checkpoint holds only the last upload). */
+int ft_log_h2d_supersede(ft_alloc_t *a);
 void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s);
 /* At a clean commit: read-backs that have completed are final (never replayed). */
 void ft_epoch_settle(void);
@@ -158,6 +164,7 @@ void ft_epoch_close(void);
  * returns 0 if it could (results then need verifying again), -1 otherwise. */
 int ft_epoch_replay(ft_dev_t *d);
 void ft_shadow_release(ft_alloc_t *a);
+void ft_epoch_forget_alloc(const ft_alloc_t *a);
 
 /* ---- Launches (launch.c, access.c) ---- */
 enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE };

@@ -45,7 +45,9 @@ static int g_unreplayable;
 static const char *g_why;
 static uint64_t g_shadow_bytes;
 
-size_t ft_epoch_ops(void) { return g_nops; }
+/* Read without the lock by fast paths (a hint); written under it. */
+size_t ft_epoch_ops(void) { return __atomic_load_n(&g_nops, __ATOMIC_RELAXED); }
+static void set_nops(size_t n) { __atomic_store_n(&g_nops, n, __ATOMIC_RELAXED); }
 int ft_epoch_replayable(void) { return !g_unreplayable; }
 
 void ft_epoch_unreplayable(const char *why) {
@@ -68,7 +70,8 @@ static op_t *push(int kind) {
     g_ops = n;
     g_cap = nc;
   }
-  op_t *o = &g_ops[g_nops++];
+  op_t *o = &g_ops[g_nops];
+  set_nops(g_nops + 1);
   memset(o, 0, sizeof *o);
   o->kind = kind;
   return o;
@@ -87,7 +90,7 @@ void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigne
   o->plen = len;
   o->params = len ? malloc(len) : NULL;
   if (len && !o->params) {
-    g_nops--;
+    set_nops(g_nops - 1);
     ft_epoch_unreplayable("out of memory for the epoch log");
     return;
   }
@@ -105,6 +108,19 @@ void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n) {
   o->off = off;
   o->n = n;
   a->h2d_epoch = ft_epoch;
+  a->read_since_upload = 0;
+}
+
+int ft_log_h2d_supersede(ft_alloc_t *a) {
+  if (a->read_since_upload) return 0;
+  /* the earlier upload is wholly replaced, as far as anyone could tell */
+  size_t k = 0;
+  for (size_t i = 0; i < g_nops; i++) {
+    if (g_ops[i].kind == OP_H2D && g_ops[i].a == a) continue;
+    g_ops[k++] = g_ops[i];
+  }
+  set_nops(k);
+  return 1;
 }
 
 /* Events for settling read-backs, reused. */
@@ -238,7 +254,7 @@ void ft_epoch_close(void) {
     free(g_ops[i].params);
     event_put(g_ops[i].done);
   }
-  g_nops = 0;
+  set_nops(0);
   g_unreplayable = 0;
   g_why = NULL;
   ft_epoch++;
@@ -372,4 +388,23 @@ int ft_epoch_replay(ft_dev_t *d) {
   ft_st.replayed_ops += g_nops;
   FT_INFO("replayed %zu operations of epoch %ju", g_nops, (uintmax_t)ft_epoch);
   return ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
+void ft_epoch_forget_alloc(const ft_alloc_t *a) {
+  CUdeviceptr lo = a->base, hi = a->base + a->size;
+#define IN(p) ((p) >= lo && (p) < hi)
+  for (size_t i = 0; i < g_nops && !g_unreplayable; i++) {
+    const op_t *o = &g_ops[i];
+    int touches = (o->kind == OP_H2D && o->a == a) || (o->kind == OP_D2H && IN(o->src)) ||
+                  (o->kind == OP_D2D && (IN(o->src) || IN(o->dst))) ||
+                  (o->kind == OP_MEMSET && IN(o->dst));
+    for (size_t off = 0; o->kind == OP_LAUNCH && !touches && off + 8 <= o->plen; off += 8) {
+      uint64_t v;
+      memcpy(&v, o->params + off, 8);
+      touches = IN(v);
+    }
+    if (touches) ft_epoch_unreplayable("memory it used was freed before it was committed");
+  }
+#undef IN
 }

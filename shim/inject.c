@@ -164,6 +164,17 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
           (uintmax_t)id, (uintmax_t)off, where);
 }
 
+/* Inject into the tracked allocation containing device address p, if any. */
+static void inject_at(fault_t *f, CUdeviceptr p, CUstream s, const char *where) {
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find(p);
+  CUdeviceptr base = a ? a->base : 0;
+  size_t size = a ? a->size : 0;
+  uint64_t id = a ? a->id : 0;
+  ft_unlock();
+  if (size) apply(f, base, size, id, s, where);
+}
+
 /* A tracked allocation chosen with probability proportional to its size. */
 static ft_alloc_t *random_alloc(uint64_t *seed) {
   uint64_t total = 0;
@@ -183,10 +194,8 @@ static void inject_random(fault_t *f, CUstream s, const char *where) {
   uint64_t seed = f->seed ^ 0x5851f42d4c957f2dull;
   ft_alloc_t *a = random_alloc(&seed);
   CUdeviceptr base = a ? a->base : 0;
-  size_t size = a ? a->size : 0;
-  uint64_t id = a ? a->id : 0;
   ft_unlock();
-  if (a) apply(f, base, size, id, s, where);
+  if (base) inject_at(f, base, s, where);
 }
 
 void ft_inject_call(void) {
@@ -216,13 +225,7 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
         if (f->arg < nparams && param_size[f->arg] == 8 && param_off[f->arg] + 8 <= len) {
           uint64_t v;
           memcpy(&v, params + param_off[f->arg], 8);
-          ft_lock();
-          ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
-          CUdeviceptr base = a ? a->base : 0;
-          size_t size = a ? a->size : 0;
-          uint64_t id = a ? a->id : 0;
-          ft_unlock();
-          if (a) apply(f, base, size, id, s, where);
+          inject_at(f, (CUdeviceptr)v, s, where);
         }
       } else {
         inject_random(f, s, where);
@@ -242,13 +245,7 @@ void ft_inject_d2h(CUdeviceptr src, CUstream s) {
       char where[64];
       snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->k);
       if (f->target == TG_SRC) {
-        ft_lock();
-        ft_alloc_t *a = ft_reg_find(src);
-        CUdeviceptr base = a ? a->base : 0;
-        size_t size = a ? a->size : 0;
-        uint64_t id = a ? a->id : 0;
-        ft_unlock();
-        if (a) apply(f, base, size, id, s, where);
+        inject_at(f, src, s, where);
       } else {
         inject_random(f, s, where);
       }

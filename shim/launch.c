@@ -57,6 +57,7 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
     int i;
     for (i = 0; i < n; i++)
       if (refs[i].a == a) break;
+    a->read_since_upload = 1; /* any argument may be read */
     if (i == n) {
       if (n == cap) return -1;
       refs[n].a = a;

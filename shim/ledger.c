@@ -11,6 +11,7 @@ static int g_free[FT_LEDGER_SLOTS], g_nfree = -1;
 static ft_job_rec_t *g_head, *g_tail; /* pending, in issue order */
 static uint64_t g_seq;
 static int g_pending;
+int ft_jobs_pending_hint; /* g_pending, readable without the lock */
 
 static void init_free(void) {
   for (int i = 0; i < FT_LEDGER_SLOTS; i++) g_free[i] = FT_LEDGER_SLOTS - 1 - i;
@@ -29,6 +30,7 @@ void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) {
   j->a->pending--;
   g_free[g_nfree++] = j->slot;
   g_pending--;
+  __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
 }
 
 static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
@@ -77,6 +79,7 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   }
   a->pending++;
   g_pending++;
+  __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
   if (g_tail) g_tail->next = j;
   else g_head = j;
   g_tail = j;

@@ -34,7 +34,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   if (!n) return CUDA_SUCCESS;
   ft_lock();
   ft_alloc_t *a = protected_range(dst, n);
-  int again = a && a->h2d_epoch == ft_epoch;
+  int again = a && a->h2d_epoch == ft_epoch && !ft_log_h2d_supersede(a);
   ft_unlock();
   if (again) {
     /* a second upload to it in one epoch: its checkpoint holds only the last one,
@@ -91,6 +91,7 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
   if (!n) return;
   ft_lock();
   ft_alloc_t *a = protected_range(src, n);
+  if (a) a->read_since_upload = 1;
   if (a && a->state == FT_ST_CLEAN) {
     uint64_t off = src - a->base;
     if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, s, NULL, -1) == 0)
@@ -172,6 +173,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   ft_lock();
   ft_log_d2d(dst, src, n);
   ft_alloc_t *da = protected_range(dst, n), *sa = protected_range(src, n);
+  if (sa) sa->read_since_upload = 1;
   if (sa && sa->state == FT_ST_CLEAN) {
     uint64_t off = src - sa->base;
     ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, off / G, (off + n + G - 1) / G, s,

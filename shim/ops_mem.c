@@ -55,6 +55,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
 }
 
 static void untrack(ft_alloc_t *a) {
+  ft_epoch_forget_alloc(a);
   ft_shadow_release(a);
   ft_set_state(a, FT_ST_UNPROT);
   ft_reg_remove(a);

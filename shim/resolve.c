@@ -39,18 +39,19 @@ static map_t g_map[FT_N_HOOKS];
 static size_t g_nmap;
 static void *g_libcuda;
 
-static pthread_once_t g_dlsym_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-FT_NO_SANITIZE static void find_dlsym(void) {
+/* No pthread_once here: a sanitizer runtime looks its interceptors up with dlsym
+ * before it can run any of them (pthread_once among them). Two threads racing
+ * both find the same pointer. */
+FT_NO_SANITIZE void ft_resolve_dlsym(void) {
+  if (__atomic_load_n(&ft_real_dlsym, __ATOMIC_ACQUIRE)) return;
   /* dlvsym is not overridden; RTLD_NEXT from here is the next dlsym after gpuft
    * (libc's, or another interposer's). */
   void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
   if (!p) p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-  ft_real_dlsym = (ft_dlsym_fn)p;
+  __atomic_store_n(&ft_real_dlsym, (ft_dlsym_fn)p, __ATOMIC_RELEASE);
 }
-
-FT_NO_SANITIZE void ft_resolve_dlsym(void) { pthread_once(&g_dlsym_once, find_dlsym); }
 
 static int cmp_map(const void *a, const void *b) {
   const map_t *x = a, *y = b;

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +29,7 @@ typedef struct { /* one --at alternative */
   const char *text;
   int kind;
   char kernel[128];
-  uint64_t k_lo, k_hi; /* k drawn uniformly in [k_lo, k_hi]; call with 0: in [1, driver calls] */
+  uint64_t k_lo, k_hi; /* k drawn uniformly in [k_lo, k_hi]; call with 0: in [1, calls counted] */
   int args[MAX_ARGS], nargs; /* launch: target argument drawn among these; 0: random */
   int random_target;         /* d2h: any allocation instead of the copy's source */
   uint64_t size[MAX_ARGS];   /* sim: size of each target allocation (probe run) */
@@ -43,7 +45,7 @@ typedef struct {
   int ncompare;
   const char *lib_override;
   char **prog;
-  char lib[PATH_MAX], tmp[PATH_MAX];
+  char lib[PATH_MAX], tmp[PATH_MAX / 2];
   int log_info; /* GPUFT_LOG is ours (info): "GPUFT_INJECT: flipped" is on stderr */
 } cfg_t;
 
@@ -455,12 +457,12 @@ static void sim_spec(const cfg_t *c, const char *event, uint64_t size, uint64_t 
 
 /* The fault of run i: a function of the campaign's seed and i only, so the results do
  * not depend on how many runs go at a time. */
-static void make_spec(const cfg_t *c, int i, uint64_t driver_calls, char *out, size_t cap) {
+static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t cap) {
   uint64_t rs = c->seed * 0x2545f4914f6cdd1dull + (uint64_t)i + 1;
   mix(&rs);
   const at_t *a = &c->at[mix(&rs) % (uint64_t)c->nat];
   uint64_t k = a->k_lo + (a->k_hi > a->k_lo ? mix(&rs) % (a->k_hi - a->k_lo + 1) : 0);
-  if (a->kind == AT_CALL && !a->k_lo) k = 1 + mix(&rs) % (driver_calls ? driver_calls : 1);
+  if (a->kind == AT_CALL && !a->k_lo) k = 1 + mix(&rs) % (calls ? calls : 1);
   int ai = a->nargs ? (int)(mix(&rs) % (uint64_t)a->nargs) : -1;
   uint64_t seed = mix(&rs) >> 1;
   char bits[32], event[200];
@@ -482,18 +484,21 @@ static void make_spec(const cfg_t *c, int i, uint64_t driver_calls, char *out, s
 /* --injector sim: the simulator cannot aim at a random byte of an allocation, so a
  * probe run per target asks GPUFT_INJECT for an offset past the end, which it clips to
  * the allocation's last byte: that gives the size. */
-static int probe_sizes(cfg_t *c) {
+static int check_sim_at(const cfg_t *c) {
   for (int a = 0; a < c->nat; a++) {
-    at_t *at = &c->at[a];
-    if (at->kind == AT_CALL || at->random_target) {
+    const at_t *at = &c->at[a];
+    if (at->kind == AT_CALL || at->random_target || (at->kind == AT_LAUNCH && !at->nargs)) {
       fprintf(stderr, "gpuft campaign: --injector sim: --at %s: the simulator aims at a launch "
                       "argument (launch:K:N,arg=I) or a copy source (d2h:N) only\n", at->text);
       return -1;
     }
-    if (at->kind == AT_LAUNCH && !at->nargs) {
-      fprintf(stderr, "gpuft campaign: --injector sim: --at %s needs arg=I\n", at->text);
-      return -1;
-    }
+  }
+  return 0;
+}
+
+static int probe_sizes(cfg_t *c) {
+  for (int a = 0; a < c->nat; a++) {
+    at_t *at = &c->at[a];
     for (int i = 0; i < (at->nargs ? at->nargs : 1); i++) {
       char spec[300];
       if (at->kind == AT_LAUNCH)
@@ -535,7 +540,7 @@ typedef struct {
   uint64_t count[FT_N_OUTCOMES], injected;
   double golden_s, timeout_s, wall_s;
   int golden_code;
-  uint64_t driver_calls;
+  uint64_t driver_calls, calls; /* calls: those GPUFT_INJECT's at=call:N counts */
 } summary_t;
 
 static void print_table(const cfg_t *c, const summary_t *s) {
@@ -546,8 +551,9 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   printf("\n  %d runs, %s-bit faults (%s injector), seed %ju, at", c->n, bits,
          c->sim ? "simulator" : "gpuft", (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) printf("%s %s", i ? " or" : "", c->at[i].text);
-  printf("\n  golden run: exit %d, %.3f s, %ju driver calls; hang timeout %.2f s\n\n",
-         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, s->timeout_s);
+  printf("\n  golden run: exit %d, %.3f s, %ju driver calls (%ju for at=call); hang timeout %.2f s\n\n",
+         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls,
+         (uintmax_t)s->calls, s->timeout_s);
   printf("  %-24s %6s %7s   %s\n", "outcome", "runs", "%", "95 % CI (Wilson)");
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
@@ -578,8 +584,8 @@ static void print_json(const cfg_t *c, const summary_t *s, const run_t *runs) {
   printf("],\n \"runs\": %d, \"injected\": %ju, \"not_injected\": %ju,\n", c->n,
          (uintmax_t)s->injected, (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
   printf(" \"golden\": {\"exit\": %d, \"seconds\": %.4f, \"driver_calls\": %ju}, "
-         "\"timeout_seconds\": %.3f, \"wall_seconds\": %.2f, \"jobs\": %d,\n \"outcomes\": {",
-         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, s->timeout_s, s->wall_s, c->jobs);
+         "\"calls_counted\": %ju, \"timeout_seconds\": %.3f, \"wall_seconds\": %.2f, \"jobs\": %d,\n \"outcomes\": {",
+         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, (uintmax_t)s->calls, s->timeout_s, s->wall_s, c->jobs);
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
     ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
@@ -600,7 +606,21 @@ static void print_json(const cfg_t *c, const summary_t *s, const run_t *runs) {
 
 /* ---- The campaign ---- */
 
+/* cuGetProcAddress calls of a report: counted in driver_calls but not by GPUFT_INJECT's
+ * at=call:N (they go through their own door), so a random call is drawn without them. */
+static uint64_t resolve_calls(const char *report) {
+  const char *p = report ? strstr(report, "\"calls\": {") : NULL;
+  const char *end = p ? strchr(p, '}') : NULL;
+  uint64_t n = 0;
+  for (; p && (p = strstr(p + 1, "\"cuGetProcAddress")) && p < end;) {
+    const char *colon = strchr(p, ':');
+    if (colon && colon < end) n += strtoull(colon + 1, NULL, 10);
+  }
+  return n;
+}
+
 static const run_t *g_golden;
+static int g_bad_spec; /* gpuft did not understand GPUFT_INJECT: every run would be "not injected" */
 
 static int same_output(const cfg_t *c, const run_t *g, const run_t *r) {
   if (!c->ncompare)
@@ -613,6 +633,7 @@ static int same_output(const cfg_t *c, const run_t *g, const run_t *r) {
 static void classify_run(const cfg_t *c, run_t *r, int i) {
   r->obs.same_output = same_output(c, g_golden, r);
   r->out = ft_classify(g_golden->obs.code, &r->obs);
+  if (r->err_text && strstr(r->err_text, "GPUFT_INJECT: cannot understand")) g_bad_spec = 1;
   if (c->verbose)
     fprintf(stderr, "gpuft campaign: run %d: %s (exit %d, signal %d, %.3f s) %s\n", i + 1,
             ft_outcome_names[r->out], r->obs.code, r->obs.signal, r->obs.seconds, r->spec);
@@ -703,6 +724,7 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
   *c = (cfg_t){.jobs = 2, .bits = 1, .seed = 1, .tfactor = 10};
   if (parse_args(c, argc, argv) != 0) return 2;
   if (!c->nat) parse_at("call", &c->at[c->nat++]);
+  if (c->sim && check_sim_at(c) != 0) return 2;
   if (c->ncompare && c->jobs > 1) {
     if (c->verbose) fprintf(stderr, "gpuft campaign: --compare: one run at a time\n");
     c->jobs = 1; /* every run writes the same files */
@@ -758,6 +780,7 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
   }
   const char *dc = golden[0].report ? strstr(golden[0].report, "\"driver_calls\": ") : NULL;
   s.driver_calls = dc ? strtoull(dc + 16, NULL, 10) : 0;
+  s.calls = s.driver_calls - resolve_calls(golden[0].report);
   s.golden_code = golden[0].obs.code;
   s.golden_s = golden[0].obs.seconds > golden[1].obs.seconds ? golden[0].obs.seconds : golden[1].obs.seconds;
   /* A floor: tiny programs vary by more than 10x with the load of the machine. */
@@ -766,10 +789,16 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
 
   runs = calloc((size_t)c->n, sizeof *runs);
   if (!runs) goto out;
-  for (int i = 0; i < c->n; i++) make_spec(c, i, s.driver_calls, runs[i].spec, sizeof runs[i].spec);
+  for (int i = 0; i < c->n; i++)
+    make_spec(c, i, s.calls, runs[i].spec, sizeof runs[i].spec);
   if (run_all(c, runs, c->n, c->jobs, s.timeout_s, classify_run) != 0) {
     fprintf(stderr, "gpuft campaign: interrupted\n");
     rc = 130;
+    goto out;
+  }
+  if (g_bad_spec) {
+    fprintf(stderr, "gpuft campaign: the library did not understand GPUFT_INJECT (e.g. \"%s\"): "
+                    "is it older than this launcher?\n", runs[0].spec);
     goto out;
   }
   s.wall_s = now_s() - t0;

@@ -55,7 +55,12 @@ int ft_obs_add_report(ft_obs_t *o, const char *json, int *listed_out, int *appli
   o->replays += num_after(json, "replays");
   int listed = 0, applied = 0;
   const char *inj = strstr(json, "\"injections\": [");
-  const char *end = inj ? strchr(inj, ']') : NULL;
+  const char *end = NULL; /* the matching ']' (each entry has a "bits" array) */
+  int depth = 0;
+  for (const char *q = inj ? strchr(inj, '[') : NULL; q && *q && !end; q++) {
+    if (*q == '[') depth++;
+    else if (*q == ']' && --depth == 0) end = q;
+  }
   for (const char *p = inj; p && p < end && (p = strstr(p, "{\"applied\": ")) && p < end; p++) {
     listed++;
     if (!strncmp(p + 12, "true", 4)) applied++;

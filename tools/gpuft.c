@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "campaign.h"
 #include "options.h"
 
 #ifndef GPUFT_VERSION
@@ -22,13 +23,10 @@
 #define GPUFT_REL_LIB "../lib/libgpuft.so"
 #endif
 
-/* ---- Subcommands: `gpuft NAME ...`. Fault-injection campaigns (another issue)
- * replace this stub with their own entry point. ---- */
-static int cmd_campaign(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "gpuft: campaign: not implemented yet\n");
-  return 2;
+/* ---- Subcommands: `gpuft NAME ...` ---- */
+static int find_library(const char *override, char *out);
+static int cmd_campaign(int argc, char **argv) { /* tools/campaign.c */
+  return ft_campaign_main(argc, argv, find_library);
 }
 static const struct {
   const char *name;
@@ -78,7 +76,7 @@ static int find_library(const char *override, char *out) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft [options] [--] program [args...]\n"
-          "       gpuft campaign ...   fault-injection campaigns (not implemented yet)\n");
+          "       gpuft campaign ...   fault-injection campaigns (gpuft campaign --help)\n");
 }
 
 static void help(const char *lib_override) {

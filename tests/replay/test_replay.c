@@ -231,3 +231,43 @@ TEST_IMPL(correct_mode_does_not_replay) {
   gp_free(&g);
   return TEST_OK;
 }
+
+/* Two bits in one block of sgemm's C just before it is read back: the code cannot
+ * correct it, but C was written since the last synchronisation, so the replay
+ * computes it again. */
+TEST_IMPL(double_flip_in_output_recomputed) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "96", NULL};
+  char buf[16][128];
+  const char *specs[16];
+  int n = 0;
+  for (size_t off = 7; off < 36864 && n < 12; off += 3301, n++) {
+    snprintf(buf[n], sizeof buf[n], "before=d2h:1,src,offset=%zu,bits=%d+%d", off, (int)(off % 8),
+             (int)((off + 5) % 8));
+    specs[n] = buf[n];
+  }
+  recover_all(argv, specs, n);
+  return TEST_OK;
+}
+
+/* Two bits in jacobi's grid at rest between iterations, landing just before the
+ * next sweep: its restore point copies the damage, which neither the code nor a
+ * replay can undo. It must be reported, never passed off as recovered. */
+TEST_IMPL(damaged_restore_point_is_reported) {
+  NEED_APPS();
+  const char *argv[] = {APP_JACOBI, "64", "20", NULL};
+  for (int k = 3; k <= 21; k += 6) { /* odd: the first sweep of an iteration */
+    char inj[160];
+    snprintf(inj, sizeof inj, "GPUFT_INJECT=at=launch:rb_sweep:%d,target=arg:0,bits=2,seed=%d", k, k);
+    const char *extra[] = {inj, "GPUFT_ON_FAIL=warn", NULL};
+    run_t g;
+    gp_run(argv, 1, NULL, extra, &g);
+    ASSERT(strstr(g.json, "\"applied\": true") != NULL);
+    ASSERT_GE(gp_get(&g, "detected"), 1u);
+    ASSERT_GE(gp_get(&g, "uncorrectable"), 1u);
+    ASSERT_EQ(gp_get(&g, "recovered"), 0u);
+    ASSERT(strstr(g.err, "restore point is damaged too") != NULL);
+    gp_free(&g);
+  }
+  return TEST_OK;
+}

@@ -1,6 +1,14 @@
 /* copy.c: every cuMemcpy* entry point: argument and bounds checks at the call,
  * the host/device semantics of sync and async copies (staging of pageable
- * sources, synchronous pageable readback), and the copy operation itself. */
+ * sources, synchronous pageable readback), and the copy operation itself.
+ *
+ * Staging, as the real driver does it: the calling thread copies a pageable
+ * source chunk by chunk into a small set of reusable staging buffers, and the
+ * stream worker's "DMA" (the copy into device memory, charged to the PCIe model)
+ * reads each chunk from its buffer and hands the buffer back. The two overlap;
+ * when every buffer is in flight the caller waits for the worker. Small
+ * asynchronous sources (up to STAGE_INLINE bytes) travel inside the operation
+ * itself, like the driver's inline push-buffer data, so they never wait. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,14 +53,157 @@ static size_t extent(size_t width, size_t height, size_t depth, size_t pitch, si
   return (depth - 1) * slice + (height - 1) * pitch + width;
 }
 
+/* ---- staging buffers ---- */
+#define STAGE_CHUNK ((size_t)2 << 20) /* bytes per staging buffer */
+#define STAGE_BUFS 4                  /* buffers, shared by every copy */
+#define STAGE_INLINE ((size_t)64 << 10)
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_cv = PTHREAD_COND_INITIALIZER;
+static uint8_t *pool_free[STAGE_BUFS];
+static int pool_nfree, pool_made;
+
+static uint8_t *pool_get(void) {
+  pthread_mutex_lock(&pool_mu);
+  while (!pool_nfree && pool_made == STAGE_BUFS) pthread_cond_wait(&pool_cv, &pool_mu);
+  uint8_t *b = NULL;
+  if (pool_nfree) b = pool_free[--pool_nfree];
+  else pool_made++; /* made below, outside the lock; kept for good */
+  pthread_mutex_unlock(&pool_mu);
+  if (!b && !(b = malloc(STAGE_CHUNK))) abort();
+  return b;
+}
+
+static void pool_put(uint8_t *b) {
+  pthread_mutex_lock(&pool_mu);
+  pool_free[pool_nfree++] = b;
+  pthread_cond_signal(&pool_cv);
+  pthread_mutex_unlock(&pool_mu);
+}
+
+/* One staged copy, shared by the caller (producer) and the op (consumer). At
+ * most STAGE_BUFS chunks are ever in flight, so chunk i lives in slot i % STAGE_BUFS. */
+struct sim_stage_s {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_int refs;
+  size_t bytes, n_chunks, staged, consumed;
+  bool started;  /* the worker reached the op (everything before it is done) */
+  uint8_t *slot[STAGE_BUFS];
+};
+
+static sim_stage_t *stage_new(size_t bytes) {
+  sim_stage_t *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
+  pthread_mutex_init(&st->mu, NULL);
+  pthread_cond_init(&st->cv, NULL);
+  atomic_init(&st->refs, 2); /* caller and op */
+  st->bytes = bytes;
+  st->n_chunks = (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK;
+  return st;
+}
+
+static void stage_unref(sim_stage_t *st) {
+  if (atomic_fetch_sub(&st->refs, 1) != 1) return;
+  pthread_mutex_destroy(&st->mu);
+  pthread_cond_destroy(&st->cv);
+  free(st);
+}
+
+/* Packed byte range [lo, lo+len) of a (width, height, depth) box, to or from
+ * its pitched layout at base. */
+static void box_range(uint8_t *base, size_t pitch, size_t slice, const sim_copy_t *c, size_t lo, uint8_t *packed,
+                      size_t len, bool to_box) {
+  while (len) {
+    size_t row = lo / c->width, x = lo % c->width;
+    size_t n = c->width - x < len ? c->width - x : len;
+    uint8_t *p = base + row / c->height * slice + row % c->height * pitch + x;
+    if (to_box) memmove(p, packed, n);
+    else memcpy(packed, p, n);
+    packed += n;
+    lo += n;
+    len -= n;
+  }
+}
+
+/* Caller: after the stream sync if wait_start, copies the source through the
+ * staging buffers (blocking while all of them are in flight). */
+static void stage_produce(sim_stage_t *st, const sim_copy_t *c, bool wait_start) {
+  if (wait_start) {
+    pthread_mutex_lock(&st->mu);
+    while (!st->started) pthread_cond_wait(&st->cv, &st->mu);
+    pthread_mutex_unlock(&st->mu);
+  }
+  for (size_t i = 0; i < st->n_chunks; i++) {
+    size_t lo = i * STAGE_CHUNK, len = st->bytes - lo < STAGE_CHUNK ? st->bytes - lo : STAGE_CHUNK;
+    uint8_t *b = pool_get();
+    box_range((uint8_t *)c->src, c->spitch, c->sslice, c, lo, b, len, false);
+    pthread_mutex_lock(&st->mu);
+    st->slot[i % STAGE_BUFS] = b;
+    st->staged++;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+  }
+}
+
+/* Worker: takes chunk i once staged (NULL data: only the buffer is recycled). */
+static uint8_t *stage_take(sim_stage_t *st, size_t i) {
+  pthread_mutex_lock(&st->mu);
+  while (st->staged <= i) pthread_cond_wait(&st->cv, &st->mu);
+  uint8_t *b = st->slot[i % STAGE_BUFS];
+  st->slot[i % STAGE_BUFS] = NULL;
+  pthread_mutex_unlock(&st->mu);
+  return b;
+}
+
+static void stage_done(sim_stage_t *st, uint8_t *b) {
+  pthread_mutex_lock(&st->mu);
+  st->consumed++;
+  pthread_mutex_unlock(&st->mu);
+  pool_put(b);
+}
+
+static void stage_start(sim_stage_t *st) {
+  pthread_mutex_lock(&st->mu);
+  st->started = true;
+  pthread_cond_broadcast(&st->cv);
+  pthread_mutex_unlock(&st->mu);
+}
+
+void sim_copy_skip(sim_copy_t *c) {
+  if (!c->stage) return;
+  stage_start(c->stage);
+  for (size_t i = 0; i < c->stage->n_chunks; i++) stage_done(c->stage, stage_take(c->stage, i));
+}
+
+void sim_copy_release(sim_copy_t *c) {
+  if (c->stage) stage_unref(c->stage);
+  c->stage = NULL;
+}
+
 /* ---- execution (stream worker) ---- */
 void sim_copy_execute(sim_copy_t *c) {
   if (c->dir == SIM_DIR_H2D || c->dir == SIM_DIR_D2H) sim_inject_on_copy(c);
-  double t0 = sim_now();
-  for (size_t z = 0; z < c->depth; z++)
-    for (size_t y = 0; y < c->height; y++)
-      memmove(c->dst + z * c->dslice + y * c->dpitch, c->src + z * c->sslice + y * c->spitch, c->width);
   size_t bytes = c->width * c->height * c->depth;
+  if (c->stage) {
+    /* The DMA: chunk by chunk from the staging buffers, each charged to the link. */
+    sim_stage_t *st = c->stage;
+    stage_start(st);
+    for (size_t i = 0; i < st->n_chunks; i++) {
+      size_t lo = i * STAGE_CHUNK, len = bytes - lo < STAGE_CHUNK ? bytes - lo : STAGE_CHUNK;
+      uint8_t *b = stage_take(st, i);
+      double t0 = sim_now();
+      box_range(c->dst, c->dpitch, c->dslice, c, lo, b, len, true);
+      sim_bandwidth_charge(c->dir, len, t0);
+      stage_done(st, b);
+    }
+  } else {
+    double t0 = sim_now();
+    for (size_t z = 0; z < c->depth; z++)
+      for (size_t y = 0; y < c->height; y++)
+        memmove(c->dst + z * c->dslice + y * c->dpitch, c->src + z * c->sslice + y * c->spitch, c->width);
+    sim_bandwidth_charge(c->dir, bytes, t0);
+  }
   switch (c->dir) {
     case SIM_DIR_H2D: SIM_COUNT(memcpy_h2d, 1); SIM_COUNT(bytes_h2d, bytes); break;
     case SIM_DIR_D2H: SIM_COUNT(memcpy_d2h, 1); SIM_COUNT(bytes_d2h, bytes); break;
@@ -61,7 +212,6 @@ void sim_copy_execute(sim_copy_t *c) {
   }
   if (c->dst_dev)
     sim_stuck_apply(c->dst_dev, c->dst_dev + extent(c->width, c->height, c->depth, c->dpitch, c->dslice));
-  sim_bandwidth_charge(c->dir, bytes, t0);
 }
 
 /* ---- submission ---- */
@@ -78,12 +228,15 @@ static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool
   c->dst_dev = dst->dev;
   c->dir = src->is_dev ? (dst->is_dev ? SIM_DIR_D2D : SIM_DIR_D2H) : (dst->is_dev ? SIM_DIR_H2D : SIM_DIR_H2H);
   sim_op_t *op = sim_op_new(SIM_OP_COPY);
-  bool wait;
+  size_t bytes = c->width * c->height * c->depth;
+  bool wait, staged = false;
   if (async) {
-    if ((src->pageable || stage_src) && !dst->pageable) {
-      /* Pageable source: staged now, the call returns once the source may be
-       * reused; the transfer itself happens in stream order. */
-      size_t bytes = c->width * c->height * c->depth;
+    if ((src->pageable || stage_src) && !dst->pageable && bytes > STAGE_INLINE) {
+      /* Pageable source: staged now (no stream sync), the call returns once the
+       * last chunk is in a staging buffer; the DMA happens in stream order. */
+      staged = true;
+    } else if ((src->pageable || stage_src) && !dst->pageable) {
+      /* Small: the data travels inside the operation. */
       uint8_t *buf = malloc(bytes);
       if (!buf) {
         free(op);
@@ -101,9 +254,23 @@ static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool
     wait = dst->pageable; /* into pageable memory: synchronous, as documented */
   } else {
     wait = !(src->is_dev && dst->is_dev); /* device-to-device returns at once */
+    /* Pageable to device: a stream sync, then staging (the call then waits for
+     * the DMA too: stricter than the driver, which may return before it ends). */
+    staged = src->pageable && dst->is_dev;
+  }
+  sim_stage_t *st = NULL;
+  if (staged && !(st = stage_new(bytes))) {
+    free(op);
+    sim_obj_unref(&s->obj);
+    return CUDA_ERROR_OUT_OF_MEMORY;
   }
   op->u.copy = *c;
-  uint64_t seq = sim_stream_enqueue(s, op);
+  op->u.copy.stage = st;
+  uint64_t seq = sim_stream_enqueue(s, op); /* op may be freed from here on */
+  if (st) {
+    stage_produce(st, c, !async);
+    stage_unref(st);
+  }
   if (wait) {
     sim_stream_wait_seq(s, seq);
     r = (CUresult)atomic_load(&ctx->sticky);

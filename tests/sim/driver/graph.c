@@ -170,6 +170,7 @@ static CUresult graph_launch(CUgraphExec h, CUstream hs, int ptds) {
     for (size_t i = 0; i < e->n; i++) {
       sim_op_t *op = sim_op_new(SIM_OP_LAUNCH);
       op->u.launch = clone_launch(e->tmpl[i]);
+      op->u.launch->ticket = sim_mem_free_ticket();
       sim_stream_enqueue(s, op);
     }
     sim_obj_unref(&s->obj);

@@ -20,7 +20,11 @@ static void *translate(const simcuda_block_t *blk, const void *p) {
   sim_launch_t *l = blk->priv;
   sim_alloc_t a;
   uint64_t u = (uint64_t)(uintptr_t)p;
-  if (p && sim_mem_find(u, 0, &a) && !a.freeing)
+  /* An allocation whose cuMemFreeAsync was issued after this launch was queued
+   * is still valid here: its release is behind the launch in stream order (the
+   * release itself removes it from the registry). One freed before the launch was
+   * queued is a use after free, even while its release is still pending. */
+  if (p && sim_mem_find(u, 0, &a) && !(a.freeing && a.free_ticket <= l->ticket))
     return a.kind == SIM_MEM_DEVICE ? sim_mem_alias(u) : (void *)p;
   int zero = CUDA_SUCCESS;
   atomic_compare_exchange_strong(&l->error, &zero, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -143,6 +147,7 @@ static CUresult launch(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsi
     return r;
   }
   sim_op_t *op = sim_op_new(SIM_OP_LAUNCH);
+  l->ticket = sim_mem_free_ticket();
   op->u.launch = l;
   sim_stream_enqueue(s, op);
   sim_obj_unref(&s->obj);

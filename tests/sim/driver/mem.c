@@ -19,6 +19,9 @@ static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static sim_alloc_t *reg;   /* sorted by base */
 static size_t reg_n, reg_cap;
 static size_t used_bytes;  /* device + managed bytes, for cuMemGetInfo */
+static atomic_uint_fast64_t free_tickets; /* cuMemFreeAsync calls so far */
+
+uint64_t sim_mem_free_ticket(void) { return atomic_load(&free_tickets); }
 
 /* Free extents of the device range, in bytes, sorted (guarded by reg_lock). */
 typedef struct { size_t off, len; } extent_t;
@@ -274,6 +277,7 @@ CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   }
   if (check_only) { /* cuMemFreeAsync: claim the allocation for a release in stream order */
     bool was = reg[i].freeing;
+    if (!was) reg[i].free_ticket = atomic_fetch_add(&free_tickets, 1) + 1;
     reg[i].freeing = true;
     pthread_rwlock_unlock(&reg_lock);
     return was ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;

@@ -1,7 +1,9 @@
 /* memasync.c: stream-ordered allocation (cuMemAllocAsync, cuMemAllocFromPoolAsync,
  * cuMemFreeAsync) on the device's default pool. The memory is reserved at the call
  * (it is valid for work queued after it in any order the program establishes);
- * the release happens in stream order. */
+ * the release happens in stream order: cuMemFreeAsync marks it `freeing` (new
+ * work may not name it) and stamps the free's ticket, so that kernels queued
+ * before the free still translate it until the SIM_OP_FREE runs (launch.c). */
 #include "sim.h"
 
 static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream h, int ptds) {

@@ -92,6 +92,7 @@ typedef struct {
   unsigned flags;  /* cuMemHostAlloc / cuMemHostRegister / managed flags */
   sim_ctx_t *ctx;
   bool freeing;    /* cuMemFreeAsync issued: no new work may name it */
+  uint64_t free_ticket; /* when freeing: the free's place in the global order of calls */
   uint64_t map_lo, map_len; /* device: the alias pages (offset in the range) */
 } sim_alloc_t;
 void sim_mem_init(void);
@@ -103,6 +104,11 @@ CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out);
 /* check_only: marks it `freeing` (cuMemFreeAsync), fails if already so. */
 CUresult sim_mem_free_device(uint64_t p, bool check_only);
 void sim_mem_free_ctx(sim_ctx_t *ctx);   /* release everything a dying context owns */
+/* The ticket of the latest cuMemFreeAsync call. Work submitted when the ticket was
+ * T may use a `freeing` allocation whose free_ticket is above T (the free was
+ * issued after it: the release is still ahead of it in stream order), never one
+ * at or below T (submitted after the free: a use after free). */
+uint64_t sim_mem_free_ticket(void);
 /* Host-accessible address for a device-side operand [p, p+n): alias for device
  * memory, p for pinned/registered/managed host memory; INVALID_VALUE otherwise. */
 CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device);
@@ -124,12 +130,14 @@ typedef enum {
 } sim_optype_t;
 typedef enum { SIM_DIR_H2H, SIM_DIR_H2D, SIM_DIR_D2H, SIM_DIR_D2D } sim_dir_t;
 typedef struct { sim_stream_t *s; uint64_t seq; } sim_dep_t;
+typedef struct sim_stage_s sim_stage_t;
 typedef struct {
   uint8_t *dst; const uint8_t *src;   /* host-accessible addresses */
   uint64_t dst_dev, src_dev;          /* device addresses (0: host side) */
   size_t width, height, depth;        /* bytes per row, rows, slices */
   size_t dpitch, spitch, dslice, sslice;
   sim_dir_t dir;
+  sim_stage_t *stage; /* non-NULL: the source arrives in staging chunks (copy.c) */
 } sim_copy_t;
 typedef struct {
   uint8_t *dst; uint64_t dst_dev;
@@ -215,6 +223,8 @@ void sim_event_complete(sim_event_t *ev, uint64_t gen);
 
 /* ---- copy.c / memset.c / memop.c ---- */
 void sim_copy_execute(sim_copy_t *c);
+void sim_copy_skip(sim_copy_t *c);    /* not executed (dead context): consume its staging */
+void sim_copy_release(sim_copy_t *c); /* the op is freed */
 void sim_memset_execute(sim_memset_t *m);
 void sim_memop_execute(sim_memop_t *m, sim_ctx_t *ctx);
 
@@ -274,6 +284,7 @@ struct sim_launch_s {
   void **params;     /* pointers into args, one per parameter */
   sim_ctx_t *ctx;
   atomic_int error;  /* CUresult raised by translate */
+  uint64_t ticket;   /* sim_mem_free_ticket() when queued */
 };
 void sim_launch_execute(sim_launch_t *l);
 void sim_launch_free(sim_launch_t *l);

@@ -33,6 +33,7 @@ void sim_op_free(sim_op_t *op) {
   free(op->more_deps);
   if (op->type == SIM_OP_LAUNCH) sim_launch_free(op->u.launch);
   if (op->type == SIM_OP_EVENT) sim_obj_unref(&op->u.event.ev->obj);
+  if (op->type == SIM_OP_COPY) sim_copy_release(&op->u.copy);
   free(op->owned);
   free(op);
 }
@@ -43,7 +44,10 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
   bool dead = atomic_load(&ctx->sticky) != CUDA_SUCCESS;
   switch (op->type) {
     case SIM_OP_NOP: break;
-    case SIM_OP_COPY: if (!dead) sim_copy_execute(&op->u.copy); break;
+    case SIM_OP_COPY:
+      if (!dead) sim_copy_execute(&op->u.copy);
+      else sim_copy_skip(&op->u.copy);
+      break;
     case SIM_OP_MEMSET: if (!dead) sim_memset_execute(&op->u.memset); break;
     case SIM_OP_LAUNCH: if (!dead) sim_launch_execute(op->u.launch); break;
     case SIM_OP_HOSTFN: op->u.hostfn.fn(op->u.hostfn.data); break;

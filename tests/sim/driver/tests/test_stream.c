@@ -341,3 +341,88 @@ TEST_IMPL(fork_child_without_cuda) {
   CK(cuStreamDestroy(s));
   return TEST_OK;
 }
+
+static void fill_src(void *p) { memset(p, 'H', (size_t)5 << 20); }
+
+/* Pageable host-to-device copies go through the driver's staging buffers (a few
+ * MiB, reused): multi-chunk 1-D, 2-D and 3-D copies land intact; an async one is
+ * staged at the call; a sync one first waits for earlier work in the stream. */
+TEST_IMPL(pageable_staging) {
+  st_setup();
+  const size_t big = ((size_t)9 << 20) + 12345; /* several chunks and a partial one */
+  uint8_t *src = malloc(big), *back = malloc(big);
+  ASSERT(src && back);
+  for (size_t i = 0; i < big; i++) src[i] = (uint8_t)(i * 7 + i / 4096);
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, big));
+  CK(cuMemcpyHtoD(d, src, big));
+  CK(cuMemcpyDtoH(back, d, big));
+  ASSERT(memcmp(src, back, big) == 0);
+  /* 2-D: rows of 3000 bytes out of a 4099-byte source pitch, a 3072-byte device
+   * pitch; row boundaries fall inside staging chunks. */
+  size_t w = 3000, h = 2200, sp = 4099, dp = 3072;
+  ASSERT_LE(sp * h, big);
+  CUDA_MEMCPY2D c2 = {0};
+  c2.srcMemoryType = CU_MEMORYTYPE_HOST; c2.srcHost = src; c2.srcPitch = sp;
+  c2.dstMemoryType = CU_MEMORYTYPE_DEVICE; c2.dstDevice = d; c2.dstPitch = dp;
+  c2.WidthInBytes = w; c2.Height = h;
+  CK(cuMemsetD8(d, 0, big));
+  CK(cuMemcpy2D(&c2));
+  CK(cuMemcpyDtoH(back, d, dp * h));
+  for (size_t y = 0; y < h; y++) {
+    ASSERT(memcmp(back + y * dp, src + y * sp, w) == 0);
+    for (size_t x = w; x < dp; x++) ASSERT_EQ(back[y * dp + x], 0);
+  }
+  /* 3-D, asynchronous: 3 slices of 1500 rows. */
+  CUstream s;
+  CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUDA_MEMCPY3D c3 = {0};
+  c3.srcMemoryType = CU_MEMORYTYPE_HOST; c3.srcHost = src; c3.srcPitch = 1000; c3.srcHeight = 1600;
+  c3.dstMemoryType = CU_MEMORYTYPE_DEVICE; c3.dstDevice = d; c3.dstPitch = 1024; c3.dstHeight = 1500;
+  c3.WidthInBytes = 999; c3.Height = 1500; c3.Depth = 3;
+  CK(cuMemsetD8(d, 0, big));
+  CK(cuCtxSynchronize()); /* s does not wait for the legacy stream */
+  CK(cuMemcpy3DAsync(&c3, s));
+  memset(src, 0, 4800000); /* staged at the call: not seen */
+  CK(cuStreamSynchronize(s));
+  CK(cuMemcpyDtoH(back, d, 1024 * 1500 * 3));
+  for (size_t z = 0; z < 3; z++)
+    for (size_t y = 0; y < 1500; y++)
+      for (size_t x = 0; x < 1024; x++) {
+        size_t i = z * 1000 * 1600 + y * 1000 + x;
+        ASSERT_EQ(back[(z * 1500 + y) * 1024 + x], x < 999 ? (uint8_t)(i * 7 + i / 4096) : 0);
+      }
+  /* Asynchronous, behind a blocked stream: a copy that fits in the staging
+   * buffers returns at once; one that does not waits for the stream (the driver
+   * may block on its internal resources) and is complete when the call returns
+   * but for the last buffers. */
+  st_gate_t g = {0};
+  CK(cuLaunchHostFunc(s, st_gate_fn, &g));
+  memset(src, 'A', big);
+  double t0 = st_now();
+  CK(cuMemcpyHtoDAsync(d, src, (size_t)1 << 20, s));
+  ASSERT_LT(st_now() - t0, 0.05);
+  memset(src, 'B', (size_t)1 << 20);
+  pthread_t opener;
+  ASSERT_EQ(pthread_create(&opener, NULL, open_later, &g), 0);
+  t0 = st_now();
+  CK(cuMemcpyHtoDAsync(d + ((size_t)1 << 20), src + ((size_t)1 << 20), big - ((size_t)1 << 20), s));
+  ASSERT_GE(st_now() - t0, 0.08);
+  memset(src, 'C', big);
+  CK(cuStreamSynchronize(s));
+  pthread_join(opener, NULL);
+  CK(cuMemcpyDtoH(back, d, big));
+  for (size_t i = 0; i < big; i++) ASSERT_EQ(back[i], 'A');
+  /* Synchronous: earlier work of the stream (a host function writing the
+   * source) is done before the source is read. */
+  memset(src, 'S', big);
+  CK(cuLaunchHostFunc(NULL, fill_src, src));
+  CK(cuMemcpyHtoD(d, src, (size_t)5 << 20));
+  CK(cuMemcpyDtoH(back, d, (size_t)5 << 20));
+  for (size_t i = 0; i < ((size_t)5 << 20); i++) ASSERT_EQ(back[i], 'H');
+  CK(cuStreamDestroy(s));
+  CK(cuMemFree(d));
+  free(src);
+  free(back);
+  return TEST_OK;
+}

@@ -1,0 +1,17 @@
+/* gpuft campaign (tools/campaign.c): the Wilson interval, the classification of runs,
+ * crafted programs for each outcome, --json, and real campaigns on the simulator. */
+TEST_ENTRY(wilson_known_values, 10)
+TEST_ENTRY(classify_cases, 10)
+TEST_ENTRY(report_and_stderr, 10)
+TEST_ENTRY(usage_errors, 30)
+TEST_ENTRY(crafted_sdc, 120)
+TEST_ENTRY(crafted_crash, 120)
+TEST_ENTRY(crafted_hang, 120)
+TEST_ENTRY(not_injected, 120)
+TEST_ENTRY(uncorrectable_reported, 120)
+TEST_ENTRY(json_fields, 120)
+TEST_ENTRY(jobs_do_not_change_results, 180)
+TEST_ENTRY(real_campaign_sgemm, 180)
+/* The CI campaign: every example program, both injectors, 1- and 2-bit faults at rest;
+ * fails on any silent data corruption (docs/campaign.md has its figures). */
+TEST_ENTRY(ci_campaign, 300)

@@ -1,0 +1,480 @@
+/* test_campaign.c: `gpuft campaign`: the Wilson interval against published values, the
+ * classification on crafted observations and on crafted programs (one per outcome),
+ * --json, independence from the number of parallel runs, and the CI campaign over the
+ * example programs on the simulator with both injectors. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "proc.h"
+#include "runner.h"
+
+#define SIMPATH "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
+#ifndef APP_VECADD
+#define APP_VECADD ""
+#endif
+#ifndef APP_SGEMM
+#define APP_SGEMM ""
+#endif
+#ifndef APP_JACOBI
+#define APP_JACOBI ""
+#endif
+#ifndef APP_MULTISTREAM
+#define APP_MULTISTREAM ""
+#endif
+
+#define HAS(text, needle)                                                                  \
+  do {                                                                                     \
+    if (!strstr((text), (needle))) FT_FAIL_("\"%s\" not in:\n%s", (needle), (text));       \
+  } while (0)
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int have(const char *app) { return app[0] && access(app, X_OK) == 0; }
+
+/* `gpuft campaign ARGS...` on the simulator; extra: one more environment entry. */
+static proc_result_t campaign(const char *const args[], const char *extra, int timeout_s) {
+  const char *argv[64] = {GPUFT_LAUNCHER, "campaign"};
+  int n = 2;
+  for (; args[n - 2] && n < 63; n++) argv[n] = args[n - 2];
+  argv[n] = NULL;
+  /* extra: one NAME=value, or two separated by a space */
+  char e1[256] = "", *e2 = NULL;
+  if (extra) {
+    snprintf(e1, sizeof e1, "%s", extra);
+    e2 = strchr(e1, ' ');
+    if (e2) *e2++ = 0;
+  }
+  const char *env[] = {SIMPATH, "APP=" APP_VECADD, "ASAN_OPTIONS=verify_asan_link_order=0",
+                       extra ? e1 : NULL, e2, NULL};
+  proc_result_t r;
+  if (proc_run(argv, env, timeout_s, &r) != 0) FT_FAIL_("cannot run %s", argv[0]);
+  return r;
+}
+
+/* "count" of an outcome in --json output. */
+static uint64_t count_of(const char *json, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": {\"count\": ", key);
+  const char *p = strstr(json, pat);
+  if (!p) FT_FAIL_("no %s in:\n%s", key, json);
+  return strtoull(p + strlen(pat), NULL, 10);
+}
+
+static uint64_t field(const char *json, const char *key) {
+  uint64_t v;
+  if (json_u64(json, key, &v) != 0) FT_FAIL_("no \"%s\" in:\n%s", key, json);
+  return v;
+}
+
+/* Brackets and braces balance outside strings, strings close: well-formed enough to
+ * catch a broken writer (the fields are checked one by one). */
+static void check_structure(const char *js) {
+  int depth = 0, in_str = 0;
+  for (const char *p = js; *p; p++) {
+    if (in_str) {
+      if (*p == '\\') p++;
+      else if (*p == '"') in_str = 0;
+      else if ((unsigned char)*p < 0x20) FT_FAIL_("control character in a string");
+    } else if (*p == '"') {
+      in_str = 1;
+    } else if (*p == '{' || *p == '[') {
+      depth++;
+    } else if (*p == '}' || *p == ']') {
+      if (--depth < 0) FT_FAIL_("unbalanced JSON:\n%s", js);
+    }
+  }
+  if (depth || in_str) FT_FAIL_("unbalanced JSON:\n%s", js);
+  ASSERT_EQ(js[0], '{');
+}
+
+TEST_IMPL(wilson_known_values) {
+  /* Newcombe, "Two-sided confidence intervals for the single proportion" (Stat. Med.
+   * 1998), table I, method 3 (score interval without continuity correction). */
+  static const struct {
+    uint64_t k, n;
+    double lo, hi;
+  } v[] = {{81, 263, 0.2553, 0.3662}, {15, 148, 0.0624, 0.1605}, {0, 20, 0.0, 0.1611},
+           {1, 29, 0.0061, 0.1718},   {5, 10, 0.2366, 0.7634},   {0, 10, 0.0, 0.2775},
+           {1000, 1000, 0.9962, 1.0}};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    double lo, hi;
+    ft_wilson(v[i].k, v[i].n, 1.96, &lo, &hi);
+    if (fabs(lo - v[i].lo) > 5e-5 || fabs(hi - v[i].hi) > 5e-5)
+      FT_FAIL_("%ju/%ju: [%.5f, %.5f], expected [%.4f, %.4f]", (uintmax_t)v[i].k,
+               (uintmax_t)v[i].n, lo, hi, v[i].lo, v[i].hi);
+  }
+  double lo = 1, hi = 1;
+  ft_wilson(0, 0, 1.96, &lo, &hi);
+  ASSERT(lo == 0 && hi == 0);
+  return TEST_OK;
+}
+
+TEST_IMPL(classify_cases) {
+  const ft_obs_t ok = {.same_output = 1, .injected = 1};
+  ft_obs_t o = ok;
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_MASKED);
+  o.detected = o.corrected = 1;
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_CORRECTED);
+  o.replays = 1; /* corrected, then replayed because a kernel had read the bad word */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_RECOVERED);
+  o = ok;
+  o.recovered = 1; /* restored from a checkpoint without a replay */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_RECOVERED);
+  o = ok;
+  o.same_output = 0;
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_SDC);
+  o.corrected = 1; /* something was done, but the output still differs */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_SDC);
+  o.uncorrectable = 1; /* ... reported: not silent (GPUFT_ON_FAIL=warn) */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_DUE);
+  o = ok;
+  o.code = 2;
+  o.same_output = 0;
+  o.ecc_failure = 1; /* the program stopped on cudaErrorECCUncorrectable */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_DUE);
+  o.ecc_failure = 0; /* a failure nobody explained */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_CRASH);
+  ASSERT_EQ((int)ft_classify(2, &o), (int)FT_OUT_SDC); /* same failing status as the golden run, other output */
+  o = ok;
+  o.signal = 6;
+  o.gpuft_abort = 1; /* GPUFT_ON_FAIL=abort */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_DUE);
+  o.gpuft_abort = 0;
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_CRASH);
+  o = ok;
+  o.code = 0;
+  ASSERT_EQ((int)ft_classify(1, &o), (int)FT_OUT_SDC); /* status 0 where the golden run failed */
+  o = ok;
+  o.timed_out = 1;
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_HANG);
+  o.injected = 0; /* never reached the event: whatever happened is not the fault's */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_NOT_INJECTED);
+  o = ok;
+  o.injected = -1; /* cannot tell: counted */
+  ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_MASKED);
+  return TEST_OK;
+}
+
+TEST_IMPL(report_and_stderr) {
+  const char *rep =
+      "{\n  \"gpuft_version\": \"0.1.0\",\n"
+      "  \"errors\": {\"detected\": 2, \"corrected\": 1, \"recovered\": 1, "
+      "\"restored_from_checkpoint\": 1, \"uncorrectable\": 0, \"permanent\": 0},\n"
+      "  \"replays\": 3,\n  \"injections\": [\n    {\"applied\": true, \"allocation\": 1, "
+      "\"offset\": 5, \"where\": \"x\", \"bits\": [40]},\n    {\"applied\": false}\n  ],\n"
+      "  \"events\": [{\"allocation\": 1, \"outcome\": \"uncorrectable\"}]\n}\n";
+  ft_obs_t o = {0};
+  int listed = 0, applied = 0;
+  ASSERT_EQ(ft_obs_add_report(&o, rep, &listed, &applied), 0);
+  ASSERT_EQ(ft_obs_add_report(&o, rep, &listed, &applied), 0); /* a forked child's */
+  ASSERT_EQ(o.reports, 2);
+  ASSERT_EQ(o.detected, 4u);
+  ASSERT_EQ(o.corrected, 2u);
+  ASSERT_EQ(o.recovered, 2u);
+  ASSERT_EQ(o.uncorrectable, 0u); /* an event's outcome is not the counter */
+  ASSERT_EQ(o.replays, 6u);
+  ASSERT_EQ(listed, 4);
+  ASSERT_EQ(applied, 2);
+  ASSERT_EQ(ft_obs_add_report(&o, "not a report", NULL, NULL), -1);
+
+  ft_obs_t e = {0};
+  int dropped = 1;
+  ASSERT_EQ(ft_obs_scan_stderr(&e, "gpuft: GPUFT_INJECT: flipped 1 bit(s) of allocation #1\n", 0,
+                               &dropped), 1);
+  ASSERT_EQ(dropped, 0);
+  ASSERT_EQ(e.ecc_failure, 0);
+  ASSERT_EQ(ft_obs_scan_stderr(&e, "x.cu:47: cudaMemcpy(...): uncorrectable ECC error encountered "
+                                   "(cudaErrorECCUncorrectable)\n", 0, NULL), 0);
+  ASSERT_EQ(e.ecc_failure, 1);
+  ASSERT_EQ(ft_obs_scan_stderr(&e, "gpuft: error: ...; aborting (GPUFT_ON_FAIL=abort)\n", 0, NULL), 0);
+  ASSERT_EQ(e.gpuft_abort, 1);
+  const char *sim = "simcuda: flip before=d2h:1,src,offset=5,bits=0: addr=0x1 mask=0x01\n"
+                    "simcuda: flip before=d2h:1,src,offset=9,bits=3: addr=0x2 mask=0x08\n"
+                    "simcuda: fault \"before=d2h:1,src,offset=99999,bits=0\" dropped: offset 99999 "
+                    "leaves the allocation\n";
+  ASSERT_EQ(ft_obs_scan_stderr(&e, sim, 1, &dropped), 2);
+  ASSERT_EQ(dropped, 1);
+  return TEST_OK;
+}
+
+TEST_IMPL(usage_errors) {
+  static const char *const cases[][8] = {
+      {"--bits", "3", "-n", "2", "--", "/bin/true", NULL},
+      {"-n", "0", "--", "/bin/true", NULL},
+      {"-n", "2", NULL},
+      {"--at", "launch:k", "-n", "2", "--", "/bin/true", NULL},
+      {"--at", "call", "--injector", "sim", "-n", "2", "/bin/true", NULL},
+      {"--frobnicate", "-n", "2", "/bin/true", NULL},
+  };
+  static const char *const says[] = {"invalid value for --bits", "invalid value for -n",
+                                     "no program given", "invalid value for --at",
+                                     "the simulator aims at a launch", "unknown option"};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    proc_result_t r = campaign(cases[i], NULL, 30);
+    if (r.status != 2) FT_FAIL_("case %zu: status %d, stderr:\n%s", i, r.status, r.err);
+    HAS(r.err, says[i]);
+    proc_free(&r);
+  }
+  /* a program whose output changes between two runs without a fault */
+  const char *a[] = {"-n", "2", "--", "/bin/sh", "-c", "\"$APP\" 4096 >/dev/null; date +%N", NULL};
+  if (have(APP_VECADD)) {
+    proc_result_t r = campaign(a, NULL, 60);
+    ASSERT_EQ(r.status, 2);
+    HAS(r.err, "differs between two runs without a fault");
+    proc_free(&r);
+  }
+  const char *h[] = {"--help", NULL};
+  proc_result_t r = campaign(h, NULL, 30);
+  ASSERT_EQ(r.status, 0);
+  HAS(r.out, "--timeout-factor");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* A campaign of n runs on a shell script that runs vecadd (so that gpuft has something
+ * to inject into) and then does what `then` says when a fault was asked for. */
+static char *crafted(int n, const char *then, const char *const extra[], int *status) {
+  char script[512], nbuf[16];
+  snprintf(script, sizeof script,
+           "\"$APP\" 4096 >/dev/null; if [ -n \"$GPUFT_INJECT\" ]; then %s; fi; echo same", then);
+  snprintf(nbuf, sizeof nbuf, "%d", n);
+  const char *args[24] = {"-n", nbuf, "--json", "--at", "launch:vecadd:1,arg=0|1"};
+  int k = 5;
+  for (; extra && extra[k - 5]; k++) args[k] = extra[k - 5];
+  const char *tail[] = {"--", "/bin/sh", "-c", script, NULL};
+  for (int t = 0; t < 5; t++) args[k++] = tail[t];
+  proc_result_t r = campaign(args, NULL, 110);
+  *status = r.status;
+  if (r.status != 0 && r.status != 1) FT_FAIL_("campaign failed (%d):\n%s", r.status, r.err);
+  check_structure(r.out);
+  free(r.err);
+  return r.out;
+}
+
+TEST_IMPL(crafted_sdc) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  int st;
+  char *js = crafted(4, "echo changed", NULL, &st);
+  ASSERT_EQ(st, 0); /* a silent data corruption is a result, not a failure... */
+  ASSERT_EQ(count_of(js, "sdc"), 4u);
+  ASSERT_EQ(field(js, "injected"), 4u);
+  free(js);
+  const char *fail[] = {"--fail-on-sdc", NULL};
+  js = crafted(2, "echo changed", fail, &st);
+  ASSERT_EQ(st, 1); /* ... unless asked */
+  ASSERT_EQ(count_of(js, "sdc"), 2u);
+  free(js);
+  js = crafted(2, "true", fail, &st); /* same output: gpuft repaired the flips */
+  ASSERT_EQ(st, 0);
+  ASSERT_EQ(count_of(js, "sdc"), 0u);
+  ASSERT_EQ(count_of(js, "corrected") + count_of(js, "recovered"), 2u);
+  free(js);
+  return TEST_OK;
+}
+
+TEST_IMPL(crafted_crash) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  int st;
+  char *js = crafted(3, "kill -SEGV $$", NULL, &st);
+  ASSERT_EQ(count_of(js, "crash"), 3u);
+  HAS(js, "\"signal\": 11");
+  free(js);
+  js = crafted(2, "exit 3", NULL, &st); /* a failure no reported error explains */
+  ASSERT_EQ(count_of(js, "crash"), 2u);
+  free(js);
+  return TEST_OK;
+}
+
+TEST_IMPL(crafted_hang) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  int st;
+  double t0 = now_s();
+  const char *f[] = {"--timeout-factor", "1", NULL};
+  char *js = crafted(2, "sleep 30", f, &st);
+  ASSERT_EQ(count_of(js, "hang"), 2u);
+  ASSERT_LT(now_s() - t0, 25.0); /* killed at the timeout, with the sleep of its group */
+  free(js);
+  return TEST_OK;
+}
+
+TEST_IMPL(not_injected) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  static const char *const at[] = {"launch:no_such_kernel:1", "d2h:99", "launch:vecadd:2,arg=0"};
+  for (int i = 0; i < 3; i++) {
+    const char *args[] = {"-n", "3", "--json", "--at", at[i], "--", APP_VECADD, "4096", NULL};
+    proc_result_t r = campaign(args, NULL, 60);
+    ASSERT_EQ(r.status, 0);
+    ASSERT_EQ(field(r.out, "not_injected"), 3u);
+    ASSERT_EQ(field(r.out, "injected"), 0u);
+    HAS(r.out, "\"masked\": {\"count\": 0, \"percent\": 0.00, \"ci95\": [0.00, 0.00]}");
+    proc_free(&r);
+  }
+  /* the same with the simulator's injector (it logs what it flipped) */
+  const char *args[] = {"-n", "2", "--json", "--injector", "sim", "--at", "d2h:99", "--",
+                        APP_VECADD, "4096", NULL};
+  proc_result_t r = campaign(args, NULL, 60);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(field(r.out, "not_injected"), 2u);
+  HAS(r.err, "no allocation found at that event");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+TEST_IMPL(uncorrectable_reported) {
+  if (!have(APP_SGEMM)) return TEST_SKIPF("sgemm is not built (no nvcc)");
+  /* Two bits in C just before it is read back, without replay (GPUFT_MODE=correct:
+   * in the default mode a replay recomputes C): gpuft can only report it (the
+   * program fails with the ECC error). */
+  const char *args[] = {"-n", "3", "--json", "--bits", "2", "--at", "d2h:1", "--", APP_SGEMM, "64", NULL};
+  proc_result_t r = campaign(args, "GPUFT_MODE=correct", 100);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(count_of(r.out, "detected_uncorrectable"), 3u);
+  HAS(r.out, "\"exit\": 2");
+  proc_free(&r);
+  r = campaign(args, "GPUFT_ON_FAIL=abort GPUFT_MODE=correct", 100);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(count_of(r.out, "detected_uncorrectable"), 3u);
+  HAS(r.out, "\"signal\": 6");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+TEST_IMPL(json_fields) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  const char *args[] = {"-n", "5", "--json", "--seed", "7", "--at", "launch:vecadd:1,arg=0|1", "--",
+                        APP_VECADD, "4096", NULL};
+  proc_result_t r = campaign(args, NULL, 100);
+  ASSERT_EQ(r.status, 0);
+  check_structure(r.out);
+  ASSERT_EQ(field(r.out, "runs"), 5u);
+  ASSERT_EQ(field(r.out, "seed"), 7u);
+  ASSERT_EQ(field(r.out, "injected") + field(r.out, "not_injected"), 5u);
+  ASSERT_GT(field(r.out, "driver_calls"), 0u);
+  uint64_t sum = 0;
+  for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) sum += count_of(r.out, ft_outcome_keys[k]);
+  ASSERT_EQ(sum, field(r.out, "injected"));
+  HAS(r.out, "\"injector\": \"gpuft\"");
+  HAS(r.out, "\"at\": [\"launch:vecadd:1,arg=0|1\"]");
+  HAS(r.out, "\"run\": 5, \"outcome\": ");
+  HAS(r.out, "\"fault\": \"at=launch:vecadd:1,target=arg:");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* The outcomes and faults of a --json run list, without the times. */
+static char *outcomes(const char *js) {
+  size_t cap = strlen(js) + 1, n = 0;
+  char *s = malloc(cap);
+  for (const char *p = js; s && (p = strstr(p, "\"outcome\": \"")); p++) {
+    const char *f = strstr(p, "\"fault\": \""), *e = f ? strchr(f + 10, '"') : NULL;
+    const char *oe = strchr(p + 12, '"');
+    if (!e || !oe) break;
+    n += (size_t)snprintf(s + n, cap - n, "%.*s %.*s\n", (int)(oe - p - 12), p + 12,
+                          (int)(e - f - 10), f + 10);
+  }
+  if (s) s[n] = 0;
+  return s;
+}
+
+TEST_IMPL(jobs_do_not_change_results) {
+  if (!have(APP_JACOBI)) return TEST_SKIPF("jacobi is not built (no nvcc)");
+  char *seen[2];
+  for (int j = 0; j < 2; j++) {
+    const char *args[] = {"-n", "16", "--json", "--seed", "3", "-j", j ? "2" : "1", "--bits", "2",
+                          "--", APP_JACOBI, "32", "20", NULL};
+    proc_result_t r = campaign(args, NULL, 170);
+    ASSERT_EQ(r.status, 0);
+    seen[j] = outcomes(r.out);
+    proc_free(&r);
+  }
+  ASSERT_STR_EQ(seen[0], seen[1]);
+  ASSERT(strlen(seen[0]) > 16 * 10);
+  free(seen[0]);
+  free(seen[1]);
+  return TEST_OK;
+}
+
+TEST_IMPL(real_campaign_sgemm) {
+  if (!have(APP_SGEMM)) return TEST_SKIPF("sgemm is not built (no nvcc)");
+  for (int sim = 0; sim < 2; sim++) {
+    const char *args[] = {"-n", "16", "--json", "--bits", sim ? "2" : "1", "--injector",
+                          sim ? "sim" : "gpuft", "--at", "launch:sgemm:1,arg=0|1", "--",
+                          APP_SGEMM, "64", NULL};
+    proc_result_t r = campaign(args, NULL, 170);
+    ASSERT_EQ(r.status, 0);
+    ASSERT_EQ(field(r.out, "not_injected"), 0u);
+    ASSERT_EQ(count_of(r.out, "sdc"), 0u);
+    ASSERT_EQ(count_of(r.out, "crash") + count_of(r.out, "hang"), 0u);
+    /* inputs read by the kernel: every flip is found and undone */
+    ASSERT_EQ(count_of(r.out, "corrected") + count_of(r.out, "recovered"), 16u);
+    if (sim) HAS(r.out, "\"fault\": \"before=launch:sgemm:1,arg=");
+    proc_free(&r);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(ci_campaign) {
+  if (!have(APP_VECADD) || !have(APP_SGEMM) || !have(APP_JACOBI) || !have(APP_MULTISTREAM))
+    return TEST_SKIPF("the example programs are not built (no nvcc)");
+  /* Faults in data at rest under a code: inputs before the kernels that read them,
+   * outputs before they are read back. Both injectors, 1 and 2 bits. */
+  static const struct {
+    const char *name, *app, *arg1, *arg2, *at1, *at2;
+    int runs_gpuft, runs_sim;
+  } cfg[] = {
+      {"vecadd", APP_VECADD, "65536", NULL, "launch:vecadd:1,arg=0|1", "d2h:1", 64, 40},
+      {"sgemm", APP_SGEMM, "128", NULL, "launch:sgemm:1,arg=0|1", "d2h:1", 64, 40},
+      {"jacobi", APP_JACOBI, "64", "20", "launch:residual_partial:1-20,arg=0|1", NULL, 64, 40},
+      {"multistream", APP_MULTISTREAM, "2", "4", "launch:square_kernel:1-8,arg=0", NULL, 64, 40},
+  };
+  uint64_t total[3] = {0}, sdc = 0;
+  printf("| program | injector | bits | runs | masked | corrected | recovered | "
+         "detected-uncorrectable | SDC | crash | hang | not injected |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < sizeof cfg / sizeof *cfg; i++)
+    for (int sim = 0; sim < 2; sim++)
+      for (int bits = 1; bits <= 2; bits++) {
+        char n[16], b[4];
+        snprintf(n, sizeof n, "%d", sim ? cfg[i].runs_sim : cfg[i].runs_gpuft);
+        snprintf(b, sizeof b, "%d", bits);
+        const char *args[32] = {"-n", n, "--json", "--fail-on-sdc", "--seed", "1", "--bits", b,
+                                "--injector", sim ? "sim" : "gpuft", "--at", cfg[i].at1};
+        int k = 12;
+        if (cfg[i].at2) {
+          args[k++] = "--at";
+          args[k++] = cfg[i].at2;
+        }
+        args[k++] = "--";
+        args[k++] = cfg[i].app;
+        args[k++] = cfg[i].arg1;
+        args[k++] = cfg[i].arg2;
+        proc_result_t r = campaign(args, NULL, 200);
+        if (r.status != 0 && r.status != 1) FT_FAIL_("%s: status %d:\n%s", cfg[i].name, r.status, r.err);
+        printf("| %s | %s | %d | %ju |", cfg[i].name, sim ? "sim" : "gpuft", bits,
+               (uintmax_t)field(r.out, "injected"));
+        for (int o = 0; o < FT_OUT_NOT_INJECTED; o++) printf(" %ju |", (uintmax_t)count_of(r.out, ft_outcome_keys[o]));
+        printf(" %ju |\n", (uintmax_t)field(r.out, "not_injected"));
+        fflush(stdout);
+        total[bits] += field(r.out, "injected");
+        sdc += count_of(r.out, "sdc");
+        /* every fault must land: otherwise this campaign tests less than it says */
+        ASSERT_EQ(field(r.out, "not_injected"), 0u);
+        proc_free(&r);
+      }
+  printf("single-bit runs: %ju, double-bit runs: %ju, silent data corruptions: %ju\n",
+         (uintmax_t)total[1], (uintmax_t)total[2], (uintmax_t)sdc);
+  ASSERT_EQ(sdc, 0u);
+  ASSERT_GE(total[1], 200u);
+  ASSERT_GE(total[2], 200u);
+  return TEST_OK;
+}
