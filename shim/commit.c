@@ -512,7 +512,8 @@ CUresult ft_commit(void) { return ft_commit_ex(NULL, NULL); }
 
 CUresult ft_commit_all(void) {
   CUresult r = CUDA_SUCCESS;
-  if (ft_jobs_pending() && ft_real.cuCtxSynchronize) r = ft_real.cuCtxSynchronize();
+  if (__atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) && ft_real.cuCtxSynchronize)
+    r = ft_real.cuCtxSynchronize();
   CUresult v = ft_commit();
   return r != CUDA_SUCCESS ? r : v;
 }
