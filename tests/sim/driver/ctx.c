@@ -6,8 +6,14 @@
 #include "sim.h"
 
 #define STACK_MAX 64
-static __thread sim_ctx_t *tls_stack[STACK_MAX];
-static __thread int tls_depth;
+/* The thread's context stack lives in a heap block reached through a pthread
+ * key, not in __thread variables: libcuda is usually dlopened (by the runtime),
+ * so __thread data would be dynamic TLS, which glibc frees in whichever thread
+ * later recycles the dead thread's stack; the thread sanitizer sees no ordering
+ * between that free and the dead thread's own accesses and reports a race. A
+ * block the thread frees itself, in its key destructor, has no such problem. */
+typedef struct { sim_ctx_t *stack[STACK_MAX]; int depth; } tls_t;
+static const tls_t tls_empty; /* threads that never set a context (read only) */
 static pthread_key_t tls_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static atomic_ullong next_ctx_id = 1;
@@ -17,20 +23,27 @@ static pthread_mutex_t primary_mu = PTHREAD_MUTEX_INITIALIZER;
 static int primary_retains;
 static unsigned primary_flags;
 
-/* Thread exit: drop the references the thread's context stack holds.
- * Not instrumented by TSan: TSD destructors run after TSan's end-of-thread
- * synchronisation, so their accesses to this thread's (dynamic, when libcuda is
- * dlopened) TLS are reported as racing with glibc freeing that TLS in the joining
- * thread (google/sanitizers#414, a known false positive). Only this thread ever
- * touches these variables. */
-__attribute__((no_sanitize("thread"))) static void tls_release(void *unused) {
-  while (tls_depth > 0) sim_obj_unref(&tls_stack[--tls_depth]->obj);
+/* Thread exit: drop the references the thread's context stack holds. */
+static void tls_release(void *block) {
+  tls_t *t = block;
+  while (t->depth > 0) sim_obj_unref(&t->stack[--t->depth]->obj);
+  free(t);
 }
 static void key_make(void) { pthread_key_create(&tls_key, tls_release); }
+static tls_t *tls_get(void) {
+  pthread_once(&key_once, key_make);
+  tls_t *t = pthread_getspecific(tls_key);
+  return t ? t : (tls_t *)&tls_empty; /* only read while depth is 0 */
+}
+/* Before the first push: the thread gets its own block. */
 static void tls_touch(void) {
   pthread_once(&key_once, key_make);
-  pthread_setspecific(tls_key, (void *)1);
+  if (pthread_getspecific(tls_key)) return;
+  tls_t *t = calloc(1, sizeof *t);
+  if (!t || pthread_setspecific(tls_key, t) != 0) abort();
 }
+#define tls_stack (tls_get()->stack)
+#define tls_depth (tls_get()->depth)
 
 static void ctx_free(sim_obj_t *o) {
   sim_ctx_t *c = (sim_ctx_t *)o;

@@ -213,27 +213,37 @@ void sim_stream_sync(sim_stream_t *s) {
 /* ---- handles ---- */
 #define PT_MAX 8
 typedef struct { sim_ctx_t *ctx; sim_stream_t *s; } pt_entry_t;
-static __thread pt_entry_t pt_streams[PT_MAX];
+/* A heap block per thread behind pt_key, not __thread data: see ctx.c's tls_t. */
 static pthread_key_t pt_key;
 static pthread_once_t pt_once = PTHREAD_ONCE_INIT;
 
 /* Thread exit: its per-thread default streams finish their work and go away. */
-/* Not instrumented by TSan, for the reason given at ctx.c's tls_release. */
-__attribute__((no_sanitize("thread"))) static void pt_release(void *unused) {
+static void pt_release(void *block) {
+  pt_entry_t *pt = block;
   for (int i = 0; i < PT_MAX; i++) {
-    if (!pt_streams[i].s) continue;
-    sim_stream_t *s = pt_streams[i].s;
-    pt_streams[i] = (pt_entry_t){0};
+    if (!pt[i].s) continue;
+    sim_stream_t *s = pt[i].s;
+    pt[i] = (pt_entry_t){0};
     sim_obj_t *live = sim_handle_get(s, SIM_OBJ_STREAM);
     if (live) {
       sim_stream_destroy(s);
       sim_obj_unref(live);
     }
   }
+  free(pt);
 }
 static void pt_key_make(void) { pthread_key_create(&pt_key, pt_release); }
 
 static CUresult per_thread(sim_ctx_t *ctx, sim_stream_t **out) {
+  pthread_once(&pt_once, pt_key_make);
+  pt_entry_t *pt_streams = pthread_getspecific(pt_key);
+  if (!pt_streams) {
+    if (!(pt_streams = calloc(PT_MAX, sizeof *pt_streams))) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (pthread_setspecific(pt_key, pt_streams) != 0) {
+      free(pt_streams);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+  }
   int freei = -1;
   for (int i = 0; i < PT_MAX; i++) {
     if (pt_streams[i].ctx == ctx && pt_streams[i].s) {
@@ -248,8 +258,6 @@ static CUresult per_thread(sim_ctx_t *ctx, sim_stream_t **out) {
     if (!pt_streams[i].s && freei < 0) freei = i;
   }
   if (freei < 0) return CUDA_ERROR_OUT_OF_MEMORY;
-  pthread_once(&pt_once, pt_key_make);
-  pthread_setspecific(pt_key, (void *)1);
   sim_stream_t *s;
   CUresult r = sim_stream_create(ctx, 0, 0, false, &s);
   if (r) return r;
