@@ -164,13 +164,16 @@ TEST_IMPL(every_hook_reached) {
 
 /* The "info" lines: where non-CUDA look-ups land. */
 static void info_lines(const char *out, char *buf, size_t n) {
-  buf[0] = 0;
+  size_t used = 0;
   for (const char *p = out; (p = strstr(p, "info ")) != NULL;) {
     const char *e = strchr(p, '\n');
     size_t len = e ? (size_t)(e - p + 1) : strlen(p);
-    strncat(buf, p, len < n - strlen(buf) - 1 ? len : n - strlen(buf) - 1);
+    size_t take = len < n - 1 - used ? len : n - 1 - used;
+    memcpy(buf + used, p, take);
+    used += take;
     p += len;
   }
+  buf[used] = 0;
 }
 
 static void doors(int with) {
