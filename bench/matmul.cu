@@ -7,26 +7,7 @@
 
 #include "common/bench.h"
 
-#define TILE 16
-
-// Explicit FMAs: the twin does the same operations, so results match the GPU's.
-__global__ void matmul_tiled(const float *A, const float *B, float *C, int n) {
-  __shared__ float As[TILE][TILE];
-  __shared__ float Bs[TILE][TILE];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
-  float acc = 0.0f;
-  for (int t = 0; t < (n + TILE - 1) / TILE; t++) {
-    const int ac = t * TILE + tx, br = t * TILE + ty;
-    As[ty][tx] = (row < n && ac < n) ? A[(size_t)row * n + ac] : 0.0f;
-    Bs[ty][tx] = (br < n && col < n) ? B[(size_t)br * n + col] : 0.0f;
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < TILE; k++) acc = __fmaf_rn(As[ty][k], Bs[k][tx], acc);
-    __syncthreads();
-  }
-  if (row < n && col < n) C[(size_t)row * n + col] = acc;
-}
+#include "sgemm_tiled.cuh"
 
 namespace {
 
@@ -68,7 +49,7 @@ void run_once(problem &p, impl_t impl, cublasHandle_t h, cudaEvent_t e0, cudaEve
   BENCH_CK(cudaEventRecord(e0));
   if (impl == TILED) {
     dim3 block(TILE, TILE), grid((p.n + TILE - 1) / TILE, (p.n + TILE - 1) / TILE);
-    matmul_tiled<<<grid, block>>>(p.dA, p.dB, p.dC, p.n);
+    sgemm_tiled<<<grid, block>>>(p.dA, p.dB, p.dC, p.n);
     BENCH_CK(cudaGetLastError());
   } else {
     // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.

@@ -290,7 +290,7 @@ static int start(const cfg_t *c, run_t *r, double timeout) {
   return 0;
 }
 
-static void remove_dir(const char *dir) {
+void ft_remove_dir(const char *dir) {
   DIR *d = opendir(dir);
   if (d) {
     struct dirent *e;
@@ -339,7 +339,7 @@ static void collect(const cfg_t *c, run_t *r, int status) {
     free(js);
   }
   if (d) closedir(d);
-  remove_dir(r->dir);
+  ft_remove_dir(r->dir);
   int dropped = 0, flips = ft_obs_scan_stderr(o, r->err_text, c->sim && !r->probe, &dropped);
   if (!r->spec[0] && !r->probe) o->injected = 0;
   else if (c->sim && !r->probe) o->injected = flips > 0; /* the simulator logs every flip */
@@ -378,7 +378,7 @@ static int run_all(const cfg_t *c, run_t *runs, int n, int jobs, double timeout,
           kill(-active[s]->pid, SIGKILL);
           while (waitpid(active[s]->pid, NULL, 0) < 0 && errno == EINTR) {
           }
-          remove_dir(active[s]->dir);
+          ft_remove_dir(active[s]->dir);
         }
       return -1;
     }
@@ -814,6 +814,6 @@ out:
   free_run(&golden[0]);
   free_run(&golden[1]);
   free(runs);
-  remove_dir(c->tmp);
+  ft_remove_dir(c->tmp);
   return rc;
 }

@@ -56,6 +56,9 @@ int ft_obs_scan_stderr(ft_obs_t *o, const char *err, int sim, int *dropped);
  * 95 %); lo = hi = 0 when n is 0. */
 void ft_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 
+/* Removes a directory and the plain files in it (the temporary report folders). */
+void ft_remove_dir(const char *dir);
+
 /* `gpuft campaign ARGS` (argv[0] is "campaign"); find_lib resolves --lib as the
  * launcher does. Returns the exit status. */
 int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override, char *out));

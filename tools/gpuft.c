@@ -2,7 +2,6 @@
  * options (generated from the options table) into GPUFT_* variables checked by the
  * library's own parser, and summarises gpuft's report when the program exits. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -186,22 +185,6 @@ static void summarise(const char *path, int keep) {
   free(js);
 }
 
-/* Remove the temporary report folder (reports of forked children included). */
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char p[PATH_MAX];
-    while ((e = readdir(d)))
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-      }
-    closedir(d);
-  }
-  rmdir(dir);
-}
-
 /* ---- Running the program ---- */
 
 static volatile sig_atomic_t g_child;
@@ -372,7 +355,7 @@ int main(int argc, char **argv) {
     }
   }
   int st = run(argv + i, report, !quiet && report[0], !tmpdir[0]);
-  if (tmpdir[0]) remove_dir(tmpdir);
+  if (tmpdir[0]) ft_remove_dir(tmpdir);
   if (st == -1) return 126;
   if (WIFSIGNALED(st)) { /* die the same way, so the caller sees what the program did */
     int sig = WTERMSIG(st);

@@ -14,17 +14,11 @@
 #include <string>
 #include <vector>
 
-// A failing CUDA call ends the benchmark with exit code 2 (as the example programs do):
+#include "app_common.h"
+
+// A failing CUDA call ends the benchmark with exit code 2, as in the example programs:
 // a benchmark that silently carries on after an error would time nothing.
-#define BENCH_CK(call)                                                               \
-  do {                                                                               \
-    cudaError_t e_ = (call);                                                         \
-    if (e_ != cudaSuccess) {                                                         \
-      fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,             \
-              cudaGetErrorString(e_), cudaGetErrorName(e_));                         \
-      exit(2);                                                                       \
-    }                                                                                \
-  } while (0)
+#define BENCH_CK(call) APP_CK(call)
 
 static inline double bench_now(void) {
   struct timespec ts;

@@ -7,24 +7,7 @@
 
 #include "app_common.h"
 
-#define TILE 16
-
-__global__ void sgemm_tiled(const float *A, const float *B, float *C, int n) {
-  __shared__ float As[TILE][TILE];
-  __shared__ float Bs[TILE][TILE];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
-  float acc = 0.0f;
-  for (int t = 0; t < (n + TILE - 1) / TILE; t++) {
-    const int ac = t * TILE + tx, br = t * TILE + ty;
-    As[ty][tx] = (row < n && ac < n) ? A[(size_t)row * n + ac] : 0.0f;
-    Bs[ty][tx] = (br < n && col < n) ? B[(size_t)br * n + col] : 0.0f;
-    __syncthreads();
-    for (int k = 0; k < TILE; k++) acc = __fmaf_rn(As[ty][k], Bs[k][tx], acc);
-    __syncthreads();
-  }
-  if (row < n && col < n) C[(size_t)row * n + col] = acc;
-}
+#include "sgemm_tiled.cuh"
 
 int main(int argc, char **argv) {
   const int n = (int)app_arg(argc, argv, 1, 256, 1, 8192);

@@ -396,18 +396,29 @@ CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(p, 
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 0, true); }
 CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 1, true); }
 
+/* A single-row copy may leave the pitches 0. */
+static CUresult copy3d_params(desc_t sd, desc_t dd, size_t w, size_t h, size_t depth, CUstream hs,
+                              int ptds, bool async) {
+  if (h <= 1 && depth <= 1) {
+    if (!sd.pitch) sd.pitch = w + sd.x;
+    if (!dd.pitch) dd.pitch = w + dd.x;
+  }
+  return copy3d(&sd, &dd, w, h, depth, hs, ptds, async);
+}
+/* CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER name their common fields alike. */
+#define COPY3D_OF(p, hs, ptds, async)                                                       \
+  copy3d_params((desc_t){(p)->srcMemoryType, (p)->srcHost, (p)->srcDevice, (p)->srcXInBytes, \
+                         (p)->srcY, (p)->srcZ, (p)->srcPitch, (p)->srcHeight},              \
+                (desc_t){(p)->dstMemoryType, (p)->dstHost, (p)->dstDevice, (p)->dstXInBytes, \
+                         (p)->dstY, (p)->dstZ, (p)->dstPitch, (p)->dstHeight},              \
+                (p)->WidthInBytes, (p)->Height, (p)->Depth, hs, ptds, async)
+
 static CUresult copy3d_api(const CUDA_MEMCPY3D *p, CUstream hs, int ptds, bool async) {
   if (!p || p->reserved0 || p->reserved1 || p->srcLOD || p->dstLOD) {
     SIM_CHECK_INIT();
     return CUDA_ERROR_INVALID_VALUE;
   }
-  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
-  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
-  if (p->Height <= 1 && p->Depth <= 1) {
-    if (!sd.pitch) sd.pitch = p->WidthInBytes + p->srcXInBytes;
-    if (!dd.pitch) dd.pitch = p->WidthInBytes + p->dstXInBytes;
-  }
-  return copy3d(&sd, &dd, p->WidthInBytes, p->Height, p->Depth, hs, ptds, async);
+  return COPY3D_OF(p, hs, ptds, async);
 }
 CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 0, false); }
 CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 1, false); }
@@ -423,13 +434,7 @@ static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream hs, int ptds, 
   if (a) sim_obj_unref(a);
   if (b) sim_obj_unref(b);
   if (!ok) return CUDA_ERROR_INVALID_CONTEXT;
-  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
-  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
-  if (p->Height <= 1 && p->Depth <= 1) {
-    if (!sd.pitch) sd.pitch = p->WidthInBytes + p->srcXInBytes;
-    if (!dd.pitch) dd.pitch = p->WidthInBytes + p->dstXInBytes;
-  }
-  return copy3d(&sd, &dd, p->WidthInBytes, p->Height, p->Depth, hs, ptds, async);
+  return COPY3D_OF(p, hs, ptds, async);
 }
 CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p, NULL, 0, false); }
 CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p, NULL, 1, false); }
