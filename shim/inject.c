@@ -24,7 +24,7 @@ typedef struct {
   int64_t offset, bit; /* -1: drawn */
   int done;
   /* what happened */
-  uint64_t alloc_id, at_offset;
+  uint64_t alloc_id, alloc_size, at_offset;
   int flipped[64], nflipped;
   char where[160];
 } fault_t;
@@ -158,6 +158,7 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
   if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) return;
   f->done = 1;
   f->alloc_id = id;
+  f->alloc_size = size;
   f->at_offset = off;
   snprintf(f->where, sizeof f->where, "%s", where);
   FT_INFO("GPUFT_INJECT: flipped %d bit(s) of allocation #%ju at byte %ju (%s)", f->nflipped,
@@ -260,8 +261,10 @@ void ft_inject_report(FILE *out) {
     const fault_t *f = &g_f[i];
     fprintf(out, "%s\n    {\"applied\": %s", i ? "," : "", f->done ? "true" : "false");
     if (f->done) {
-      fprintf(out, ", \"allocation\": %ju, \"offset\": %ju, \"where\": \"%s\", \"bits\": [",
-              (uintmax_t)f->alloc_id, (uintmax_t)f->at_offset, f->where);
+      fprintf(out,
+              ", \"allocation\": %ju, \"size\": %ju, \"offset\": %ju, \"where\": \"%s\", "
+              "\"bits\": [",
+              (uintmax_t)f->alloc_id, (uintmax_t)f->alloc_size, (uintmax_t)f->at_offset, f->where);
       for (int b = 0; b < f->nflipped; b++) fprintf(out, "%s%d", b ? ", " : "", f->flipped[b]);
       fprintf(out, "]");
     }

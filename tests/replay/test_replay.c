@@ -263,6 +263,7 @@ TEST_IMPL(damaged_restore_point_is_reported) {
     run_t g;
     gp_run(argv, 1, NULL, extra, &g);
     ASSERT(strstr(g.json, "\"applied\": true") != NULL);
+    ASSERT(strstr(g.json, "\"size\": 17424,") != NULL); /* u: 66 x 66 floats */
     ASSERT_GE(gp_get(&g, "detected"), 1u);
     ASSERT_GE(gp_get(&g, "uncorrectable"), 1u);
     ASSERT_EQ(gp_get(&g, "recovered"), 0u);
