@@ -124,13 +124,20 @@ static void encode_l2_group(const ft_code_t *c, size_t g) {
   c->l2d_d[g] = pd.d;
 }
 
-/* The level-2 pass runs right after a chunk's V and D were written, while they are
- * in cache; in scalar code it cost a sixth of the encode time, hence the kernel. */
+/* A whole group's 32 V words (and its 32 D words) are one 128-byte block of the same
+ * code, so the variant's block kernel encodes level 2 too; only a partial last group
+ * goes through the scalar loop. (In scalar code the pass cost a sixth of the
+ * AVX-512 encode time.) */
 void ft_encode_l2(const ft_code_t *c, size_t g0, size_t g1) {
   if (g1 > c->ngroups) g1 = c->ngroups;
-  if (g0 >= g1) return;
-  const ft_codec_kernels_t *k = kernels();
-  if (k->encode_l2) g0 = k->encode_l2(c, g0, g1);
+  size_t whole = c->nblocks / FT_GROUP_BLOCKS, e = g1 < whole ? g1 : whole;
+  if (g0 < e) {
+    const ft_codec_kernels_t *k = kernels();
+    const size_t w0 = g0 * FT_GROUP_BLOCKS;
+    k->encode((const uint8_t *)(c->v + w0), e - g0, c->l2v_v + g0, c->l2v_d + g0, 0);
+    k->encode((const uint8_t *)(c->d + w0), e - g0, c->l2d_v + g0, c->l2d_d + g0, 0);
+    g0 = e;
+  }
   for (size_t g = g0; g < g1; g++) encode_l2_group(c, g);
 }
 

@@ -101,9 +101,6 @@ typedef struct {
   void (*encode)(const uint8_t *src, size_t n, uint32_t *v, uint32_t *d, int nt);
   void (*copy_encode)(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v, uint32_t *d,
                       int nt);
-  /* Level-2 words of the whole groups from g0 on, before g1; returns the first group
-   * it left to the scalar code (partial groups, a remainder). NULL: none. */
-  size_t (*encode_l2)(const ft_code_t *c, size_t g0, size_t g1);
 } ft_codec_kernels_t;
 const ft_codec_kernels_t *ft_codec_kernels(const char *name); /* NULL if unsupported */
 

@@ -2,8 +2,7 @@
  * rotl(w[j+16], j+16) = rotl(rotl(w[j+16], 16), j), D needs one immediate and one
  * variable rotate (vprolvd) per block. The 16-lane partials of 8 blocks' V and D
  * are folded together into one register; two such make whole lines of V and D
- * words. Level-2 words use the same step on the V and D arrays. Compiled with
- * -mavx512f. */
+ * words. Compiled with -mavx512f. */
 #include <immintrin.h>
 
 #include "kernels.h"
@@ -53,7 +52,7 @@ static inline __m512i eight_blocks(uint8_t *dst, const uint8_t *src, int stream)
 }
 
 /* 16 blocks at a time: their V words and D words fill one 64-byte line each. They
- * are stored through the cache, not streamed: the level-2 pass (encode_l2) reads
+ * are stored through the cache, not streamed: the level-2 pass (ft_encode_l2) reads
  * them back right after the chunk, and streamed lines would come back from DRAM. */
 static inline void store16(uint32_t *v, uint32_t *d, __m512i r1, __m512i r2) {
   const __m512i iv = _mm512_set_epi32(23, 22, 21, 20, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -96,36 +95,4 @@ static void copy_encode(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v,
   run(dst, src, n, v, d, nt);
 }
 
-/* Level-2 words of 4 whole groups at a time: a group's 32 V words (and its 32 D
- * words) are one block of the same code, so the block step applies; the four words
- * of each of the 4 groups come out of one fold. */
-static size_t encode_l2(const ft_code_t *c, size_t g0, size_t g1) {
-  const __m512i idx = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  size_t whole = c->nblocks / FT_GROUP_BLOCKS;
-  if (g1 > whole) g1 = whole;
-  size_t g = g0;
-  for (; g + 4 <= g1; g += 4) {
-    __m512i x[16];
-    for (int k = 0; k < 4; k++) {
-      const uint32_t *a[2] = {c->v + (g + k) * FT_GROUP_BLOCKS, c->d + (g + k) * FT_GROUP_BLOCKS};
-      for (int m = 0; m < 2; m++) {
-        __m512i lo = _mm512_loadu_si512((const void *)a[m]);
-        __m512i hi = _mm512_loadu_si512((const void *)(a[m] + 16));
-        x[4 * k + 2 * m] = _mm512_xor_si512(lo, hi);
-        x[4 * k + 2 * m + 1] =
-            _mm512_rolv_epi32(_mm512_xor_si512(lo, _mm512_rol_epi32(hi, 16)), idx);
-      }
-    }
-    uint32_t w[16];
-    _mm512_storeu_si512((void *)w, fold16(x));
-    for (int k = 0; k < 4; k++) {
-      c->l2v_v[g + k] = w[4 * k];
-      c->l2v_d[g + k] = w[4 * k + 1];
-      c->l2d_v[g + k] = w[4 * k + 2];
-      c->l2d_d[g + k] = w[4 * k + 3];
-    }
-  }
-  return g;
-}
-
-const ft_codec_kernels_t ft_kernels_avx512 = {"avx512", encode, copy_encode, encode_l2};
+const ft_codec_kernels_t ft_kernels_avx512 = {"avx512", encode, copy_encode};
