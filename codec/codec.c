@@ -149,10 +149,16 @@ static void encode_chunk(const ft_codec_kernels_t *k, uint8_t *dst, const uint8_
   size_t end = off + CHUNK_BYTES < len ? off + CHUNK_BYTES : len;
   size_t b0 = off / FT_BLOCK_BYTES;
   size_t full = (end - off) / FT_BLOCK_BYTES;
+  size_t g0 = b0 / FT_GROUP_BLOCKS, done = 0; /* groups whose level 2 is written */
+  if (k->encode_groups && full >= FT_GROUP_BLOCKS) {
+    done = full / FT_GROUP_BLOCKS;
+    k->encode_groups(dst ? dst + off : NULL, src + off, done, c, g0, nt);
+  }
+  size_t s = done * FT_GROUP_BLOCKS, so = off + s * FT_BLOCK_BYTES;
   if (dst)
-    k->copy_encode(dst + off, src + off, full, c->v + b0, c->d + b0, nt);
+    k->copy_encode(dst + so, src + so, full - s, c->v + b0 + s, c->d + b0 + s, nt);
   else
-    k->encode(src + off, full, c->v + b0, c->d + b0, nt);
+    k->encode(src + so, full - s, c->v + b0 + s, c->d + b0 + s, nt);
   size_t tail = (end - off) % FT_BLOCK_BYTES;
   if (tail) {
     uint32_t w[FT_BLOCK_WORDS] = {0};
@@ -163,8 +169,7 @@ static void encode_chunk(const ft_codec_kernels_t *k, uint8_t *dst, const uint8_
     c->v[b0 + full] = p.v;
     c->d[b0 + full] = p.d;
   }
-  size_t g0 = b0 / FT_GROUP_BLOCKS;
-  ft_encode_l2(c, g0, g0 + CHUNK_GROUPS);
+  ft_encode_l2(c, g0 + done, g0 + CHUNK_GROUPS);
 }
 
 static void encode_all(uint8_t *dst, const uint8_t *src, size_t len, const ft_code_t *c) {

@@ -94,13 +94,17 @@ void ft_codec_set_threads(int n);
 int ft_codec_threads(void);
 
 /* Per-variant block kernels over `n` whole blocks (internal, exposed for tests and
- * the benchmark). `nt` selects non-temporal stores for the copied data (a variant
- * may stream its codes too). */
+ * the benchmark). `nt` selects non-temporal stores. */
 typedef struct {
   const char *name;
   void (*encode)(const uint8_t *src, size_t n, uint32_t *v, uint32_t *d, int nt);
   void (*copy_encode)(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v, uint32_t *d,
                       int nt);
+  /* Optional: `ng` whole groups from group g0 of *c, copied (when dst) and encoded
+   * with their level-2 words in the same pass, so the codes can be streamed out
+   * and never read back. dst and src point at group g0's first byte. */
+  void (*encode_groups)(uint8_t *dst, const uint8_t *src, size_t ng, const ft_code_t *c,
+                        size_t g0, int nt);
 } ft_codec_kernels_t;
 const ft_codec_kernels_t *ft_codec_kernels(const char *name); /* NULL if unsupported */
 

@@ -107,4 +107,4 @@ static void copy_encode(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v,
   run(dst, src, n, v, d, nt);
 }
 
-const ft_codec_kernels_t ft_kernels_avx2 = {"avx2", encode, copy_encode};
+const ft_codec_kernels_t ft_kernels_avx2 = {"avx2", encode, copy_encode, NULL};

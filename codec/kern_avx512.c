@@ -2,7 +2,8 @@
  * rotl(w[j+16], j+16) = rotl(rotl(w[j+16], 16), j), D needs one immediate and one
  * variable rotate (vprolvd) per block. The 16-lane partials of 8 blocks' V and D
  * are folded together into one register; two such make whole lines of V and D
- * words. Compiled with -mavx512f. */
+ * words. Whole groups get their level-2 words in the same pass (encode_groups).
+ * Compiled with -mavx512f. */
 #include <immintrin.h>
 
 #include "kernels.h"
@@ -51,14 +52,28 @@ static inline __m512i eight_blocks(uint8_t *dst, const uint8_t *src, int stream)
   return fold16(x);
 }
 
-/* 16 blocks at a time: their V words and D words fill one 64-byte line each. They
- * are stored through the cache, not streamed: the level-2 pass (ft_encode_l2) reads
- * them back right after the chunk, and streamed lines would come back from DRAM. */
-static inline void store16(uint32_t *v, uint32_t *d, __m512i r1, __m512i r2) {
+/* The V words and the D words of 16 blocks (two folds of 8), one line each. */
+static inline void lines16(__m512i r1, __m512i r2, __m512i *vv, __m512i *dd) {
   const __m512i iv = _mm512_set_epi32(23, 22, 21, 20, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i id = _mm512_set_epi32(31, 30, 29, 28, 27, 26, 25, 24, 15, 14, 13, 12, 11, 10, 9, 8);
-  _mm512_storeu_si512((void *)v, _mm512_permutex2var_epi32(r1, iv, r2));
-  _mm512_storeu_si512((void *)d, _mm512_permutex2var_epi32(r1, id, r2));
+  *vv = _mm512_permutex2var_epi32(r1, iv, r2);
+  *dd = _mm512_permutex2var_epi32(r1, id, r2);
+}
+
+static inline void store_line(uint32_t *p, __m512i x, int nt) {
+  if (nt && !((uintptr_t)p & 63))
+    _mm512_stream_si512((void *)p, x);
+  else
+    _mm512_storeu_si512((void *)p, x);
+}
+
+/* 16 blocks at a time: their V and D words fill whole lines. Stored through the
+ * cache here: ft_encode_l2 reads them back right after the chunk. */
+static inline void store16(uint32_t *v, uint32_t *d, __m512i r1, __m512i r2) {
+  __m512i vv, dd;
+  lines16(r1, r2, &vv, &dd);
+  store_line(v, vv, 0);
+  store_line(d, dd, 0);
 }
 
 /* Prefetch distance (bytes ahead of the block being read): lets the loads of
@@ -95,4 +110,51 @@ static void copy_encode(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v,
   run(dst, src, n, v, d, nt);
 }
 
-const ft_codec_kernels_t ft_kernels_avx512 = {"avx512", encode, copy_encode};
+/* Level-2 partials of one group from its V words (a: blocks 0..15, b: 16..31): the
+ * group's V words are one block of the same code, so the block step applies. */
+static inline void l2_partial(__m512i a, __m512i b, __m512i *xv, __m512i *xd) {
+  const __m512i idx = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  *xv = _mm512_xor_si512(a, b);
+  *xd = _mm512_rolv_epi32(_mm512_xor_si512(a, _mm512_rol_epi32(b, 16)), idx);
+}
+
+/* Whole groups with their level-2 words: codes streamed out (when nt), never read
+ * back; four groups' level-2 words come out of one fold. */
+static void encode_groups(uint8_t *dst, const uint8_t *src, size_t ng, const ft_code_t *c,
+                          size_t g0, int nt) {
+  int stream = dst && nt && !((uintptr_t)dst & 63);
+  for (size_t g = 0; g < ng; g += 4) {
+    __m512i x[16];
+    size_t m = ng - g < 4 ? ng - g : 4;
+    for (size_t k = 0; k < 4; k++) {
+      if (k >= m) {
+        x[4 * k] = x[4 * k + 1] = x[4 * k + 2] = x[4 * k + 3] = _mm512_setzero_si512();
+        continue;
+      }
+      size_t b = (g + k) * FT_GROUP_BLOCKS, bg = (g0 + g + k) * FT_GROUP_BLOCKS;
+      __m512i v2[2], d2[2];
+      for (int h = 0; h < 2; h++) {
+        size_t i = b + (size_t)h * 16;
+        __m512i r1 = eight_pf(dst ? dst + i * 128 : NULL, src + i * 128, stream);
+        __m512i r2 = eight_pf(dst ? dst + (i + 8) * 128 : NULL, src + (i + 8) * 128, stream);
+        lines16(r1, r2, &v2[h], &d2[h]);
+        store_line(c->v + bg + (size_t)h * 16, v2[h], nt);
+        store_line(c->d + bg + (size_t)h * 16, d2[h], nt);
+      }
+      l2_partial(v2[0], v2[1], &x[4 * k], &x[4 * k + 1]);
+      l2_partial(d2[0], d2[1], &x[4 * k + 2], &x[4 * k + 3]);
+    }
+    uint32_t w[16];
+    _mm512_storeu_si512((void *)w, fold16(x));
+    for (size_t k = 0; k < m; k++) {
+      size_t gi = g0 + g + k;
+      c->l2v_v[gi] = w[4 * k];
+      c->l2v_d[gi] = w[4 * k + 1];
+      c->l2d_v[gi] = w[4 * k + 2];
+      c->l2d_d[gi] = w[4 * k + 3];
+    }
+  }
+  if (nt) _mm_sfence();
+}
+
+const ft_codec_kernels_t ft_kernels_avx512 = {"avx512", encode, copy_encode, encode_groups};

@@ -30,4 +30,4 @@ static void copy_encode(uint8_t *dst, const uint8_t *src, size_t n, uint32_t *v,
   }
 }
 
-const ft_codec_kernels_t ft_kernels_scalar = {"scalar", encode, copy_encode};
+const ft_codec_kernels_t ft_kernels_scalar = {"scalar", encode, copy_encode, NULL};
