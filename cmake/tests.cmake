@@ -23,3 +23,16 @@ function(ft_add_test_runner target)
     endif()
   endforeach()
 endfunction()
+
+# Appends APP_<NAME>="<path>" compile definitions for the example programs of
+# tests/apps that are built (none without nvcc) to the list variable `out`.
+function(ft_app_defs out)
+  set(defs ${${out}})
+  foreach(app vecadd sgemm jacobi multistream multistream_ptds)
+    if(TARGET ${app})
+      string(TOUPPER ${app} up)
+      list(APPEND defs APP_${up}="$<TARGET_FILE:${app}>")
+    endif()
+  endforeach()
+  set(${out} ${defs} PARENT_SCOPE)
+endfunction()
