@@ -1,5 +1,5 @@
 /* ftk_twins.c: C twins of ftk_encode / ftk_verify / ftk_verify_copy for the CUDA
- * simulator (tests/sim): one call runs one thread block, its warps one after the
+ * simulator (sim): one call runs one thread block, its warps one after the
  * other, each through the same warp code as the GPU (ftk_warp.h, 32 emulated lanes). */
 #include <string.h>
 

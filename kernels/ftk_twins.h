@@ -1,4 +1,4 @@
-/* ftk_twins.h: the simulator image (tests/sim/simcuda.h) of gpuft's kernels: their
+/* ftk_twins.h: the simulator image (sim/simcuda.h) of gpuft's kernels: their
  * C twins under the kernels' names, one parameter of sizeof(ftk_span_t), align 8. */
 #ifndef FTK_TWINS_H
 #define FTK_TWINS_H

@@ -68,7 +68,7 @@ typedef struct {
  * constructor, only when the simulator's runtime is present:
  *   fn = dlsym(RTLD_DEFAULT, "simcudaRegisterTwins"); if (fn) fn(kernels, n);
  * The simulator's libcudart matches them by mangled name to the kernels that
- * __cudaRegisterFunction announces. tests/sim/simcuda_twins.h has a macro for it. */
+ * __cudaRegisterFunction announces. sim/simcuda_twins.h has a macro for it. */
 typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsigned n);
 
 /* ---- Fault injection ----------------------------------------------------

@@ -161,7 +161,7 @@ static cudaError_t simrt_func_kernel(simrt_func_t *f, CUkernel *out) {
     if (!f->warned) {
       simrt_warn("kernel %s has no twin: the simulator cannot run it, so launching it "
                  "fails with cudaErrorNoKernelImageForDevice. Register a twin with "
-                 "simcudaRegisterTwins (tests/sim/simcuda_twins.h).", f->name);
+                 "simcudaRegisterTwins (sim/simcuda_twins.h).", f->name);
       f->warned = true;
     }
     return cudaErrorNoKernelImageForDevice;
