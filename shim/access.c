@@ -284,12 +284,6 @@ int ft_func_skipped(ft_func_t *fn) {
   return fn->skip;
 }
 
-void ft_access_observe(ft_func_t *fn, int slot, int changed) {
-  if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
-  if (changed) fn->slot_changed[slot]++;
-  else fn->slot_unchanged[slot]++;
-}
-
 void ft_access_learn_write(ft_func_t *fn, int slot) {
   if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
   if (fn->slot_acc[slot] != FT_ACC_WRITE) ft_st.learned_writes++;

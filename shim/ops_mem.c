@@ -175,7 +175,7 @@ static void before_memset(CUdeviceptr p, size_t bytes, CUstream s) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
-    ft_restore_point(a->dev, a, s, p == a->base && bytes == a->size, NULL, -1);
+    ft_rest_write_begin(a, s, p == a->base && bytes == a->size);
   ft_unlock();
 }
 
@@ -205,6 +205,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
       ft_reencode(d, a, off / FT_GROUP_BYTES, (end + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
     a->mirror_valid = 0; /* the checkpoint no longer equals the content */
+    ft_rest_write_end(a, s);
   }
   ft_unlock();
 }

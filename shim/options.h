@@ -24,7 +24,9 @@
   X(CHUNK, SIZE, "8MiB", 0, "host-to-device pipeline chunk")                                  \
   X(SKIP_KERNELS, STR, "", 0, "comma-separated kernel-name substrings left unprotected")      \
   X(INJECT, STR, "", 0, "fault injection into real device memory (see docs/options.md)")     \
-  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")
+  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")                  \
+  X(CHECK, ENUM, "launch", "launch|epoch",                                                     \
+    "check after every launch, or once per epoch (data written inside one stays in flight)")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, choices, doc) FT_OPT_##name,
@@ -53,6 +55,7 @@ extern const char *ft_opt_str[FT_N_OPTIONS];
 
 enum { FT_MODE_DETECT, FT_MODE_CORRECT, FT_MODE_RECOVER };
 enum { FT_ONFAIL_ABORT, FT_ONFAIL_ERROR, FT_ONFAIL_WARN };
+enum { FT_CHECK_LAUNCH, FT_CHECK_EPOCH };
 
 /* Read every GPUFT_<NAME> once; invalid values warn and keep the default. */
 void ft_options_init(void);
