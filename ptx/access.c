@@ -38,6 +38,7 @@ typedef struct {
   uint8_t *res;         /* R_* per place */
   uint32_t flags;
   fctx_t *fc;
+  uint64_t *pool;       /* what the kernel stores in its own shared/local memory */
   int changed;
   uint64_t *t0, *t1, *t2;      /* scratch sets */
   int oom;
@@ -142,14 +143,18 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
     if (s_has(s, bitP(a, pl))) nplace++;
   for (size_t pl = 0; pl < a->np; pl++) {
     if (!s_has(s, bitP(a, pl))) continue;
-    if (nplace > 1 || !global) {
-      mark(a, pl, R_ESC | R_INEXACT);   /* mixed pointers, or a pointer used in another space */
+    if (!global || (nplace > 1 && (bits & R_WRITE))) {
+      mark(a, pl, R_ESC | R_INEXACT);   /* a pointer used in another space, or a write through mixed pointers */
+    } else if (nplace > 1) {
+      mark(a, pl, bits | R_INEXACT);    /* a read through one of several pointers: each may be read */
+      if (nc) mark(a, pl, R_NC);
     } else {
       mark(a, pl, bits);
       if (nc) mark(a, pl, R_NC);
     }
   }
-  if (nplace) return;
+  /* memory reached not through an argument (also when the address may be
+   * either: `p = head; p = p->next`) */
   int other = 0;
   if (s_has(s, bitP(a, o_special(a, O_LOADED)))) {
     if (global) a->flags |= FT_PTX_K_LOADED_PTR;
@@ -159,6 +164,7 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
     if (global) a->flags |= FT_PTX_K_GLOBAL_VAR;
     other = 1;
   }
+  if (nplace) return;
   if (s_has(s, bitP(a, o_special(a, O_SHLOC)))) other = 1;
   for (size_t i = 0; i < a->entry->nparams; i++)
     if (s_has(s, bitP(a, o_paddr(a, i)))) {
@@ -181,13 +187,26 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   }
 }
 
-/* A value stored to memory: the places it may be escape. */
+/* A value stored to memory or passed where the analysis cannot follow: the
+ * places it may be escape, and so does whatever the kernel keeps in its own
+ * shared/local storage when the value may point there. */
 static void escape(A *a, const uint64_t *s) {
+  int priv = s_has(s, bitP(a, o_special(a, O_SHLOC)));
   for (size_t pl = 0; pl < a->np; pl++)
-    if (s_has(s, bitP(a, pl))) mark(a, pl, R_ESC | R_INEXACT);
+    if (s_has(s, bitP(a, pl)) || (priv && s_has(a->pool, bitP(a, pl)))) mark(a, pl, R_ESC | R_INEXACT);
   for (size_t i = 0; i < a->entry->nparams; i++)
     if (s_has(s, bitP(a, o_paddr(a, i))))
       for (uint32_t k = 0; k < a->pcount[i]; k++) mark(a, a->pfirst[i] + k, R_ESC | R_INEXACT);
+}
+
+/* Whether an address can only point into the kernel's own shared/local
+ * storage: values stored there come back through loads from there (the pool),
+ * they do not escape. */
+static int private_addr(A *a, const uint64_t *s) {
+  if (!s_has(s, bitP(a, o_special(a, O_SHLOC)))) return 0;
+  for (size_t o = 0; o < a->nb; o++)
+    if (o != o_special(a, O_SHLOC) && s_has(s, bitP(a, o))) return 0;
+  return 1;
 }
 
 /* The address taint of an ADDR operand into s. */
@@ -254,17 +273,26 @@ static void do_load(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   s_clear(a, a->t1);
   addr_taint(a, f, fn, ad, a->t1);
   s_clear(a, a->t0);
-  s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
-  /* a load through the address of an entry parameter reads that parameter */
-  for (size_t i = 0; i < a->entry->nparams; i++)
-    if (s_has(a->t1, bitP(a, o_paddr(a, i)))) param_places(a, a->t0, i);
   if (in->space == FT_PTX_SP_PARAM) {
-    s_or(a, a->t0, a->t1);   /* ld.param through a register: keep what the address carries */
+    /* ld.param through a register: keep what the address carries */
+    s_or(a, a->t0, a->t1);
     for (size_t pl = 0; pl < a->np; pl++)
       if (s_has(a->t1, bitP(a, pl))) mark(a, pl, R_INEXACT);
-  } else {
-    deref(a, a->t1, in->space, R_READ, (in->flags & FT_PTX_F_NC) != 0);
   }
+  int from_memory = 0, any = 0;
+  for (size_t o = 0; o < a->nb; o++) {
+    if (!s_has(a->t1, bitP(a, o))) continue;
+    any = 1;
+    if (o >= o_paddr(a, 0)) {
+      param_places(a, a->t0, o - o_paddr(a, 0));   /* reads the kernel's own parameter */
+    } else if (o == o_special(a, O_SHLOC)) {
+      s_or(a, a->t0, a->pool);
+    } else {
+      from_memory = 1;
+    }
+  }
+  if (from_memory || !any) s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+  if (in->space != FT_PTX_SP_PARAM) deref(a, a->t1, in->space, R_READ, (in->flags & FT_PTX_F_NC) != 0);
   set_dst(a, f, fn, d, a->t0);
 }
 
@@ -272,7 +300,15 @@ static void do_store(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
   const ft_ptx_operand_t *ad = ft_ptx_opd(fn, in, 0), *v = ft_ptx_opd(fn, in, 1);
   if (ad->kind != FT_PTX_OPD_ADDR) return;
   s_clear(a, a->t0);
-  src_taint(a, f, fn, v, a->t0);
+  if (ft_ptx_type_size(in->type) < 8) {
+    /* fewer than 8 bytes of a value cannot hold a whole pointer (a pointer
+     * stored in halves is caught where it is loaded and dereferenced) */
+    s_clear(a, a->t2);
+    src_taint(a, f, fn, v, a->t2);
+    s_or_int(a, a->t0, a->t2);
+  } else {
+    src_taint(a, f, fn, v, a->t0);
+  }
   if (in->space == FT_PTX_SP_PARAM && ad->base_kind == FT_PTX_OPD_SYM) {
     if (ad->sym_kind == FT_PTX_SYM_FUNCVAR) {
       s_grow(a, var_set(a, f, ad->index), a->t0);   /* a call argument */
@@ -283,9 +319,10 @@ static void do_store(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
       return;
     }
   }
-  escape(a, a->t0);
   s_clear(a, a->t1);
   addr_taint(a, f, fn, ad, a->t1);
+  if (private_addr(a, a->t1)) s_grow(a, a->pool, a->t0);
+  else escape(a, a->t0);
   deref(a, a->t1, in->space, R_WRITE, 0);
 }
 
@@ -295,13 +332,16 @@ static void do_atom(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   if (ad->kind != FT_PTX_OPD_ADDR) return;
   s_clear(a, a->t0);
   for (unsigned i = ai + 1; i < in->nops; i++) src_taint(a, f, fn, ft_ptx_opd(fn, in, i), a->t0);
-  escape(a, a->t0);
   s_clear(a, a->t1);
   addr_taint(a, f, fn, ad, a->t1);
+  int priv = private_addr(a, a->t1);
+  if (priv) s_grow(a, a->pool, a->t0);
+  else escape(a, a->t0);
   deref(a, a->t1, in->space, R_READ | R_WRITE, 0);
   if (ai) {
     s_clear(a, a->t0);
     s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+    if (priv) s_or(a, a->t0, a->pool);
     set_dst(a, f, fn, ft_ptx_opd(fn, in, 0), a->t0);
   }
 }
@@ -319,10 +359,14 @@ static void do_call(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   if (!callee) {
     /* cannot follow: every argument escapes; results are unknown values */
     a->flags |= FT_PTX_K_UNKNOWN_CALL;
-    for (uint32_t i = 0; i < args->count; i++)
-      escape(a, var_set(a, f, fn->operands[args->index + i].index));
     s_clear(a, a->t0);
     s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+    for (uint32_t i = 0; i < args->count; i++) {
+      const uint64_t *arg = var_set(a, f, fn->operands[args->index + i].index);
+      escape(a, arg);
+      /* the callee may write anything into storage it was given */
+      if (s_has(arg, bitP(a, o_special(a, O_SHLOC)))) s_grow(a, a->pool, a->t0);
+    }
     for (uint32_t i = 0; i < rets->count; i++) s_grow(a, var_set(a, f, fn->operands[rets->index + i].index), a->t0);
     return;
   }
@@ -351,7 +395,10 @@ static void do_value(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
     int keep;
     switch (op) {
-    case FT_PTX_OP_MOV: case FT_PTX_OP_CVTA: case FT_PTX_OP_CVT: case FT_PTX_OP_ADD:
+    case FT_PTX_OP_CVT:
+      keep = ft_ptx_type_size(in->type) >= 8;   /* a truncated pointer addresses nothing global */
+      break;
+    case FT_PTX_OP_MOV: case FT_PTX_OP_CVTA: case FT_PTX_OP_ADD:
     case FT_PTX_OP_ADDC: case FT_PTX_OP_MIN: case FT_PTX_OP_MAX:
       keep = 1;
       break;
@@ -404,6 +451,9 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     s_clear(a, a->t1);
     addr_taint(a, f, fn, ft_ptx_opd(fn, in, 0), a->t1);
     deref(a, a->t1, in->space, R_WRITE, 0);
+    s_clear(a, a->t0);
+    s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+    s_grow(a, a->pool, a->t0);
     s_clear(a, a->t1);
     addr_taint(a, f, fn, ft_ptx_opd(fn, in, 1), a->t1);
     deref(a, a->t1, in->space2, R_READ, 0);
@@ -504,6 +554,7 @@ static void release(A *a) {
   free(a->t0);
   free(a->t1);
   free(a->t2);
+  free(a->pool);
 }
 
 static int alloc_ctx(A *a, size_t i) {
@@ -540,7 +591,8 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
   a.t0 = calloc(a.nw, 8);
   a.t1 = calloc(a.nw, 8);
   a.t2 = calloc(a.nw, 8);
-  int ok = a.res && a.fc && a.t0 && a.t1 && a.t2;
+  a.pool = calloc(a.nw, 8);
+  int ok = a.res && a.fc && a.t0 && a.t1 && a.t2 && a.pool;
   /* function contexts are allocated when first reached (a module may hold
    * thousands of functions one entry never calls) */
   if (ok) ok = alloc_ctx(&a, ei) == 0;
