@@ -26,7 +26,7 @@ enum {
   FT_ST_UNPROT,     /* not protected: managed memory, out of device memory for codes, ... */
   FT_ST_INFLIGHT    /* written, code stale: in flight until it comes to rest (rest.c) */
 };
-#define FT_REST_USERS 6
+#define FT_REST_USERS 16
 /* A use of an allocation: stream index (order.c), its tick, whether it wrote. */
 typedef struct {
   int16_t s;
@@ -239,7 +239,13 @@ void ft_shadow_release(ft_alloc_t *a);
 void ft_epoch_forget_alloc(const ft_alloc_t *a);
 
 /* ---- Launches (launch.c, access.c) ---- */
-enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE };
+enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE, FT_ACC_NONE /* not a pointer it uses */ };
+/* Access facts from the PTX of the program's images (facts.c, on ptx/). */
+struct ft_ptx_place_s;
+int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size_t *n,
+                    uint32_t *flags);
+void ft_facts_image(const void *image, size_t size);
+void ft_facts_forget(void);
 typedef struct ft_func_s ft_func_t;
 void ft_access_learn_write(ft_func_t *fn, int argslot);
 /* Which parameters of a mangled C++ name are pointers to const: bit i set for

@@ -335,6 +335,7 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
     ft_alloc_t *a = v >= 4096 ? ft_reg_find((CUdeviceptr)v) : NULL;
     if (!a || !a->code || a->state == FT_ST_UNPROT) continue;
     int acc = o->fn->slot_acc[off / 8];
+    if (acc == FT_ACC_NONE) continue;
     if (acc == FT_ACC_READ)
       ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
                    o->fn, (int)(off / 8));

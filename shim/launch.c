@@ -54,6 +54,7 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
     ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
     if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
     int slot = (int)(off / 8), acc = fn->slot_acc[slot];
+    if (acc == FT_ACC_NONE) continue; /* not a pointer the kernel uses */
     int i;
     for (i = 0; i < n; i++)
       if (refs[i].a == a) break;

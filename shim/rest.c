@@ -73,6 +73,9 @@ void ft_rest_commit(void) {
     if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
     if (a->state != FT_ST_INFLIGHT && !a->read_owed) continue;
     if (!ft_rest_done(a)) {
+      FT_DEBUG("allocation #%ju still in use by unfinished work (lost %d, busy %d, %d uses, first %d:%ju)",
+               (uintmax_t)a->id, lost(a), a->busy, a->nuses, a->nuses ? a->uses[0].s : -1,
+               (uintmax_t)(a->nuses ? a->uses[0].t : 0));
       owed = 1; /* still in use by work the host has not seen finish */
       continue;
     }

@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "simplestreams: a[%d] = %d, expected %d\n", i, a[i], want);
   }
   printf("simplestreams: %d streams, %d reps, %.2f ms\n", nstreams, nreps, ms);
-  printf("checksum %016llx\n", (unsigned long long)app_fnv1a(APP_FNV_INIT, a, nbytes));
+  printf("checksum: %016llx\n", (unsigned long long)app_fnv1a(APP_FNV_INIT, a, nbytes));
   for (int i = 0; i < nstreams; i++) APP_CK(cudaStreamDestroy(streams[i]));
   APP_CK(cudaEventDestroy(start_event));
   APP_CK(cudaEventDestroy(stop_event));

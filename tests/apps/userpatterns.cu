@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
   h = app_fnv1a(h, hv, nb);
   h = app_fnv1a(h, ho, nb);
   h = app_fnv1a(h, &count, sizeof count);
-  printf("checksum %016llx\n", (unsigned long long)h);
+  printf("checksum: %016llx\n", (unsigned long long)h);
   APP_CK(cudaFree(dx));
   APP_CK(cudaFree(dy));
   APP_CK(cudaFree(dv));
