@@ -1,6 +1,6 @@
 /* dev.c: per-context device state: gpuft's kernels (module), its own stream, the
  * ledger (mapped pinned memory the kernels write their results to) and the
- * staging buffers for uploads beyond the checkpoint budget. Created on first use
+ * staging buffers for uploads beyond the checkpoint budget (upload.c). Created on first use
  * in a context; if anything is missing, protection is off in that context, with
  * one warning, and every call passes through. */
 #include <stdlib.h>
@@ -36,9 +36,6 @@ static int setup(ft_dev_t *d) {
   memset(jobs, 0, jb);
   d->jobs = jobs;
   if ((r = ft_drv.cuMemHostGetDevicePointer_v2(&d->jobs_dev, jobs, 0)) != CUDA_SUCCESS) goto fail;
-  for (int i = 0; i < 2; i++)
-    if ((r = ft_drv.cuEventCreate(&d->staging_done[i], CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
-      goto fail;
   return 0;
 fail:
   FT_WARN("cannot set up gpuft's device state (error %d): protection is off (pass-through)",

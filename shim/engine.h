@@ -77,10 +77,18 @@ struct ft_dev_s {
   CUstream stream;       /* gpuft's own non-blocking stream (repairs, reads) */
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUdeviceptr jobs_dev;  /* its device address */
-  uint8_t *staging;      /* pinned staging for uploads beyond the checkpoint budget */
-  size_t staging_bytes;
-  CUevent staging_done[2];
+  struct ft_staging_s *staging; /* pinned staging buffers for uploads beyond the checkpoint
+                                   budget: one per concurrent upload (upload.c) */
+  int n_staging;
 };
+/* A two-slot staging ring, owned by one upload at a time (busy, engine lock). */
+typedef struct ft_staging_s {
+  uint8_t *mem;
+  size_t bytes;
+  CUevent done[2]; /* each slot's last DMA */
+  int busy;
+  struct ft_staging_s *next;
+} ft_staging_t;
 /* The state of the calling thread's current context (created on first use), or
  * NULL if there is none or protection is impossible in it. */
 ft_dev_t *ft_dev_current(void);
@@ -187,6 +195,9 @@ void ft_unknown_writer_after(CUstream s);
  * for completion before returning. Returns the real driver's result. */
 CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n, CUstream s,
                    int sync);
+
+/* Free the staging buffers of a context (its teardown). */
+void ft_staging_release_all(ft_dev_t *d);
 
 /* Re-issue an upload of [off, off+n) from the checkpoint (replay). */
 CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s);

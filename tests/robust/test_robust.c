@@ -1,0 +1,52 @@
+/* test_robust.c: programs that stress what gpuft must never break (threads,
+ * contexts, fork, hostile settings) run on the simulator with gpuft preloaded;
+ * each must finish, succeed and compute what it computes without gpuft. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "runner.h"
+
+#define PRELOAD "LD_PRELOAD=" GPUFT_LIB
+#define SIMPATH "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
+
+/* Runs argv (with or without gpuft, plus `extra` settings); fails the test unless
+ * it exits 0 within timeout_s. */
+static void run_ok(const char *const argv[], int gp, const char *const *extra, int timeout_s,
+                   proc_result_t *r) {
+  const char *env[24];
+  int n = 0;
+  env[n++] = SIMPATH;
+  env[n++] = gp ? PRELOAD : "LD_PRELOAD";
+  for (int i = 0; extra && extra[i] && n < 23; i++) env[n++] = extra[i];
+  env[n] = NULL;
+  ASSERT_EQ(proc_run(argv, env, timeout_s, r), 0);
+  if (r->status != 0)
+    FT_FAIL_("%s (gpuft %s) exited %d\nstdout: %s\nstderr: %.4000s", argv[0], gp ? "on" : "off",
+             r->status, r->out, r->err);
+}
+
+/* ---- uploads beyond the checkpoint budget from several threads ---- */
+
+TEST_IMPL(concurrent_uploads_without_checkpoint) {
+  /* No checkpoint at all, small chunks: every upload goes through staging, in
+   * several chunks, from 6 threads at once; each read back must be exact. */
+  static const char *const settings[][3] = {
+      {"GPUFT_CKPT_MAX=0", "GPUFT_CHUNK=64KiB", NULL},
+      {"GPUFT_CKPT_MAX=1", "GPUFT_CHUNK=4KiB", NULL},
+      {"GPUFT_CKPT_MAX=600KiB", "GPUFT_CHUNK=128KiB", NULL}, /* some with, some without */
+  };
+  const char *sizes[] = {"300000", "1048576", "4100"};
+  for (int rep = 0; rep < 3; rep++)
+    for (size_t s = 0; s < sizeof settings / sizeof *settings; s++) {
+      const char *argv[] = {EXE_RB_UPLOAD, "6", "12", sizes[(rep + s) % 3], NULL};
+      proc_result_t r;
+      run_ok(argv, 1, settings[s], 240, &r);
+      ASSERT(strstr(r.out, " 0 wrong, 0 failed"));
+      proc_free(&r);
+    }
+  return TEST_OK;
+}
