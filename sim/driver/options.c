@@ -41,7 +41,12 @@ void sim_options_read(void) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   double defthreads = ncpu < 1 ? 1 : ncpu > 4 ? 4 : (double)ncpu;
   sim_opt.threads = (unsigned)env_num("SIMCUDA_THREADS", defthreads, 1, 256);
-  sim_opt.pcie_bps = env_num("SIMCUDA_PCIE_GBPS", 0, 0, 1e6) * 1e9;
+  double gbps = env_num("SIMCUDA_PCIE_GBPS", 0, 0, 1e6);
+  if (gbps > 0 && gbps < 0.01) { /* 0 is "not modelled"; slower would stall every copy */
+    fprintf(stderr, "simcuda: SIMCUDA_PCIE_GBPS=%g is below 0.01: using 0.01\n", gbps);
+    gbps = 0.01;
+  }
+  sim_opt.pcie_bps = gbps * 1e9;
   sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);

@@ -50,3 +50,30 @@ TEST_IMPL(concurrent_uploads_without_checkpoint) {
     }
   return TEST_OK;
 }
+
+/* The example programs with no checkpoint budget print what they print without
+ * gpuft (GPUFT_CKPT_MAX=1 once gave a wrong answer: the shared staging ring). */
+TEST_IMPL(apps_without_checkpoint_budget) {
+#ifdef APP_MULTISTREAM
+  static const char *const apps[][3] = {{APP_MULTISTREAM, NULL}, {APP_MULTISTREAM_PTDS, NULL},
+                                        {APP_VECADD, "100000"},   {APP_SGEMM, "130"},
+                                        {APP_JACOBI, NULL}};
+  for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
+    const char *argv[] = {apps[i][0], apps[i][1], NULL};
+    proc_result_t ref;
+    run_ok(argv, 0, NULL, 120, &ref);
+    for (int rep = 0; rep < 4; rep++) {
+      const char *extra[] = {rep & 1 ? "GPUFT_CKPT_MAX=1" : "GPUFT_CKPT_MAX=0",
+                             rep & 2 ? "GPUFT_CHUNK=4KiB" : "GPUFT_CHUNK=8MiB", NULL};
+      proc_result_t r;
+      run_ok(argv, 1, extra, 120, &r);
+      ASSERT_STR_EQ(r.out, ref.out);
+      proc_free(&r);
+    }
+    proc_free(&ref);
+  }
+  return TEST_OK;
+#else
+  return TEST_SKIPF("the example programs are not built (no nvcc)");
+#endif
+}
