@@ -196,6 +196,10 @@ void ft_unknown_writer_after(CUstream s);
 CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n, CUstream s,
                    int sync);
 
+/* 1 if gpuft may read host memory [p, p+n) itself (hostmem.c); 0: leave the call to
+ * the driver (NULL, device or unmapped addresses, wrap-around). */
+int ft_host_readable(const void *p, size_t n);
+
 /* Free the staging buffers of a context (its teardown). */
 void ft_staging_release_all(ft_dev_t *d);
 
