@@ -30,6 +30,7 @@ typedef struct ft_alloc_s {
   CUdeviceptr base;
   size_t size;
   ft_dev_t *dev;
+  CUcontext ctx; /* the context it was allocated in */
   int state;
   int managed;
   uint64_t id; /* 1, 2, ... in allocation order, for reports */
@@ -92,6 +93,16 @@ typedef struct ft_staging_s {
 /* The state of the calling thread's current context (created on first use), or
  * NULL if there is none or protection is impossible in it. */
 ft_dev_t *ft_dev_current(void);
+/* The state of context ctx if gpuft has one (engine lock held). */
+ft_dev_t *ft_dev_find(CUcontext ctx);
+/* Release a context's gpuft state (module, stream, ledger, staging) while the
+ * context still exists; the slot can serve a later context. Engine lock held. */
+void ft_dev_release(ft_dev_t *d);
+/* Drop the jobs of allocations in d, or of allocation a (its context or memory is
+ * gone: no result will come). */
+void ft_jobs_forget(const ft_dev_t *d, const ft_alloc_t *a);
+/* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
+void ft_alloc_untrack(ft_alloc_t *a);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */

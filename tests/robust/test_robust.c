@@ -77,3 +77,35 @@ TEST_IMPL(apps_without_checkpoint_budget) {
   return TEST_SKIPF("the example programs are not built (no nvcc)");
 #endif
 }
+
+/* ---- context lifecycle and fork ---- */
+
+TEST_IMPL(context_lifecycle) {
+  static const char *const modes[] = {"create", "many", "primary", "fork"};
+  for (int rep = 0; rep < 3; rep++)
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+      const char *argv[] = {EXE_RB_CTX, modes[m], NULL};
+      proc_result_t plain, r;
+      run_ok(argv, 0, NULL, 120, &plain);
+      char rep_path[128], rep_env[160];
+      snprintf(rep_path, sizeof rep_path, "/tmp/gpuft-robust-%d-ctx.json", (int)getpid());
+      snprintf(rep_env, sizeof rep_env, "GPUFT_REPORT=%s", rep_path);
+      const char *extra[] = {rep_env, NULL};
+      run_ok(argv, 1, extra, 120, &r);
+      ASSERT_STR_EQ(r.out, plain.out);
+      /* every context, the 17th and later included, is protected: no warning */
+      if (strstr(r.err, "warning")) FT_FAIL_("rb_ctx %s warned:\n%s", modes[m], r.err);
+      char *json = read_file(rep_path);
+      ASSERT(json != NULL);
+      uint64_t launches = 0, prot = 0;
+      ASSERT_EQ(json_u64(json, "launches", &launches), 0);
+      ASSERT_EQ(json_u64(json, "launches_protected", &prot), 0);
+      ASSERT_GT(launches, 0u);
+      ASSERT_EQ(prot, launches);
+      free(json);
+      unlink(rep_path);
+      proc_free(&plain);
+      proc_free(&r);
+    }
+  return TEST_OK;
+}
