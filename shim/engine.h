@@ -38,6 +38,7 @@ typedef struct ft_alloc_s {
   CUdeviceptr base;
   size_t size;
   ft_dev_t *dev;
+  CUcontext ctx; /* the context it was allocated in */
   int state;
   int managed;
   uint64_t id; /* 1, 2, ... in allocation order, for reports */
@@ -138,13 +139,31 @@ struct ft_dev_s {
   CUstream stream;       /* gpuft's own non-blocking stream (repairs, reads) */
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUdeviceptr jobs_dev;  /* its device address */
-  uint8_t *staging;      /* pinned staging for uploads beyond the checkpoint budget */
-  size_t staging_bytes;
-  CUevent staging_done[2];
+  struct ft_staging_s *staging; /* pinned staging buffers for uploads beyond the checkpoint
+                                   budget: one per concurrent upload (upload.c) */
+  int n_staging;
 };
+/* A two-slot staging ring, owned by one upload at a time (busy, engine lock). */
+typedef struct ft_staging_s {
+  uint8_t *mem;
+  size_t bytes;
+  CUevent done[2]; /* each slot's last DMA */
+  int busy;
+  struct ft_staging_s *next;
+} ft_staging_t;
 /* The state of the calling thread's current context (created on first use), or
  * NULL if there is none or protection is impossible in it. */
 ft_dev_t *ft_dev_current(void);
+/* The state of context ctx if gpuft has one (engine lock held). */
+ft_dev_t *ft_dev_find(CUcontext ctx);
+/* Release a context's gpuft state (module, stream, ledger, staging) while the
+ * context still exists; the slot can serve a later context. Engine lock held. */
+void ft_dev_release(ft_dev_t *d);
+/* Drop the jobs of allocations in d, or of allocation a (its context or memory is
+ * gone: no result will come). */
+void ft_jobs_forget(const ft_dev_t *d, const ft_alloc_t *a);
+/* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
+void ft_alloc_untrack(ft_alloc_t *a);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */
@@ -264,6 +283,13 @@ void ft_unknown_writer_after(CUstream s);
  * for completion before returning. Returns the real driver's result. */
 CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n, CUstream s,
                    int sync);
+
+/* 1 if gpuft may read host memory [p, p+n) itself (hostmem.c); 0: leave the call to
+ * the driver (NULL, device or unmapped addresses, wrap-around). */
+int ft_host_readable(const void *p, size_t n);
+
+/* Free the staging buffers of a context (its teardown). */
+void ft_staging_release_all(ft_dev_t *d);
 
 /* Re-issue an upload of [off, off+n) from the checkpoint (replay). */
 CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s);

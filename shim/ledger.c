@@ -33,6 +33,14 @@ void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) {
   __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
 }
 
+void ft_jobs_forget(const ft_dev_t *d, const ft_alloc_t *a) {
+  for (ft_job_rec_t *prev = NULL, *j = g_head, *next; j; j = next) {
+    next = j->next;
+    if ((d && j->a->dev == d) || j->a == a) ft_job_retire(prev, j);
+    else prev = j;
+  }
+}
+
 static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                  CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();

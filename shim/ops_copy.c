@@ -31,7 +31,8 @@ static int is_host_memory(const void *p) {
 static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync, int ptsz,
                     int *handled) {
   *handled = 0;
-  if (!n) return CUDA_SUCCESS;
+  /* nothing to protect, or a source gpuft must not read: the driver answers */
+  if (!n || !ft_host_readable(src, n)) return CUDA_SUCCESS;
   ft_lock();
   ft_alloc_t *a = protected_range(dst, n);
   int again = a && a->h2d_epoch == ft_epoch && !ft_log_h2d_supersede(a);

@@ -321,6 +321,10 @@ int main(void) {
   CHECK(cuStreamDestroy(s));
   CHECK(cuModuleUnload(mod));
   CHECK(cuDevicePrimaryCtxRelease(dev));
+  CHECK(cuDevicePrimaryCtxReset(dev));
+  CUcontext own;
+  CHECK(cuCtxCreate(&own, NULL, 0, dev));
+  CHECK(cuCtxDestroy(own));
   free(h);
   free(h2);
   if (failures) {
