@@ -24,7 +24,10 @@
   X(CHUNK, SIZE, "8MiB", 0, "host-to-device pipeline chunk")                                  \
   X(SKIP_KERNELS, STR, "", 0, "comma-separated kernel-name substrings left unprotected")      \
   X(INJECT, STR, "", 0, "fault injection into real device memory (see docs/options.md)")     \
-  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")
+  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")                \
+  X(SUMMARY, BOOL, "1", 0, "print the summary on stderr at exit")                            \
+  X(ERROR_EXITCODE, INT, "0", 0, "exit status when errors were not repaired (0: unchanged)") \
+  X(DETECTION_EXITCODE, INT, "0", 0, "exit status when any error was detected (0: unchanged)")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, choices, doc) FT_OPT_##name,

@@ -340,7 +340,7 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   }
   if (d) closedir(d);
   ft_remove_dir(r->dir);
-  int dropped = 0, flips = ft_obs_scan_stderr(o, r->err_text, c->sim && !r->probe, &dropped);
+  int dropped = 0, flips = ft_obs_scan_stderr(r->err_text, c->sim && !r->probe, &dropped);
   if (!r->spec[0] && !r->probe) o->injected = 0;
   else if (c->sim && !r->probe) o->injected = flips > 0; /* the simulator logs every flip */
   else if (applied || flips) o->injected = 1;
