@@ -313,8 +313,9 @@ static void line(ft_jw_t *w, const char *s) {
 }
 
 static void mib(ft_jw_t *w, uint64_t bytes) {
-  ft_jw_num_f(w, (double)bytes / 1048576.0, 1);
-  ft_jw_raw(w, " MiB");
+  int kib = bytes < 1048576;
+  ft_jw_num_f(w, (double)bytes / (kib ? 1024.0 : 1048576.0), 1);
+  ft_jw_raw(w, kib ? " KiB" : " MiB");
 }
 
 /* The summary's text (engine lock held, or a signal's best effort). */
