@@ -63,5 +63,7 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
 
 /* `gpuft report FILE...` (tools/report_cmd.c). */
 int ft_report_cmd_main(int argc, char **argv);
+/* `gpuft demo` (tools/demo.c). */
+int ft_demo_main(int argc, char **argv);
 
 #endif

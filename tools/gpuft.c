@@ -16,6 +16,7 @@
 #include "campaign.h"
 #include "report_path.h"
 #include "options.h"
+#include "options_text.h"
 
 #ifndef GPUFT_VERSION
 #define GPUFT_VERSION "unknown"
@@ -36,27 +37,10 @@ static const struct {
     /* one row per subcommand: {"name", function(argc, argv)}, argv[0] being the name */
     {"campaign", cmd_campaign},
     {"report", ft_report_cmd_main}, /* tools/report_cmd.c */
+    {"demo", ft_demo_main},         /* tools/demo.c */
 };
 
 /* ---- Options ---- */
-
-/* "CKPT_MAX" -> "ckpt-max" */
-static void flag_name(const char *name, char *out, size_t cap) {
-  size_t i = 0;
-  for (; name[i] && i + 1 < cap; i++)
-    out[i] = name[i] == '_' ? '-' : (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-  out[i] = 0;
-}
-
-static const char *kind_meta(const ft_option_t *o) {
-  switch (o->kind) {
-    case FT_OPTK_BOOL: return "BOOL";
-    case FT_OPTK_INT: return "N";
-    case FT_OPTK_SIZE: return "SIZE";
-    case FT_OPTK_ENUM: return o->choices;
-    default: return "TEXT";
-  }
-}
 
 /* The library that --lib names, or the one installed next to this executable, or (in
  * a build tree with another layout) the one this launcher was built with. */
@@ -81,7 +65,9 @@ static int find_library(const char *override, char *out) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft [options] [--] program [args...]\n"
-          "       gpuft campaign ...   fault-injection campaigns (gpuft campaign --help)\n");
+          "       gpuft campaign ...   fault-injection campaigns (gpuft campaign --help)\n"
+          "       gpuft report FILE... print or merge gpuft's JSON reports (one per rank)\n"
+          "       gpuft demo           a bit flip in an SGEMM on the simulator, with and without gpuft\n");
 }
 
 static void help(const char *lib_override) {
@@ -100,8 +86,8 @@ static void help(const char *lib_override) {
   for (int i = 0; i < FT_N_OPTIONS; i++) {
     const ft_option_t *o = &ft_options[i];
     char flag[64];
-    flag_name(o->name, flag, sizeof flag);
-    printf("  --%s=%s  [GPUFT_%s, default %s]\n      %s\n", flag, kind_meta(o), o->name,
+    ft_flag_name(o->name, flag, sizeof flag);
+    printf("  --%s=%s  [GPUFT_%s, default %s]\n      %s\n", flag, ft_kind_meta(o), o->name,
            o->def[0] ? o->def : "\"\"", o->doc);
   }
   printf("\nBOOL: 1/0/true/false/on/off/yes/no (--flag alone means 1); SIZE: bytes with an\n"
@@ -206,7 +192,7 @@ static int missing_value(const char *opt) {
 enum { OPT_LIB = 1000, OPT_TABLE = 2000 };
 
 /* getopt_long's table: the launcher's own options, then one per table row. The
- * names live in `names` (flag_name of each row). */
+ * names live in `names` (ft_flag_name of each row). */
 static struct option *long_options(char names[][64]) {
   static const struct option own[] = {{"lib", required_argument, NULL, OPT_LIB},
                                       {"quiet", no_argument, NULL, 'q'},
@@ -217,7 +203,7 @@ static struct option *long_options(char names[][64]) {
   if (!o) return NULL;
   memcpy(o, own, sizeof own);
   for (int k = 0; k < FT_N_OPTIONS; k++) {
-    flag_name(ft_options[k].name, names[k], 64);
+    ft_flag_name(ft_options[k].name, names[k], 64);
     /* a boolean alone means 1 (--enable); others take a value (--x=V or --x V) */
     o[n_own + (size_t)k] = (struct option){names[k],
                                             ft_options[k].kind == FT_OPTK_BOOL ? optional_argument
