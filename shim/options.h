@@ -24,7 +24,9 @@
   X(CHUNK, SIZE, "8MiB", 0, "host-to-device pipeline chunk")                                  \
   X(SKIP_KERNELS, STR, "", 0, "comma-separated kernel-name substrings left unprotected")      \
   X(INJECT, STR, "", 0, "fault injection into real device memory (see docs/options.md)")     \
-  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")
+  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")               \
+  X(HISTORY_DIR, STR, "", 0, "per-GPU error history folder (default ~/.cache/gpuft)")        \
+  X(QUARANTINE, BOOL, "0", 0, "hold the 2 MiB pages of known bad addresses away from the program")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, choices, doc) FT_OPT_##name,
