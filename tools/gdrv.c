@@ -69,3 +69,13 @@ void ft_gdrv_close(ft_gdrv_t *g) {
   /* libcuda stays loaded: unloading a driver with live threads is not safe. */
   memset(g, 0, sizeof *g);
 }
+
+CUresult ft_gdrv_load_module(const ft_gdrv_t *g, const void *fatbin, size_t fatbin_size,
+                             const void *twin_image, CUmodule *mod, int *twins) {
+  CUresult r = fatbin_size ? g->cuModuleLoadData(mod, fatbin) : CUDA_ERROR_NO_BINARY_FOR_GPU;
+  *twins = 0;
+  /* As ftk_module_load: a driver refuses the image that is not for it. */
+  if (r != CUDA_SUCCESS && twin_image && g->cuModuleLoadData(mod, twin_image) == CUDA_SUCCESS)
+    r = CUDA_SUCCESS, *twins = 1;
+  return r;
+}

@@ -29,6 +29,10 @@ int ft_gdrv_open(ft_gdrv_t *g, int ordinal, const char *who);
 void ft_gdrv_close(ft_gdrv_t *g);
 /* The driver's name for r ("CUDA_ERROR_..."-style text), never NULL. */
 const char *ft_gdrv_err(const ft_gdrv_t *g, CUresult r);
+/* Load a module: the fatbin (a GPU), else the simulator's twin image (NULL: none).
+ * *twins = 1 when the twins were taken. Returns the fatbin's error if both fail. */
+CUresult ft_gdrv_load_module(const ft_gdrv_t *g, const void *fatbin, size_t fatbin_size,
+                             const void *twin_image, CUmodule *mod, int *twins);
 /* The UUID's text form, as above. */
 void ft_gdrv_uuid_text(const CUuuid *u, char out[48]);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "devtools.h"
 #include "options.h"
 
 #ifndef GPUFT_VERSION
@@ -30,7 +31,7 @@ static int cmd_campaign(int argc, char **argv) { /* tools/campaign.c */
 static const struct {
   const char *name;
   int (*run)(int argc, char **argv);
-} subcommands[] = {{"campaign", cmd_campaign}};
+} subcommands[] = {{"campaign", cmd_campaign}, FT_DEVTOOLS_SUBCOMMANDS};
 
 /* ---- Options ---- */
 
