@@ -226,13 +226,15 @@ int ft_selftest_main(int argc, char **argv) {
     goto out;
   }
   printf("kernels: %s\n", e->mod.twins ? "simulator twins (C)" : "device code from the embedded fatbin");
-  if ((r = e->g.cuStreamCreate(&e->stream, CU_STREAM_NON_BLOCKING)) ||
+  if ((r = e->g.cuStreamCreate(&e->stream, CU_STREAM_DEFAULT)) ||
       (r = e->g.cuMemHostAlloc(&job, sizeof(ftk_job_t), CU_MEMHOSTALLOC_DEVICEMAP)) ||
       (r = e->g.cuMemHostGetDevicePointer(&e->job_dev, job, 0))) {
     st_cuda_fail(e, "set-up", r);
     goto out;
   }
   e->job = job;
+  /* A blocking stream: ordered after the legacy-stream copies and memsets that prepare
+   * each buffer (a memset of device memory may return before it runs). */
 
   printf("\n1. kernels against the CPU codec\n");
   int kr = st_kernels(e, quick);
