@@ -1,14 +1,19 @@
 # ft_add_test_runner(target LIST file SOURCES ...): one test executable whose tests are
 # declared once in LIST (lines "TEST_ENTRY(name, timeout_s)"); each becomes a CTest test
 # "<target>.<name>" run in a forked child with its timeout; exit code 77 means skipped.
+# REAL_DRIVER: the tests also run against a real driver (GPUFT_TEST_DRIVER=real, set by
+# tools/gpu-acceptance); without it they skip there with the reason.
 function(ft_add_test_runner target)
-  cmake_parse_arguments(A "" "LIST" "SOURCES;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(A "REAL_DRIVER" "LIST" "SOURCES;LIBS;ENV" ${ARGN})
   add_executable(${target} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/runner.c)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR})
   get_filename_component(listabs ${A_LIST} ABSOLUTE)
   target_compile_definitions(${target} PRIVATE FT_TEST_LIST="${listabs}")
   target_link_libraries(${target} PRIVATE ${A_LIBS} Threads::Threads)
+  if(A_REAL_DRIVER) # its tests also run with GPUFT_TEST_DRIVER=real (tests/runner.c)
+    target_compile_definitions(${target} PRIVATE FT_TEST_REAL_DRIVER_OK=1)
+  endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${listabs})
   file(STRINGS ${listabs} lines REGEX "^[ \t]*TEST_ENTRY\\(")
   foreach(line IN LISTS lines)

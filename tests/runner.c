@@ -81,6 +81,14 @@ static int run_one(int idx, const ft_test_t *t) {
     close(pfd[0]);
     skip_fd = pfd[1];
     setpgid(0, 0);
+#ifndef FT_TEST_REAL_DRIVER_OK
+    /* Test binaries not declared REAL_DRIVER (cmake/tests.cmake) rely on the simulator:
+     * its libcuda, its twins, its fault seam. On a GPU they skip, saying so. */
+    const char *drv = getenv("GPUFT_TEST_DRIVER");
+    if (drv && !strcmp(drv, "real"))
+      exit(ft_test_skip("needs the simulator (its libcuda, twins or fault seam SIMCUDA_FLIP); "
+                        "GPUFT_TEST_DRIVER=real runs against the real driver"));
+#endif
     int rc = t->fn();
     fflush(stdout);
     fflush(stderr);
