@@ -23,9 +23,10 @@ function(ft_add_test_runner target)
     add_test(NAME ${target}.${name} COMMAND ${target} ${name})
     math(EXPR ctest_tmo "${tmo} + 30")
     set_tests_properties(${target}.${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ctest_tmo})
-    if(A_ENV)
-      set_tests_properties(${target}.${name} PROPERTIES ENVIRONMENT "${A_ENV}")
-    endif()
+    # Permanent faults the tests provoke go to a fresh error history per test in the
+    # build tree (tests/runner.c), never to the user's (~/.cache/gpuft, docs/gpu.md).
+    set_tests_properties(${target}.${name} PROPERTIES
+      ENVIRONMENT "FT_TEST_HISTORY_ROOT=${CMAKE_BINARY_DIR}/test-history;${A_ENV}")
   endforeach()
 endfunction()
 
