@@ -23,6 +23,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
   CUdevice dev;
   char uuid[48];
+  int bad0, bad1; /* its bad words: g_bad[bad0, bad1) */
 } g_devs[MAX_DEVICES];
 static int g_ndevs;
 static struct {
@@ -50,19 +51,19 @@ static int uuid_of(CUdevice dev, char out[48]) {
   return 0;
 }
 
-/* Hold the 2 MiB pages of the bad words of `from` (indices into g_bad). Allocations of a
- * fresh context come in address order (the driver's and the simulator's), so 2 MiB
- * chunks are taken until one lies past the page; those overlapping it are kept, the
- * others given back. Without that order the loop ends at the cap with a warning. */
-static void quarantine(int from) {
-  static CUdeviceptr held[MAX_HELD];
-  static int nheld;
-  CUdeviceptr tmp[1024];
-  for (int i = from; i < g_nbad && nheld < MAX_HELD; i++) {
+/* Hold the 2 MiB pages of the bad words g_bad[from, to) in the current context. A fresh
+ * context hands out addresses in increasing order (the simulator does; for the CUDA
+ * driver this is unverified, docs/gpu.md), so 2 MiB chunks are taken until one lies past
+ * the page; those overlapping it are kept, the others given back. Without that order
+ * the loop ends at its cap with a warning. */
+static void quarantine(int from, int to) {
+  CUdeviceptr held[MAX_HELD], tmp[1024]; /* held chunks live as long as the context */
+  int nheld = 0;
+  for (int i = from; i < to && nheld < MAX_HELD; i++) {
     uint64_t lo = g_bad[i] & ~(PAGE - 1), hi = lo + PAGE;
     int kept = 0, ntmp = 0, reached = 0;
-    for (int k = 0; k < MAX_HELD; k++) /* already held by an earlier word's page */
-      if (k < nheld && held[k] < hi && held[k] + PAGE > lo) kept = 1;
+    for (int k = 0; k < nheld; k++) /* already held for an earlier word of the page */
+      if (held[k] < hi && held[k] + PAGE > lo) kept = 1, reached |= held[k] + PAGE >= hi;
     while (!kept || !reached) {
       CUdeviceptr c;
       if (ntmp == 1024 || nheld == MAX_HELD || ft_real.cuMemAlloc_v2(&c, PAGE) != CUDA_SUCCESS) break;
@@ -94,25 +95,26 @@ void ft_history_ctx_start(CUcontext ctx) {
     g_ctxs[g_nctxs].ctx = ctx;
     memcpy(g_ctxs[g_nctxs++].uuid, uuid, sizeof uuid);
   }
-  int known = 0;
-  for (int i = 0; i < g_ndevs; i++) known |= g_devs[i].dev == dev;
-  if (known || g_ndevs == MAX_DEVICES) {
-    pthread_mutex_unlock(&g_lock);
-    return;
+  int k = 0;
+  while (k < g_ndevs && g_devs[k].dev != dev) k++;
+  if (k == g_ndevs && g_ndevs < MAX_DEVICES) { /* the device's history, read once */
+    g_devs[k].dev = dev;
+    memcpy(g_devs[k].uuid, uuid, sizeof uuid);
+    g_devs[k].bad0 = g_nbad;
+    char path[4096];
+    ft_hist_t h;
+    if (ft_history_path(FT_OPT_S(HISTORY_DIR), uuid, path, sizeof path) == 0 &&
+        ft_history_read(path, &h) == 0) {
+      for (size_t i = 0; i < h.n_faults && g_nbad < MAX_BAD; i++) g_bad[g_nbad++] = h.faults[i].addr;
+      if (h.n_faults) FT_INFO("%s: %zu known bad words in %s", uuid, h.n_faults, path);
+      ft_history_free(&h);
+    }
+    g_devs[k].bad1 = g_nbad;
+    g_ndevs++;
   }
-  g_devs[g_ndevs].dev = dev;
-  memcpy(g_devs[g_ndevs++].uuid, uuid, sizeof uuid);
-  char path[4096];
-  ft_hist_t h;
-  int first = g_nbad;
-  if (ft_history_path(FT_OPT_S(HISTORY_DIR), uuid, path, sizeof path) == 0 &&
-      ft_history_read(path, &h) == 0) {
-    for (size_t i = 0; i < h.n_faults && g_nbad < MAX_BAD; i++) g_bad[g_nbad++] = h.faults[i].addr;
-    if (h.n_faults)
-      FT_INFO("%s: %zu known bad words in %s", uuid, h.n_faults, path);
-    ft_history_free(&h);
-  }
-  if (FT_OPT(QUARANTINE) && g_nbad > first) quarantine(first);
+  /* every context of the device holds its pages: they go when the context goes */
+  if (k < g_ndevs && FT_OPT(QUARANTINE) && g_devs[k].bad1 > g_devs[k].bad0)
+    quarantine(g_devs[k].bad0, g_devs[k].bad1);
   pthread_mutex_unlock(&g_lock);
 }
 
