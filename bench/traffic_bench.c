@@ -15,18 +15,31 @@
 
 #include <time.h>
 
+#ifndef APP_FFT3D
+#define APP_FFT3D "" /* not built (no cuFFT) */
+#endif
+
 typedef struct {
-  const char *name, *exe, *a1, *a2, *flip;
+  const char *name;
+  const char *argv[12];
+  const char *flip;
 } app_t;
 
 static const app_t apps[] = {
-    {"sgemm n=512", APP_SGEMM, "512", NULL, "before=launch:sgemm:1,arg=0,offset=4000,bits=3"},
-    {"sgemm n=1024", APP_SGEMM, "1024", NULL, "before=launch:sgemm:1,arg=1,offset=9000,bits=5"},
-    {"jacobi 256x256, 50 iterations", APP_JACOBI, "256", "50",
+    {"sgemm n=512", {APP_SGEMM, "512"}, "before=launch:sgemm:1,arg=0,offset=4000,bits=3"},
+    {"sgemm n=1024", {APP_SGEMM, "1024"}, "before=launch:sgemm:1,arg=1,offset=9000,bits=5"},
+    {"jacobi 256x256, 50 iterations", {APP_JACOBI, "256", "50"},
      "before=launch:residual_partial:20,arg=0,offset=7000,bits=2"},
-    {"jacobi 512x512, 20 iterations", APP_JACOBI, "512", "20",
+    {"jacobi 512x512, 20 iterations", {APP_JACOBI, "512", "20"},
      "before=launch:residual_partial:10,arg=1,offset=99000,bits=6"},
+    {"fft3d 64^3 in place, 5 reps", {APP_FFT3D, "--n", "64", "--reps", "5", "--impl", "own",
+                                     "--place", "in"},
+     "before=launch:fft_lines:3,arg=2,offset=40,bits=1"},
+    {"simplestreams 4 streams", {APP_SIMPLESTREAMS, "262144", "4", "3", "1"},
+     "before=launch:init_array:3,arg=1,offset=0,bits=2"},
 };
+
+static const char *const modes[] = {"launch", "epoch"};
 
 static double now(void) {
   struct timespec ts;
@@ -72,15 +85,20 @@ int main(int argc, char **argv) {
   snprintf(rep, sizeof rep, "/tmp/gpuft-traffic-%d.json", (int)getpid());
   snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
   if (json) printf("{\"apps\": [");
-  else
-    printf("traffic_bench: what gpuft adds to the example programs on the simulator "
-           "(same run)\n\n%-31s %12s %12s %11s %11s %7s %9s %9s %6s %8s\n",
-           "program", "kernel bytes", "gpuft reads", "code copies", "shadows", "traffic",
-           "time (s)", "gpuft (s)", "ratio", "replays");
+  int first = 1;
+  for (int m = 0; m < 2; m++) {
+  char env_mode[64];
+  snprintf(env_mode, sizeof env_mode, "GPUFT_CHECK=%s", modes[m]);
+  if (!json)
+    printf("%straffic_bench: what gpuft adds to the example programs on the simulator "
+           "(same run), GPUFT_CHECK=%s\n\n%-31s %12s %12s %11s %11s %7s %9s %9s %6s %8s\n",
+           m ? "\n" : "", modes[m], "program", "kernel bytes", "gpuft reads", "code copies",
+           "shadows", "traffic", "time (s)", "gpuft (s)", "ratio", "replays");
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
-    const char *argv_[] = {apps[i].exe, apps[i].a1, apps[i].a2, NULL};
+    if (!apps[i].argv[0][0]) continue;
+    const char *const *argv_ = apps[i].argv;
     const char *plain[] = {"SIMCUDA_STATS=1", "LD_PRELOAD", NULL};
-    const char *with[] = {"SIMCUDA_STATS=1", "LD_PRELOAD=" GPUFT_LIB, env_rep, NULL};
+    const char *with[] = {"SIMCUDA_STATS=1", "LD_PRELOAD=" GPUFT_LIB, env_rep, env_mode, NULL};
     proc_result_t p, g;
     double tp = 1e30, tg = 1e30;
     for (int rep = 0; rep < 3; rep++) {
@@ -111,7 +129,7 @@ int main(int argc, char **argv) {
     /* one fault in a read-only input: how many replays it costs */
     char env_flip[256];
     snprintf(env_flip, sizeof env_flip, "SIMCUDA_FLIP=%s", apps[i].flip);
-    const char *faulty[] = {"LD_PRELOAD=" GPUFT_LIB, env_rep, env_flip, NULL};
+    const char *faulty[] = {"LD_PRELOAD=" GPUFT_LIB, env_rep, env_flip, env_mode, NULL};
     proc_result_t fr;
     if (proc_run(argv_, faulty, 600, &fr) == 0) {
       char *fj = read_file(rep);
@@ -129,11 +147,11 @@ int main(int argc, char **argv) {
     }
     double ratio = kernel ? (double)(verified + encoded + extra_copies) / (double)kernel : 0;
     if (json)
-      printf("%s{\"program\": \"%s\", \"kernel_bytes\": %ju, \"gpuft_device_reads\": %ju, "
+      printf("%s{\"program\": \"%s\", \"mode\": \"%s\", \"kernel_bytes\": %ju, \"gpuft_device_reads\": %ju, "
              "\"code_copy_bytes\": %ju, \"shadow_bytes\": %ju, \"added_per_kernel_byte\": %.4f, "
              "\"time_s\": %.4f, \"gpuft_time_s\": %.4f, \"time_ratio\": %.3f, "
              "\"replays_per_fault\": %ju}",
-             i ? ", " : "", apps[i].name, (uintmax_t)kernel, (uintmax_t)(verified + encoded),
+             first ? "" : ", ", apps[i].name, modes[m], (uintmax_t)kernel, (uintmax_t)(verified + encoded),
              (uintmax_t)extra_copies, (uintmax_t)shadow, ratio, tp, tg, tg / tp, (uintmax_t)replays);
     else
       printf("%-31s %12ju %12ju %11ju %11ju %7.3f %9.3f %9.3f %6.2f %8ju\n", apps[i].name,
@@ -143,6 +161,8 @@ int main(int argc, char **argv) {
     unlink(rep);
     proc_free(&p);
     proc_free(&g);
+    first = 0;
+  }
   }
   if (json) printf("]}\n");
   else

@@ -262,8 +262,12 @@ static void fill_layout(ft_func_t *fn) {
     }
     FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)", fn->name,
              fn->places_exact, fn->places_conservative);
+    ft_st.kernels_ptx++;
+    ft_st.places_exact += (uint64_t)fn->places_exact;
+    ft_st.places_conservative += (uint64_t)fn->places_conservative;
     return;
   }
+  ft_st.kernels_no_ptx++;
   if (name) {
     /* No PTX (SASS-only image, or not understood): every argument may be written,
      * except pointers to const, verified after the launch (a replay tells if the

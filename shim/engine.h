@@ -83,6 +83,8 @@ void ft_reg_remove(ft_alloc_t *a);
 size_t ft_reg_count(void);
 ft_alloc_t *ft_reg_at(size_t i);
 void ft_set_state(ft_alloc_t *a, int state);
+/* Byte-seconds spent in `state`, into the exposure counters. */
+void ft_exposure_add(int state, double bs);
 
 /* ---- Order of the program's work (order.c) and rest intervals (rest.c) ---- */
 #define FT_ORD_STREAMS 64
@@ -319,6 +321,8 @@ typedef struct {
   uint64_t bytes_shadow, replays, replayed_ops;
   double cpu_seconds;
   double covered_byte_s, total_byte_s; /* coverage */
+  double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
+  uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
 } ft_engine_stats_t;
 extern ft_engine_stats_t ft_st; /* under the engine lock */
 

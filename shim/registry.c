@@ -62,12 +62,19 @@ void ft_reg_remove(ft_alloc_t *a) {
 size_t ft_reg_count(void) { return g_n; }
 ft_alloc_t *ft_reg_at(size_t i) { return i < g_n ? g_v[i] : NULL; }
 
-/* Coverage: byte-seconds spent under a valid code vs in all. */
+/* Exposure: byte-seconds spent under a valid code, in flight (written, code
+ * stale), and unprotected; memory not yet written holds nothing to protect. */
+void ft_exposure_add(int state, double bs) {
+  if (state == FT_ST_UNINIT) return;
+  ft_st.total_byte_s += bs;
+  if (state == FT_ST_CLEAN) ft_st.covered_byte_s += bs;
+  else if (state == FT_ST_UNPROT) ft_st.unprotected_byte_s += bs;
+  else ft_st.inflight_byte_s += bs;
+}
+
 void ft_set_state(ft_alloc_t *a, int state) {
   double t = ft_now();
-  double bs = (double)a->size * (t - a->t_state);
-  ft_st.total_byte_s += bs;
-  if (a->state == FT_ST_CLEAN) ft_st.covered_byte_s += bs;
+  ft_exposure_add(a->state, (double)a->size * (t - a->t_state));
   a->t_state = t;
   a->state = state;
 }

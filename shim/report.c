@@ -127,15 +127,25 @@ static void query_gpu(void) {
   g_proc.gpu_ok = 1;
 }
 
-/* Coverage: close the open intervals of live allocations (engine lock held). */
-static double coverage(void) {
-  double t = ft_now(), cov = ft_st.covered_byte_s, tot = ft_st.total_byte_s;
+/* Exposure: close the open intervals of live allocations (engine lock held). */
+static void exposure(double *cov, double *inflight, double *unprot, double *tot) {
+  double t = ft_now();
+  *cov = ft_st.covered_byte_s, *inflight = ft_st.inflight_byte_s;
+  *unprot = ft_st.unprotected_byte_s, *tot = ft_st.total_byte_s;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     const ft_alloc_t *a = ft_reg_at(i);
     double bs = (double)a->size * (t - a->t_state);
-    tot += bs;
-    if (a->state == FT_ST_CLEAN) cov += bs;
+    if (a->state == FT_ST_UNINIT) continue; /* nothing written yet: nothing to protect */
+    *tot += bs;
+    if (a->state == FT_ST_CLEAN) *cov += bs;
+    else if (a->state == FT_ST_UNPROT) *unprot += bs;
+    else *inflight += bs;
   }
+}
+
+static double coverage(void) {
+  double cov, inflight, unprot, tot;
+  exposure(&cov, &inflight, &unprot, &tot);
   return tot > 0 ? cov / tot : 0.0;
 }
 
@@ -232,8 +242,28 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "allocations_unprotected", s->allocations_unprotected);
   ft_jw_f(w, "cpu_seconds", s->cpu_seconds, 6);
   /* the registry may be mid-change when a signal arrives without the lock */
-  if (end->locked) ft_jw_f(w, "coverage", coverage(), 6);
-  else ft_jw_null(w, "coverage");
+  if (end->locked) {
+    ft_jw_f(w, "coverage", coverage(), 6);
+    /* device byte-seconds by state (docs/report.md "exposure") */
+    double cov, inflight, unprot, tot;
+    exposure(&cov, &inflight, &unprot, &tot);
+    ft_jw_obj(w, "exposure");
+    ft_jw_s(w, "check", FT_OPT(CHECK) == FT_CHECK_EPOCH ? "epoch" : "launch");
+    ft_jw_f(w, "under_code_byte_s", cov, 6);
+    ft_jw_f(w, "in_flight_byte_s", inflight, 6);
+    ft_jw_f(w, "unprotected_byte_s", unprot, 6);
+    ft_jw_f(w, "under_code_share", tot > 0 ? cov / tot : 0.0, 6);
+    ft_jw_end(w);
+  } else {
+    ft_jw_null(w, "coverage");
+  }
+  /* where the access classes of kernel arguments came from (DESIGN.md 5) */
+  ft_jw_obj(w, "analysis");
+  ft_jw_u(w, "kernels_with_ptx_facts", s->kernels_ptx);
+  ft_jw_u(w, "kernels_conservative", s->kernels_no_ptx);
+  ft_jw_u(w, "places_exact", s->places_exact);
+  ft_jw_u(w, "places_conservative", s->places_conservative);
+  ft_jw_end(w);
   ft_inject_report(w);
   ft_jw_arr(w, "events");
   for (int i = 0; i < ft_nevents && i < FT_MAX_EVENTS; i++) {
