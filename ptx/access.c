@@ -629,6 +629,17 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
     if (a.flags & FT_PTX_K_INCOMPLETE) break;
   } while (a.changed && ++rounds < MAX_ROUNDS);
   if (a.changed) a.flags |= FT_PTX_K_INCOMPLETE;
+  if (!(a.flags & FT_PTX_K_INCOMPLETE)) {
+    /* The taint is at its fixpoint: record the accesses once more from it,
+     * forgetting what early rounds saw through still-incomplete taint (an
+     * address with no origin yet is not an address built from no pointer). */
+    for (size_t pl = 0; pl < a.np; pl++) a.res[pl] &= R_PART | R_FULL;
+    a.flags = 0;
+    for (size_t f = 0; f < m->nfuncs; f++)
+      if (a.fc[f].reached)
+        for (size_t i = 0; i < m->funcs[f].ninstrs; i++) transfer(&a, f, &m->funcs[f], &m->funcs[f].instrs[i]);
+    if (a.changed) a.flags |= FT_PTX_K_INCOMPLETE;
+  }
   finish(&a, out);
   release(&a);
   return 0;

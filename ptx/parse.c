@@ -321,16 +321,15 @@ static void read_attrs(P *p, attrs_t *a) {
     const char *ps[8];
     size_t pn[8];
     unsigned k = split(p->tok.s, p->tok.len, ps, pn, 8);
-    int need_num = 0, in_ptr = 0;
+    int need_num = 0;
     for (unsigned i = 0; i < k; i++) {
       int t, sp;
       if (span_is(ps[i], pn[i], "align")) {
         if (i + 1 != k) fail(p, p->tok.line, "bad .align");
-        need_num = in_ptr ? 2 : 1;
+        need_num = a->ptr ? 2 : 1;   /* after .ptr, .align is the pointee's */
       } else if (span_is(ps[i], pn[i], "ptr")) {
         a->ptr = 1;
-        in_ptr = 1;
-      } else if (in_ptr && (sp = space_of(ps[i], pn[i])) >= 0) {
+      } else if (a->ptr && (sp = space_of(ps[i], pn[i])) >= 0) {
         a->ptr_space = (uint8_t)sp;
       } else if (span_is(ps[i], pn[i], "v2") || span_is(ps[i], pn[i], "v4")) {
         a->vec = (uint8_t)(ps[i][1] - '0');

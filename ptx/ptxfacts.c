@@ -47,10 +47,11 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
       continue;
     }
     if (!quiet) {
-      printf("%s: sm_%u %s%s%s%s%s\n", path, sm, fn->name,
+      printf("%s: sm_%u %s%s%s%s%s%s\n", path, sm, fn->name,
              (facts.flags & FT_PTX_K_LOADED_PTR) ? " [derefs loaded pointers]" : "",
              (facts.flags & FT_PTX_K_GLOBAL_VAR) ? " [global variables]" : "",
              (facts.flags & FT_PTX_K_UNKNOWN_CALL) ? " [unknown call]" : "",
+             (facts.flags & FT_PTX_K_UNKNOWN_ADDR) ? " [address from no pointer]" : "",
              (facts.flags & FT_PTX_K_INCOMPLETE) ? " [incomplete]" : "");
     }
     for (size_t k = 0; k < facts.nplaces; k++) {
@@ -66,7 +67,7 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
   }
 }
 
-static void one_file(const char *path, int quiet, totals_t *t) {
+static void one_file(const char *path, int quiet, int dump, totals_t *t) {
   size_t len;
   char *buf = slurp(path, &len);
   if (!buf) {
@@ -87,6 +88,10 @@ static void one_file(const char *path, int quiet, totals_t *t) {
     t->sass_only++;
   }
   for (size_t i = 0; i < img.nptx; i++) {
+    if (dump) {
+      fwrite(img.ptx[i].text, 1, img.ptx[i].len, stdout);
+      continue;
+    }
     ft_ptx_module_t *m;
     if (ft_ptx_parse(img.ptx[i].text, img.ptx[i].len, &m, err, sizeof err) != 0) {
       printf("%s: PTX #%zu not analysed: %s\n", path, i, err);
@@ -101,15 +106,18 @@ static void one_file(const char *path, int quiet, totals_t *t) {
 }
 
 int main(int argc, char **argv) {
-  int quiet = 0, first = 1;
+  int quiet = 0, dump = 0, first = 1;
   if (argc > 1 && strcmp(argv[1], "-q") == 0) quiet = 1, first = 2;
+  if (argc > 1 && strcmp(argv[1], "--ptx") == 0) dump = 1, first = 2;
   if (argc <= first) {
-    fprintf(stderr, "usage: ptxfacts [-q] FILE...  (PTX text, fatbin, cubin, executable or library)\n");
+    fprintf(stderr, "usage: ptxfacts [-q | --ptx] FILE...  (PTX text, fatbin, cubin, executable or library)\n"
+                    "  -q: coverage line only; --ptx: print the PTX the files carry\n");
     return 2;
   }
   totals_t t;
   memset(&t, 0, sizeof t);
-  for (int i = first; i < argc; i++) one_file(argv[i], quiet, &t);
+  for (int i = first; i < argc; i++) one_file(argv[i], quiet, dump, &t);
+  if (dump) return t.modules_failed ? 1 : 0;
   printf("coverage: %zu kernels (%zu not analysed), %zu places (%zu dereferenced): %zu exact, %zu conservative;"
          " %zu PTX modules not analysed, %zu images SASS only\n",
          t.kernels, t.kernels_failed, t.places, t.pointers, t.exact, t.places - t.exact, t.modules_failed,
