@@ -627,6 +627,22 @@ static int sreg_of(const char *s, size_t n, uint32_t *comp) {
   s++, n--;
   size_t b = n;
   *comp = 0;
+  /* numbered ones: %envreg0..31, %pm0..7 */
+  for (int k = 0; k < 2; k++) {
+    const char *pre = k ? "pm" : "envreg";
+    size_t pl = strlen(pre);
+    unsigned lim = k ? 8 : 32;
+    if (n > pl && n <= pl + 2 && memcmp(s, pre, pl) == 0) {
+      unsigned v = 0;
+      for (size_t i = pl; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        v = v * 10 + (unsigned)(s[i] - '0');
+      }
+      if (v >= lim) return 0;
+      *comp = v;
+      return k ? FT_PTX_SR_PM : FT_PTX_SR_ENVREG;
+    }
+  }
   if (n > 2 && s[n - 2] == '.') {
     char c = s[n - 1];
     if (c != 'x' && c != 'y' && c != 'z') return 0;

@@ -200,7 +200,7 @@ enum {
 };
 
 /* Special registers (SREG operands; component x/y/z in operand.count for the
- * vector ones: 0 = x, 1 = y, 2 = z). */
+ * vector ones: 0 = x, 1 = y, 2 = z; the number of %envreg<N> and %pm<N>). */
 typedef enum {
   FT_PTX_SR_NONE = 0,
   FT_PTX_SR_TID, FT_PTX_SR_NTID, FT_PTX_SR_CTAID, FT_PTX_SR_NCTAID,
@@ -212,6 +212,8 @@ typedef enum {
   FT_PTX_SR_WARPSZ, FT_PTX_SR_CLUSTERID, FT_PTX_SR_NCLUSTERID, FT_PTX_SR_CLUSTER_CTAID,
   FT_PTX_SR_CLUSTER_NCTAID, FT_PTX_SR_CLUSTER_CTARANK, FT_PTX_SR_CLUSTER_NCTARANK,
   FT_PTX_SR_IS_EXPLICIT_CLUSTER,
+  FT_PTX_SR_ENVREG,      /* %envreg<N>: N (0..31) in operand.count */
+  FT_PTX_SR_PM,          /* %pm<N> performance counters: N (0..7) in operand.count */
   FT_PTX_SR_COUNT
 } ft_ptx_sreg_t;
 
