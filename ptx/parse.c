@@ -944,7 +944,7 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
   unsigned lo = 0, hi = 0;
   switch (in->op) {
   case FT_PTX_OP_ABS: case FT_PTX_OP_NEG: case FT_PTX_OP_NOT: case FT_PTX_OP_CNOT:
-  case FT_PTX_OP_MOV: case FT_PTX_OP_CVT: case FT_PTX_OP_CVTA: case FT_PTX_OP_POPC:
+  case FT_PTX_OP_MOV: case FT_PTX_OP_CVTA: case FT_PTX_OP_POPC:
   case FT_PTX_OP_CLZ: case FT_PTX_OP_BREV: case FT_PTX_OP_BFIND: case FT_PTX_OP_RCP:
   case FT_PTX_OP_SQRT: case FT_PTX_OP_RSQRT: case FT_PTX_OP_SIN: case FT_PTX_OP_COS:
   case FT_PTX_OP_EX2: case FT_PTX_OP_LG2: case FT_PTX_OP_TANH: case FT_PTX_OP_TESTP:
@@ -952,13 +952,17 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
     lo = hi = 2; break;
   case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
     lo = 2; hi = 3; break;
+  case FT_PTX_OP_CVT:   /* cvt.rn.f16x2.f32 d, a, b packs two sources */
+    lo = 2; hi = 3; break;
   case FT_PTX_OP_ST:
     lo = 2; hi = 3; break;
   case FT_PTX_OP_ADD: case FT_PTX_OP_SUB: case FT_PTX_OP_ADDC: case FT_PTX_OP_SUBC:
   case FT_PTX_OP_MUL: case FT_PTX_OP_MUL24: case FT_PTX_OP_DIV: case FT_PTX_OP_REM:
   case FT_PTX_OP_AND: case FT_PTX_OP_OR: case FT_PTX_OP_XOR: case FT_PTX_OP_SHL:
-  case FT_PTX_OP_SHR: case FT_PTX_OP_MIN: case FT_PTX_OP_MAX: case FT_PTX_OP_COPYSIGN:
+  case FT_PTX_OP_SHR: case FT_PTX_OP_COPYSIGN:
     lo = hi = 3; break;
+  case FT_PTX_OP_MIN: case FT_PTX_OP_MAX:   /* three-input forms on newer targets */
+    lo = 3; hi = 4; break;
   case FT_PTX_OP_MAD: case FT_PTX_OP_MADC: case FT_PTX_OP_MAD24: case FT_PTX_OP_FMA:
   case FT_PTX_OP_SELP: case FT_PTX_OP_SLCT: case FT_PTX_OP_SAD: case FT_PTX_OP_SHF:
   case FT_PTX_OP_PRMT: case FT_PTX_OP_DP4A: case FT_PTX_OP_DP2A: case FT_PTX_OP_BFE:
@@ -969,8 +973,8 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
     lo = 4; hi = 5; break;
   case FT_PTX_OP_SET:
     lo = 3; hi = 4; break;
-  case FT_PTX_OP_SHFL:
-    lo = hi = 6; break;
+  case FT_PTX_OP_SHFL:   /* shfl.sync: d, p, a, b, c, membermask; pre-sync shfl: no mask */
+    lo = 5; hi = 6; break;
   case FT_PTX_OP_ATOM:
     lo = 3; hi = 5; break;
   case FT_PTX_OP_RED:

@@ -105,6 +105,7 @@ TEST_IMPL(parse_nested_scopes_and_operands) {
       " @!%p1 bra.uni $L_end;\n"
       " shf.l.wrap.b32 %r1, %r2, %r3, 5;\n vote.sync.ballot.b32 %r1, %p1, -1;\n"
       " bar.red.popc.u32 %r2, 0, %p1;\n"
+      " mov.u32 %r3, %envreg2;\n cvt.rn.f16x2.f32 %r1, %f2, %f1;\n max.s32 %r1, %r2, %r3;\n"
       "$L_end:\n ret;\n}\n";
   ft_ptx_module_t *m = parse(text);
   const ft_ptx_function_t *e = &m->funcs[0];
@@ -156,6 +157,12 @@ TEST_IMPL(parse_nested_scopes_and_operands) {
   ASSERT(sf->mode == FT_PTX_SHF_L && (sf->flags & FT_PTX_F_WRAP));
   ASSERT_EQ(find_op(e, FT_PTX_OP_VOTE, 0)->mode, FT_PTX_VOTE_BALLOT);
   ASSERT_EQ(find_op(e, FT_PTX_OP_BAR, 0)->mode, FT_PTX_BAR_RED_POPC);
+  const ft_ptx_operand_t *env = ft_ptx_opd(e, find_op(e, FT_PTX_OP_MOV, 5), 1);
+  ASSERT_EQ(env->kind, FT_PTX_OPD_SREG);
+  ASSERT_EQ(env->index, (uint32_t)FT_PTX_SR_ENVREG);
+  ASSERT_EQ(env->count, 2u);
+  const ft_ptx_instr_t *pk = find_op(e, FT_PTX_OP_CVT, 2);
+  ASSERT(pk->nops == 3 && pk->type == FT_PTX_T_F16X2 && pk->type2 == FT_PTX_T_F32);
   ft_ptx_module_free(m);
   return TEST_OK;
 }
