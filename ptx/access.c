@@ -645,6 +645,29 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
   return 0;
 }
 
+int ft_ptx_facts_conservative(const uint32_t *offsets, const uint32_t *sizes, size_t n, ft_ptx_facts_t *out) {
+  memset(out, 0, sizeof *out);
+  size_t np = 0;
+  for (size_t pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < n; i++) {
+      if (sizes[i] < 8 || sizes[i] > (1u << 20)) continue;
+      for (uint32_t f = 0; f + 8 <= sizes[i]; f++) {
+        if ((offsets[i] + f) % 8) continue;
+        if (pass) out->places[out->nplaces++] = (ft_ptx_place_t){offsets[i] + f, (uint32_t)i, f,
+                                                                 FT_PTX_ACC_READ_WRITE, 0, 0};
+        else np++;
+      }
+    }
+    if (!pass) {
+      if (np > MAX_PLACES) return -1;
+      out->places = calloc(np ? np : 1, sizeof *out->places);
+      if (!out->places) return -1;
+    }
+  }
+  out->flags = FT_PTX_K_INCOMPLETE;
+  return 0;
+}
+
 void ft_ptx_facts_free(ft_ptx_facts_t *f) {
   free(f->places);
   f->places = NULL;

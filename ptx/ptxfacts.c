@@ -67,6 +67,41 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
   }
 }
 
+typedef struct {
+  const char *path;
+  int quiet;
+  totals_t *t;
+} sass_t;
+
+/* A SASS-only kernel: its layout from the cubin, every place conservative. */
+static int sass_kernel(const char *name, const ft_cubin_param_t *ps, size_t n, void *ctx) {
+  sass_t *s = ctx;
+  uint32_t off[4096], size[4096];
+  if (n > 4096) n = 4096;
+  for (size_t i = 0; i < n; i++) off[i] = ps[i].offset, size[i] = ps[i].size;
+  ft_ptx_facts_t f;
+  s->t->kernels++;
+  if (ft_ptx_facts_conservative(off, size, n, &f) != 0) {
+    s->t->kernels_failed++;
+    return 0;
+  }
+  if (!s->quiet) printf("%s: %s (SASS only: layout from the cubin)\n", s->path, name);
+  for (size_t k = 0; k < f.nplaces; k++) {
+    s->t->places++;
+    if (!s->quiet)
+      printf("  %4u param %u+%u: %-10s conservative\n", f.places[k].offset, f.places[k].param, f.places[k].field,
+             ft_ptx_access_name(f.places[k].access));
+  }
+  ft_ptx_facts_free(&f);
+  return 0;
+}
+
+static int sass_entry(const ft_fatbin_entry_t *e, void *ctx) {
+  if (e->kind == FT_FATBIN_ENTRY_ELF && e->compression == FT_FATBIN_COMP_NONE)
+    ft_cubin_kernels(e->payload, e->payload_size, sass_kernel, ctx);
+  return 0;
+}
+
 static void one_file(const char *path, int quiet, int dump, totals_t *t) {
   size_t len;
   char *buf = slurp(path, &len);
@@ -86,6 +121,9 @@ static void one_file(const char *path, int quiet, int dump, totals_t *t) {
   if (!img.nptx) {
     printf("%s: %s\n", path, err);
     t->sass_only++;
+    sass_t s = {path, quiet, t};
+    if (img.kind == FT_IMAGE_CUBIN) ft_cubin_kernels(buf, len, sass_kernel, &s);
+    else ft_fatbin_walk(buf, len, sass_entry, &s, err, sizeof err);
   }
   for (size_t i = 0; i < img.nptx; i++) {
     if (dump) {

@@ -85,9 +85,10 @@ TEST_IMPL(fuzz_fatbin_truncated) {
   outcome_t o = {0};
   for (size_t k = 0; k < n; k++) {
     /* every length up to 1 KiB, then strided: each prefix copied to a buffer of
-     * exactly that size so that ASan sees any read past it */
-    for (size_t cut = 0; cut < lens[k]; cut += cut < 1024 ? 1 : 61) {
-      unsigned char *c = malloc(cut ? cut : 1);
+     * exactly that size so that ASan sees any read past it (size 0 would mean
+     * "unknown size", bounded by the headers only: not a truncation) */
+    for (size_t cut = 1; cut < lens[k]; cut += cut < 1024 ? 1 : 61) {
+      unsigned char *c = malloc(cut);
       memcpy(c, imgs[k], cut);
       analyse_image(c, cut, &o);
       free(c);

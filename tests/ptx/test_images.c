@@ -152,3 +152,72 @@ TEST_IMPL(fatbin_malformed_headers) {
   free(fb);
   return TEST_OK;
 }
+
+/* The parameter layout a cubin records equals the PTX's, kernel by kernel. */
+typedef struct {
+  const ft_ptx_module_t *m;
+  size_t kernels, places;
+} layout_t;
+
+static int check_layout(const char *name, const ft_cubin_param_t *ps, size_t n, void *ctx) {
+  layout_t *l = ctx;
+  const ft_ptx_function_t *fn = ft_ptx_find_function(l->m, name);
+  if (!fn) FT_FAIL_("cubin kernel %s not in the PTX", name);
+  ASSERT_EQ(n, fn->nparams);
+  uint32_t off[64], size[64];
+  ASSERT_LE(n, 64u);
+  for (size_t i = 0; i < n; i++) {
+    ASSERT_EQ(ps[i].ordinal, (uint32_t)i);
+    ASSERT_EQ(ps[i].offset, fn->params[i].offset);
+    ASSERT_EQ(ps[i].size, fn->params[i].size);
+    off[i] = ps[i].offset;
+    size[i] = ps[i].size;
+  }
+  /* conservative facts from the layout: the same places as the PTX analysis */
+  ft_ptx_facts_t c, f;
+  char err[256];
+  ASSERT_EQ(ft_ptx_facts_conservative(off, size, n, &c), 0);
+  ASSERT_EQ(ft_ptx_facts(l->m, fn, &f, err, sizeof err), 0);
+  ASSERT_EQ(c.nplaces, f.nplaces);
+  for (size_t p = 0; p < c.nplaces; p++) {
+    ASSERT_EQ(c.places[p].offset, f.places[p].offset);
+    ASSERT_EQ(c.places[p].access, (uint8_t)FT_PTX_ACC_READ_WRITE);
+    ASSERT(!c.places[p].exact);
+  }
+  l->places += c.nplaces;
+  ft_ptx_facts_free(&c);
+  ft_ptx_facts_free(&f);
+  l->kernels++;
+  return 0;
+}
+
+TEST_IMPL(cubin_param_layout) {
+#ifndef FT_PTX_CORPUS_BIN
+  return TEST_SKIPF("no nvcc at configure time: no cubin to read");
+#else
+  char path[512];
+  size_t len, plen;
+  snprintf(path, sizeof path, "%s/sass_only.cubin", FT_PTX_CORPUS_BIN);
+  char *cubin = pt_read_file(path, &len);
+  snprintf(path, sizeof path, "%s/atomics.ptx", FT_PTX_CORPUS_BIN);
+  char *ptx = pt_read_file(path, &plen);
+  ASSERT(cubin && ptx);
+  ft_ptx_module_t *m = pt_parse_or_fail(ptx, plen, path);
+  layout_t l = {m, 0, 0};
+  ASSERT_EQ(ft_cubin_kernels(cubin, len, check_layout, &l), 5);
+  ASSERT_EQ(l.kernels, 5u);
+  ASSERT_EQ(l.places, 10u);
+  /* truncated cubins: an error or fewer kernels, never a read past the end */
+  for (size_t cut = 1; cut < len; cut += 7) {
+    char *c = malloc(cut);
+    memcpy(c, cubin, cut);
+    l.kernels = 0;
+    (void)ft_cubin_kernels(c, cut, check_layout, &l);
+    free(c);
+  }
+  ft_ptx_module_free(m);
+  free(cubin);
+  free(ptx);
+  return TEST_OK;
+#endif
+}
