@@ -144,10 +144,9 @@ int ft_fatbin_walk(const void *image, size_t size, int (*fn)(const ft_fatbin_ent
   }
 }
 
-int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, char *err, size_t errlen) {
-  *text = NULL;
+int ft_fatbin_entry_bytes(const ft_fatbin_entry_t *e, uint8_t **data, size_t *len, char *err, size_t errlen) {
+  *data = NULL;
   *len = 0;
-  if (e->kind != FT_FATBIN_ENTRY_PTX) return setf(err, errlen, "not a PTX entry");
   size_t n;
   char *out;
   if (e->compression == FT_FATBIN_COMP_NONE) {
@@ -163,7 +162,7 @@ int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, cha
         return setf(err, errlen, "zstd: no content size");
       want = fcs;
     }
-    if (!want || want > MAX_TEXT) return setf(err, errlen, "compressed PTX: bad uncompressed size");
+    if (!want || want > MAX_TEXT) return setf(err, errlen, "compressed entry: bad uncompressed size");
     out = malloc((size_t)want + 1);
     if (!out) return setf(err, errlen, "out of memory");
     if (e->compression == FT_FATBIN_COMP_ZSTD) {
@@ -182,14 +181,26 @@ int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, cha
       int r = LZ4_decompress_safe((const char *)e->payload, out, (int)e->payload_size, (int)want);
       if (r < 0) {
         free(out);
-        return setf(err, errlen, "lz4: corrupt PTX entry");
+        return setf(err, errlen, "lz4: corrupt entry");
       }
       n = (size_t)r;
     }
   }
   out[n] = '\0';
-  *text = out;
-  *len = strnlen(out, n);
+  *data = (uint8_t *)out;
+  *len = n;
+  return 0;
+}
+
+int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, char *err, size_t errlen) {
+  *text = NULL;
+  *len = 0;
+  if (e->kind != FT_FATBIN_ENTRY_PTX) return setf(err, errlen, "not a PTX entry");
+  uint8_t *d;
+  size_t n;
+  if (ft_fatbin_entry_bytes(e, &d, &n, err, errlen) != 0) return -1;
+  *text = (char *)d;
+  *len = strnlen(*text, n);
   return 0;
 }
 

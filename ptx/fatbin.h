@@ -49,6 +49,10 @@ int ft_fatbin_walk(const void *image, size_t size,
                    int (*fn)(const ft_fatbin_entry_t *e, void *ctx), void *ctx,
                    char *err, size_t errlen);
 
+/* The payload of any entry, decompressed: malloc'd (with one NUL byte after
+ * it), *len bytes. 0, or -1 with err. */
+int ft_fatbin_entry_bytes(const ft_fatbin_entry_t *e, uint8_t **data, size_t *len, char *err, size_t errlen);
+
 /* The PTX text of a PTX entry, decompressed (libzstd / liblz4): malloc'd,
  * NUL-terminated, *len without trailing NULs. 0, or -1 with err. */
 int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, char *err, size_t errlen);

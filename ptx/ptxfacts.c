@@ -97,8 +97,12 @@ static int sass_kernel(const char *name, const ft_cubin_param_t *ps, size_t n, v
 }
 
 static int sass_entry(const ft_fatbin_entry_t *e, void *ctx) {
-  if (e->kind == FT_FATBIN_ENTRY_ELF && e->compression == FT_FATBIN_COMP_NONE)
-    ft_cubin_kernels(e->payload, e->payload_size, sass_kernel, ctx);
+  uint8_t *elf;
+  size_t len;
+  char err[256];
+  if (e->kind != FT_FATBIN_ENTRY_ELF || ft_fatbin_entry_bytes(e, &elf, &len, err, sizeof err) != 0) return 0;
+  ft_cubin_kernels(elf, len, sass_kernel, ctx);
+  free(elf);
   return 0;
 }
 
