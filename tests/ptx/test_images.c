@@ -191,6 +191,26 @@ static int check_layout(const char *name, const ft_cubin_param_t *ps, size_t n, 
   return 0;
 }
 
+typedef struct {
+  layout_t *l;
+  size_t elf_entries;
+} elf_entry_t;
+
+static int elf_entry(const ft_fatbin_entry_t *e, void *ctx) {
+  elf_entry_t *ee = ctx;
+  if (e->kind != FT_FATBIN_ENTRY_ELF) return 0;
+  uint8_t *elf;
+  size_t n;
+  char err[256];
+  if (ft_fatbin_entry_bytes(e, &elf, &n, err, sizeof err) != 0) FT_FAIL_("ELF entry: %s", err);
+  ee->l->kernels = 0;
+  ASSERT_EQ(ft_cubin_kernels(elf, n, check_layout, ee->l), 5);
+  ASSERT_EQ(ee->l->kernels, 5u);
+  free(elf);
+  ee->elf_entries++;
+  return 0;
+}
+
 TEST_IMPL(cubin_param_layout) {
 #ifndef FT_PTX_CORPUS_BIN
   return TEST_SKIPF("no nvcc at configure time: no cubin to read");
@@ -215,7 +235,16 @@ TEST_IMPL(cubin_param_layout) {
     (void)ft_cubin_kernels(c, cut, check_layout, &l);
     free(c);
   }
+  /* the same from the ELF entry of the fatbin, decompressed when it is */
+  snprintf(path, sizeof path, "%s/atomics.fatbin", FT_PTX_CORPUS_BIN);
+  char *fb = pt_read_file(path, &len);
+  ASSERT(fb != NULL);
+  elf_entry_t ee = {&l, 0};
+  char err[256];
+  ASSERT_GT(ft_fatbin_walk(fb, len, elf_entry, &ee, err, sizeof err), 0);
+  ASSERT_EQ(ee.elf_entries, 1u);
   ft_ptx_module_free(m);
+  free(fb);
   free(cubin);
   free(ptx);
   return TEST_OK;
