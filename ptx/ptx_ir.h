@@ -29,8 +29,8 @@
  * (`setp ... p|q`, `shfl.sync ... d|p`) always occupy two slots: the second
  * destination is FT_PTX_OPD_NONE when the text has no `|q`.
  * call: ops = [VEC returns (count may be 0), SYM function | REG target,
- *              VEC arguments (count may be 0), NONE (the prototype of an
- *              indirect call is checked and dropped)]. Arguments and returns
+ *              VEC arguments (count may be 0), NONE (the prototype label of an
+ *              indirect call is not kept)]. Arguments and returns
  *              are SYM operands naming .param variables of the caller (vars[]).
  * bra: ops = [LABEL]. Guard and .uni are on the instruction.
  */
