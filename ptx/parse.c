@@ -1210,7 +1210,8 @@ static void fixup_labels(P *p) {
       nm[n] = '\0';
       fail(p, f->line, "unknown name '%s'", nm);
     }
-    fn->operands[f->operand].index = fn->labels[j].instr;
+    if (fn->labels[j].instr >= fn->ninstrs) fail(p, f->line, "branch to the end of the function");
+    fn->operands[f->operand].index = fn->labels[j].instr;   /* always a valid instruction index */
   }
 }
 

@@ -23,7 +23,8 @@
  *   ft_ptx_operand_t  REG, IMM_INT, IMM_F32, IMM_F64, VEC (elements are other
  *                     operands in the pool), ADDR (base register/symbol/absolute
  *                     + byte offset), SYM (variable, param or function), LABEL
- *                     (instruction index), SREG (%tid.x ...), SINK (`_`), NONE.
+ *                     (instruction index, always < ninstrs), SREG (%tid.x ...),
+ *                     SINK (`_`), NONE.
  *
  * Operand order is PTX's own (destination first). Two-destination forms
  * (`setp ... p|q`, `shfl.sync ... d|p`) always occupy two slots: the second

@@ -177,6 +177,7 @@ TEST_IMPL(parse_errors_name_line_and_reason) {
       {" .reg .b32 %r<2>;\n add.s32 %r1, %r9, 1;\n", 7, "undeclared register"},
       {" .reg .b32 %r<2>;\n add.s32 %r1, %r1, 1\n ret;\n", 8, "expected ';'"},
       {" bra $nowhere;\n ret;\n", 6, "unknown name"},
+      {" bra $end;\n$end:\n", 6, "end of the function"},
       {" .reg .b32 %r<2>;\n add.s32 %r1, %r1;\n", 7, "operands"},
       {" .reg .b32 %r<2>;\n add.zz.s32 %r1, %r1, 1;\n", 7, "unknown modifier"},
       {" .reg .b32 %r<2>;\n mov.u32 %r1, 0fZZ;\n", 7, "bad number"},
