@@ -24,8 +24,18 @@ enum { R_READ = 1, R_WRITE = 2, R_ESC = 4, R_INEXACT = 8, R_NC = 16, R_FULL = 32
 
 typedef struct {
   uint64_t *regs, *vars, *params, *rets;
+  uint8_t *frame;       /* per register: holds a fixed address of the function's own storage */
   uint8_t reached;
 } fctx_t;
+
+/* A place in the kernel's own shared/local storage: a fixed base (a frame
+ * register or a variable) + offset, and what was stored there. */
+typedef struct {
+  uint32_t func, kind, index;   /* kind 1: frame register `index`; 2: symbol (sym_kind << 24 | index) */
+  int64_t off;
+  uint32_t size;
+  uint64_t *set;
+} pslot_t;
 
 typedef struct {
   const ft_ptx_module_t *m;
@@ -38,7 +48,10 @@ typedef struct {
   uint8_t *res;         /* R_* per place */
   uint32_t flags;
   fctx_t *fc;
-  uint64_t *pool;       /* what the kernel stores in its own shared/local memory */
+  uint64_t *pool;       /* what the kernel stores in its own shared/local memory (all of it) */
+  uint64_t *pool_any;   /* ... through addresses with no fixed base */
+  pslot_t *slots;       /* ... through a fixed base + offset */
+  size_t nslots, slots_cap;
   int changed;
   uint64_t *t0, *t1, *t2;      /* scratch sets */
   int oom;
@@ -220,6 +233,83 @@ static void addr_taint(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx
   }
 }
 
+/* The fixed base of an address into the function's own storage: 0 when it has none. */
+static int slot_key(A *a, size_t f, const ft_ptx_operand_t *ad, uint32_t *kind, uint32_t *index) {
+  if (ad->base_kind == FT_PTX_OPD_REG) {
+    if (!a->fc[f].frame || !a->fc[f].frame[ad->index]) return 0;
+    *kind = 1;
+    *index = ad->index;
+    return 1;
+  }
+  if (ad->base_kind == FT_PTX_OPD_SYM && (ad->sym_kind == FT_PTX_SYM_MODVAR || ad->sym_kind == FT_PTX_SYM_FUNCVAR) &&
+      ad->index < (1u << 24)) {
+    *kind = 2;
+    *index = (uint32_t)ad->sym_kind << 24 | ad->index;
+    return 1;
+  }
+  return 0;
+}
+
+static unsigned access_size(const ft_ptx_instr_t *in) {
+  unsigned s = ft_ptx_type_size(in->type) * (in->vec ? in->vec : 1);
+  return s ? s : 8;
+}
+
+/* A store of taint v at address ad (known private). */
+static void pool_store(A *a, size_t f, const ft_ptx_instr_t *in, const ft_ptx_operand_t *ad, const uint64_t *v) {
+  s_grow(a, a->pool, v);
+  uint32_t kind, index;
+  if (!slot_key(a, f, ad, &kind, &index)) {
+    s_grow(a, a->pool_any, v);
+    return;
+  }
+  unsigned size = access_size(in);
+  for (size_t i = 0; i < a->nslots; i++) {
+    pslot_t *sl = &a->slots[i];
+    if (sl->func == f && sl->kind == kind && sl->index == index && sl->off == ad->value && sl->size == size) {
+      s_grow(a, sl->set, v);
+      return;
+    }
+  }
+  if (a->nslots == a->slots_cap) {
+    size_t nc = a->slots_cap ? a->slots_cap * 2 : 16;
+    pslot_t *g = realloc(a->slots, nc * sizeof *g);
+    if (!g) {
+      a->oom = 1;
+      s_grow(a, a->pool_any, v);
+      return;
+    }
+    a->slots = g;
+    a->slots_cap = nc;
+  }
+  uint64_t *set = calloc(a->nw, 8);
+  if (!set) {
+    a->oom = 1;
+    s_grow(a, a->pool_any, v);
+    return;
+  }
+  a->slots[a->nslots++] = (pslot_t){(uint32_t)f, kind, index, ad->value, size, set};
+  s_grow(a, set, v);
+}
+
+/* What a load at address ad (known private) may read: every store that may
+ * alias it. Two different bases may alias (%SP and %SPL name one frame), the
+ * same base at non-overlapping offsets may not. */
+static void pool_load(A *a, size_t f, const ft_ptx_instr_t *in, const ft_ptx_operand_t *ad, uint64_t *dst) {
+  uint32_t kind, index;
+  if (!slot_key(a, f, ad, &kind, &index)) {
+    s_or(a, dst, a->pool);
+    return;
+  }
+  s_or(a, dst, a->pool_any);
+  int64_t lo = ad->value, hi = lo + (int64_t)access_size(in);
+  for (size_t i = 0; i < a->nslots; i++) {
+    const pslot_t *sl = &a->slots[i];
+    int same = sl->func == f && sl->kind == kind && sl->index == index;
+    if (!same || (sl->off < hi && sl->off + (int64_t)sl->size > lo)) s_or(a, dst, sl->set);
+  }
+}
+
 /* ld.param from an entry parameter symbol: the places overlapping each element. */
 static void load_entry_param(A *a, const ft_ptx_instr_t *in, uint32_t param, int64_t off, uint64_t *dst_el,
                              unsigned k) {
@@ -286,7 +376,8 @@ static void do_load(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
     if (o >= o_paddr(a, 0)) {
       param_places(a, a->t0, o - o_paddr(a, 0));   /* reads the kernel's own parameter */
     } else if (o == o_special(a, O_SHLOC)) {
-      s_or(a, a->t0, a->pool);
+      if (private_addr(a, a->t1)) pool_load(a, f, in, ad, a->t0);
+      else s_or(a, a->t0, a->pool);
     } else {
       from_memory = 1;
     }
@@ -321,8 +412,15 @@ static void do_store(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
   }
   s_clear(a, a->t1);
   addr_taint(a, f, fn, ad, a->t1);
-  if (private_addr(a, a->t1)) s_grow(a, a->pool, a->t0);
-  else escape(a, a->t0);
+  if (private_addr(a, a->t1)) {
+    pool_store(a, f, in, ad, a->t0);
+  } else {
+    escape(a, a->t0);
+    if (s_has(a->t1, bitP(a, o_special(a, O_SHLOC)))) {   /* may land in the kernel's own storage too */
+      s_grow(a, a->pool, a->t0);
+      s_grow(a, a->pool_any, a->t0);
+    }
+  }
   deref(a, a->t1, in->space, R_WRITE, 0);
 }
 
@@ -335,13 +433,13 @@ static void do_atom(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   s_clear(a, a->t1);
   addr_taint(a, f, fn, ad, a->t1);
   int priv = private_addr(a, a->t1);
-  if (priv) s_grow(a, a->pool, a->t0);
+  if (priv) pool_store(a, f, in, ad, a->t0);
   else escape(a, a->t0);
   deref(a, a->t1, in->space, R_READ | R_WRITE, 0);
   if (ai) {
     s_clear(a, a->t0);
     s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
-    if (priv) s_or(a, a->t0, a->pool);
+    if (priv) pool_load(a, f, in, ad, a->t0);
     set_dst(a, f, fn, ft_ptx_opd(fn, in, 0), a->t0);
   }
 }
@@ -365,7 +463,10 @@ static void do_call(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
       const uint64_t *arg = var_set(a, f, fn->operands[args->index + i].index);
       escape(a, arg);
       /* the callee may write anything into storage it was given */
-      if (s_has(arg, bitP(a, o_special(a, O_SHLOC)))) s_grow(a, a->pool, a->t0);
+      if (s_has(arg, bitP(a, o_special(a, O_SHLOC)))) {
+        s_grow(a, a->pool, a->t0);
+        s_grow(a, a->pool_any, a->t0);
+      }
     }
     for (uint32_t i = 0; i < rets->count; i++) s_grow(a, var_set(a, f, fn->operands[rets->index + i].index), a->t0);
     return;
@@ -451,9 +552,10 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     s_clear(a, a->t1);
     addr_taint(a, f, fn, ft_ptx_opd(fn, in, 0), a->t1);
     deref(a, a->t1, in->space, R_WRITE, 0);
-    s_clear(a, a->t0);
+    s_clear(a, a->t0);   /* bytes of cp-size, at no tracked offset */
     s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
     s_grow(a, a->pool, a->t0);
+    s_grow(a, a->pool_any, a->t0);
     s_clear(a, a->t1);
     addr_taint(a, f, fn, ft_ptx_opd(fn, in, 1), a->t1);
     deref(a, a->t1, in->space2, R_READ, 0);
@@ -545,7 +647,11 @@ static void release(A *a) {
       free(a->fc[i].vars);
       free(a->fc[i].params);
       free(a->fc[i].rets);
+      free(a->fc[i].frame);
     }
+  for (size_t i = 0; i < a->nslots; i++) free(a->slots[i].set);
+  free(a->slots);
+  free(a->pool_any);
   free(a->fc);
   free(a->places);
   free(a->pfirst);
@@ -557,6 +663,76 @@ static void release(A *a) {
   free(a->pool);
 }
 
+/* Destination operands of an instruction (as transfer() treats them). */
+static unsigned ndst_of(const ft_ptx_instr_t *in) {
+  switch (in->op) {
+  case FT_PTX_OP_ST: case FT_PTX_OP_RED: case FT_PTX_OP_CALL: case FT_PTX_OP_CP_ASYNC:
+  case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_BRA: case FT_PTX_OP_RET:
+  case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT: case FT_PTX_OP_MEMBAR:
+  case FT_PTX_OP_FENCE: case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: case FT_PTX_OP_CP_ASYNC_COMMIT:
+  case FT_PTX_OP_CP_ASYNC_WAIT: case FT_PTX_OP_CP_ASYNC_WAIT_ALL:
+    return 0;
+  case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
+    return in->mode >= FT_PTX_BAR_RED_POPC && in->mode <= FT_PTX_BAR_RED_OR;
+  case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL:
+    return 2;
+  default:
+    return in->nops ? 1 : 0;
+  }
+}
+
+static void count_def(const ft_ptx_function_t *fn, const ft_ptx_operand_t *o, uint32_t *ndef) {
+  if (o->kind == FT_PTX_OPD_REG && ndef[o->index] < 2) ndef[o->index]++;
+  if (o->kind == FT_PTX_OPD_VEC)
+    for (uint32_t i = 0; i < o->count; i++) count_def(fn, &fn->operands[o->index + i], ndef);
+}
+
+/* Frame registers: defined once, from the address of a shared/local variable,
+ * by mov, cvta or add of an immediate: they hold one fixed address for the
+ * whole run of the function, so base + offset names one place. */
+static uint8_t *frame_regs(const ft_ptx_module_t *m, const ft_ptx_function_t *fn) {
+  uint32_t *ndef = calloc(fn->nregs ? fn->nregs : 1, sizeof *ndef);
+  uint8_t *fr = calloc(fn->nregs ? fn->nregs : 1, 1);
+  if (!ndef || !fr) {
+    free(ndef);
+    free(fr);
+    return NULL;
+  }
+  for (size_t i = 0; i < fn->ninstrs; i++) {
+    const ft_ptx_instr_t *in = &fn->instrs[i];
+    for (unsigned d = 0; d < ndst_of(in) && d < in->nops; d++) count_def(fn, ft_ptx_opd(fn, in, d), ndef);
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t i = 0; i < fn->ninstrs; i++) {
+      const ft_ptx_instr_t *in = &fn->instrs[i];
+      if ((in->op != FT_PTX_OP_MOV && in->op != FT_PTX_OP_CVTA && in->op != FT_PTX_OP_ADD) || in->nops < 2 ||
+          in->guard != FT_PTX_NO_REG)
+        continue;
+      const ft_ptx_operand_t *d = ft_ptx_opd(fn, in, 0), *s1 = ft_ptx_opd(fn, in, 1);
+      if (d->kind != FT_PTX_OPD_REG || ndef[d->index] != 1 || fr[d->index]) continue;
+      int ok = 0;
+      if (in->op == FT_PTX_OP_MOV && s1->kind == FT_PTX_OPD_SYM) {
+        unsigned sp = s1->sym_kind == FT_PTX_SYM_MODVAR ? m->vars[s1->index].space
+                    : s1->sym_kind == FT_PTX_SYM_FUNCVAR ? fn->vars[s1->index].space : FT_PTX_SP_GLOBAL;
+        ok = sp == FT_PTX_SP_SHARED || sp == FT_PTX_SP_LOCAL;
+      } else if ((in->op == FT_PTX_OP_MOV || in->op == FT_PTX_OP_CVTA) && s1->kind == FT_PTX_OPD_REG) {
+        ok = fr[s1->index] && (in->op == FT_PTX_OP_MOV || in->space == FT_PTX_SP_LOCAL || in->space == FT_PTX_SP_SHARED);
+      } else if (in->op == FT_PTX_OP_ADD && in->nops == 3) {
+        const ft_ptx_operand_t *s2 = ft_ptx_opd(fn, in, 2);
+        ok = (s1->kind == FT_PTX_OPD_REG && fr[s1->index] && s2->kind == FT_PTX_OPD_IMM_INT) ||
+             (s2->kind == FT_PTX_OPD_REG && fr[s2->index] && s1->kind == FT_PTX_OPD_IMM_INT);
+      }
+      if (ok) {
+        fr[d->index] = 1;
+        changed = 1;
+      }
+    }
+  }
+  free(ndef);
+  return fr;
+}
+
 static int alloc_ctx(A *a, size_t i) {
   const ft_ptx_function_t *fn = &a->m->funcs[i];
   fctx_t *c = &a->fc[i];
@@ -564,7 +740,8 @@ static int alloc_ctx(A *a, size_t i) {
   c->vars = calloc(fn->nvars ? fn->nvars * a->nw : 1, 8);
   c->params = calloc(fn->nparams ? fn->nparams * a->nw : 1, 8);
   c->rets = calloc(fn->nrets ? fn->nrets * a->nw : 1, 8);
-  return c->regs && c->vars && c->params && c->rets ? 0 : -1;
+  c->frame = frame_regs(a->m, fn);
+  return c->regs && c->vars && c->params && c->rets && c->frame ? 0 : -1;
 }
 
 int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_ptx_facts_t *out, char *err,
@@ -592,7 +769,8 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
   a.t1 = calloc(a.nw, 8);
   a.t2 = calloc(a.nw, 8);
   a.pool = calloc(a.nw, 8);
-  int ok = a.res && a.fc && a.t0 && a.t1 && a.t2 && a.pool;
+  a.pool_any = calloc(a.nw, 8);
+  int ok = a.res && a.fc && a.t0 && a.t1 && a.t2 && a.pool && a.pool_any;
   /* function contexts are allocated when first reached (a module may hold
    * thousands of functions one entry never calls) */
   if (ok) ok = alloc_ctx(&a, ei) == 0;
@@ -628,9 +806,43 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
     }
     if (a.flags & FT_PTX_K_INCOMPLETE) break;
   } while (a.changed && ++rounds < MAX_ROUNDS);
-  if (a.changed) a.flags |= FT_PTX_K_INCOMPLETE;
+  if (a.changed || a.oom) a.flags |= FT_PTX_K_INCOMPLETE;
+  if (!(a.flags & FT_PTX_K_INCOMPLETE)) {
+    /* The taint is at its fixpoint: record the accesses once more from it,
+     * forgetting what early rounds saw through still-incomplete taint (an
+     * address with no origin yet is not an address built from no pointer). */
+    for (size_t pl = 0; pl < a.np; pl++) a.res[pl] &= R_PART | R_FULL;
+    a.flags = 0;
+    for (size_t f = 0; f < m->nfuncs; f++)
+      if (a.fc[f].reached)
+        for (size_t i = 0; i < m->funcs[f].ninstrs; i++) transfer(&a, f, &m->funcs[f], &m->funcs[f].instrs[i]);
+    if (a.changed) a.flags |= FT_PTX_K_INCOMPLETE;
+  }
   finish(&a, out);
   release(&a);
+  return 0;
+}
+
+int ft_ptx_facts_conservative(const uint32_t *offsets, const uint32_t *sizes, size_t n, ft_ptx_facts_t *out) {
+  memset(out, 0, sizeof *out);
+  size_t np = 0;
+  for (size_t pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < n; i++) {
+      if (sizes[i] < 8 || sizes[i] > (1u << 20)) continue;
+      for (uint32_t f = 0; f + 8 <= sizes[i]; f++) {
+        if ((offsets[i] + f) % 8) continue;
+        if (pass) out->places[out->nplaces++] = (ft_ptx_place_t){offsets[i] + f, (uint32_t)i, f,
+                                                                 FT_PTX_ACC_READ_WRITE, 0, 0};
+        else np++;
+      }
+    }
+    if (!pass) {
+      if (np > MAX_PLACES) return -1;
+      out->places = calloc(np ? np : 1, sizeof *out->places);
+      if (!out->places) return -1;
+    }
+  }
+  out->flags = FT_PTX_K_INCOMPLETE;
   return 0;
 }
 

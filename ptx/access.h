@@ -52,6 +52,11 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
                  char *err, size_t errlen);
 void ft_ptx_facts_free(ft_ptx_facts_t *f);
 
+/* Facts for a kernel known only by its parameter layout (SASS only: no PTX):
+ * every 8-byte-aligned 8-byte slot of a parameter of 8 bytes or more is a
+ * place, READ_WRITE and conservative. offsets/sizes: n parameters. 0 or -1. */
+int ft_ptx_facts_conservative(const uint32_t *offsets, const uint32_t *sizes, size_t n, ft_ptx_facts_t *out);
+
 const char *ft_ptx_access_name(unsigned access);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 // Pointers stored to memory or mixed: conservative results.
 
-// expect store_ptr: 0=ESCAPES~ 8=READ_WRITE
+// expect store_ptr: 0=ESCAPES~ 8=WRITE
 __global__ void store_ptr(float *buf, float **table) {
   table[threadIdx.x] = buf + threadIdx.x;
 }
