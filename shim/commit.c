@@ -180,10 +180,13 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       int code_bit = ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT;
       const char *kind = data_bit ? "data bit" : code_bit ? "code bit" : "level-2 code";
       uint64_t off = g * G + ev[i].offset;
-      if (data_bit && !is_shadow && (seen_before(a, off, ev[i].bit) || ft_history_is_bad(a->base + off))) {
+      int listed = 0; /* in the device's error history (quarantine.c) */
+      if (data_bit && !is_shadow &&
+          (seen_before(a, off, ev[i].bit) || (listed = ft_history_is_bad(a->base + off)))) {
         ft_st.permanent++;
         ft_history_record_permanent(d->ctx, a->base + off, ev[i].bit);
-        ft_event(a, off, ev[i].bit, "data bit, again after a rewrite (permanent fault)",
+        ft_event(a, off, ev[i].bit, listed ? "data bit in a word of the error history (permanent fault)"
+                                           : "data bit, again after a rewrite (permanent fault)",
                  FT_OUT_CORRECTED, where);
       } else {
         ft_event(a, off, data_bit || code_bit ? ev[i].bit : -1, kind, FT_OUT_CORRECTED, where);

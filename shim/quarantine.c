@@ -91,10 +91,15 @@ void ft_history_ctx_start(CUcontext ctx) {
       uuid_of(dev, uuid) != 0)
     return;
   pthread_mutex_lock(&g_lock);
-  if (g_nctxs < MAX_DEVICES) {
-    g_ctxs[g_nctxs].ctx = ctx;
-    memcpy(g_ctxs[g_nctxs++].uuid, uuid, sizeof uuid);
-  }
+  /* contexts come and go (a handle may be reused): the slot of that handle, else a new
+   * one, else the oldest (round robin) */
+  static int next;
+  int c = 0;
+  while (c < g_nctxs && g_ctxs[c].ctx != ctx) c++;
+  if (c == g_nctxs && g_nctxs < MAX_DEVICES) g_nctxs++;
+  else if (c == g_nctxs) c = next++ % MAX_DEVICES;
+  g_ctxs[c].ctx = ctx;
+  memcpy(g_ctxs[c].uuid, uuid, sizeof uuid);
   int k = 0;
   while (k < g_ndevs && g_devs[k].dev != dev) k++;
   if (k == g_ndevs && g_ndevs < MAX_DEVICES) { /* the device's history, read once */

@@ -372,3 +372,71 @@ TEST_IMPL(quarantine_keeps_bad_pages_from_the_program) {
   rmdir(dir);
   return TEST_OK;
 }
+
+/* Base address of the first allocation in a report, and its "permanent" count. */
+static int report_base(const char *path, unsigned long long *base, uint64_t *permanent) {
+  char *js = read_file(path);
+  const char *b = js ? strstr(js, "\"base\": \"") : NULL;
+  int ok = b && sscanf(b + 9, "%llx", base) == 1 && json_u64(js, "permanent", permanent) == 0;
+  free(js);
+  return ok ? 0 : -1;
+}
+
+/* A bit flipped in a word the history lists as bad is classed permanent at once (the
+ * first time it is corrected), and recorded; the same flip elsewhere is a plain
+ * correction. Addresses as in the quarantine test: randomisation off for the children. */
+TEST_IMPL(known_bad_word_is_permanent_at_once) {
+  NEEDS_SIM();
+#ifndef APP_VECADD
+  return TEST_SKIPF("tests/apps/vecadd is not built (no nvcc)");
+#else
+  int old = personality(0xffffffff);
+  if (old < 0 || personality((unsigned long)old | ADDR_NO_RANDOMIZE) < 0)
+    return TEST_SKIPF("cannot turn off address randomisation (personality)");
+  static const struct { unsigned offset, bit; } cases[] = {{100, 3}, {4000, 0}, {17, 7}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char dir[96], opt[128], rep[160], ropt[192], flip[160], path[256], rec[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(opt, sizeof opt, "--history-dir=%s", dir);
+    snprintf(rep, sizeof rep, "%s/report.json", dir);
+    snprintf(ropt, sizeof ropt, "--report=%s", rep);
+    snprintf(flip, sizeof flip, "SIMCUDA_FLIP=before=launch:vecadd:1,arg=0,offset=%u,bits=%u",
+             cases[c].offset, cases[c].bit);
+    const char *env[] = {flip, NULL};
+    const char *args[] = {"-q", opt, ropt, APP_VECADD, "5000", NULL};
+    unsigned long long base[2];
+    uint64_t perm[2];
+    for (int run = 0; run < 2; run++) {
+      proc_result_t r = gpuft(args, env);
+      ASSERT_EQ(r.status, 0); /* corrected either way: the output is right */
+      ASSERT_EQ(report_base(rep, &base[run], &perm[run]), 0);
+      proc_free(&r);
+      if (run == 0) { /* now the history lists the word */
+        snprintf(path, sizeof path, "%s/%s.jsonl", dir, SIM_UUID);
+        snprintf(rec, sizeof rec, "\"type\": \"fault\", \"src\": \"memtest:MI10\", \"addr\": %llu, "
+                 "\"bits\": %u", base[0] + cases[c].offset, 1u << ((cases[c].offset & 3) * 8 + cases[c].bit));
+        ASSERT_EQ(ft_history_append(path, rec), 0);
+      }
+    }
+    if (base[0] != base[1]) {
+      personality((unsigned long)old);
+      return TEST_SKIPF("device addresses differ between runs (%#llx, %#llx)", base[0], base[1]);
+    }
+    ASSERT_EQ(perm[0], 0ull);
+    ASSERT_EQ(perm[1], 1ull);
+    char *js = read_file(rep);
+    ASSERT(js && strstr(js, "data bit in a word of the error history (permanent fault)"));
+    free(js);
+    ft_hist_t h;
+    ASSERT_EQ(ft_history_read(path, &h), 0);
+    ASSERT_EQ(h.n_faults, (size_t)1);
+    ASSERT_EQ(h.runtime_aggregate, 1ull); /* and recorded again, from run time */
+    ft_history_free(&h);
+    unlink(path);
+    unlink(rep);
+    rmdir(dir);
+  }
+  personality((unsigned long)old);
+  return TEST_OK;
+#endif
+}
