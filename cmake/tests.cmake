@@ -1,13 +1,35 @@
 # ft_add_test_runner(target LIST file SOURCES ...): one test executable whose tests are
 # declared once in LIST (lines "TEST_ENTRY(name, timeout_s)"); each becomes a CTest test
 # "<target>.<name>" run in a forked child with its timeout; exit code 77 means skipped.
+# Sanitizer builds are several times slower: FT_TEST_TIMEOUT_SCALE (cache variable,
+# default from the environment at configure time) scales every test's limit, both
+# ctest's and the runner's (which takes the larger of it and the environment's
+# FT_TEST_TIMEOUT_SCALE at run time; ctest's limit knows only the configured one).
+if(NOT DEFINED FT_TEST_TIMEOUT_SCALE)
+  if(DEFINED ENV{FT_TEST_TIMEOUT_SCALE})
+    set(FT_TEST_TIMEOUT_SCALE "$ENV{FT_TEST_TIMEOUT_SCALE}")
+  else()
+    set(FT_TEST_TIMEOUT_SCALE 1)
+  endif()
+endif()
+set(FT_TEST_TIMEOUT_SCALE "${FT_TEST_TIMEOUT_SCALE}" CACHE STRING "scale of the tests' time limits")
+if(FT_TEST_TIMEOUT_SCALE MATCHES "^([0-9]+)(\\.([0-9]*))?$")
+  set(FT_TIMEOUT_SCALE_INT ${CMAKE_MATCH_1})
+  if(CMAKE_MATCH_3 MATCHES "[1-9]" OR FT_TIMEOUT_SCALE_INT EQUAL 0)
+    math(EXPR FT_TIMEOUT_SCALE_INT "${FT_TIMEOUT_SCALE_INT} + 1")
+  endif()
+else()
+  message(FATAL_ERROR "FT_TEST_TIMEOUT_SCALE=${FT_TEST_TIMEOUT_SCALE}: expected a number such as 6")
+endif()
+
 function(ft_add_test_runner target)
   cmake_parse_arguments(A "" "LIST" "SOURCES;LIBS;ENV" ${ARGN})
   add_executable(${target} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/runner.c)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR})
   get_filename_component(listabs ${A_LIST} ABSOLUTE)
-  target_compile_definitions(${target} PRIVATE FT_TEST_LIST="${listabs}")
+  target_compile_definitions(${target} PRIVATE FT_TEST_LIST="${listabs}"
+                             FT_TIMEOUT_SCALE_CONFIG=${FT_TEST_TIMEOUT_SCALE})
   target_link_libraries(${target} PRIVATE ${A_LIBS} Threads::Threads)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${listabs})
   file(STRINGS ${listabs} lines REGEX "^[ \t]*TEST_ENTRY\\(")
@@ -16,7 +38,9 @@ function(ft_add_test_runner target)
     set(name ${CMAKE_MATCH_1})
     set(tmo ${CMAKE_MATCH_2})
     add_test(NAME ${target}.${name} COMMAND ${target} ${name})
-    math(EXPR ctest_tmo "${tmo} + 30")
+    # ctest's own limit follows the runner's scaled one (FT_TEST_TIMEOUT_SCALE, read
+    # at configure time, rounded up), with a margin for the runner itself.
+    math(EXPR ctest_tmo "${tmo} * ${FT_TIMEOUT_SCALE_INT} + 30")
     set_tests_properties(${target}.${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ctest_tmo})
     if(A_ENV)
       set_tests_properties(${target}.${name} PROPERTIES ENVIRONMENT "${A_ENV}")
@@ -28,7 +52,7 @@ endfunction()
 # tests/apps that are built (none without nvcc) to the list variable `out`.
 function(ft_app_defs out)
   set(defs ${${out}})
-  foreach(app vecadd sgemm jacobi multistream multistream_ptds)
+  foreach(app vecadd sgemm jacobi multistream multistream_ptds simplestreams userpatterns)
     if(TARGET ${app})
       string(TOUPPER ${app} up)
       list(APPEND defs APP_${up}="$<TARGET_FILE:${app}>")

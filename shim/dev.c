@@ -1,8 +1,8 @@
 /* dev.c: per-context device state: gpuft's kernels (module), its own stream, the
  * ledger (mapped pinned memory the kernels write their results to) and the
- * staging buffers for uploads beyond the checkpoint budget. Created on first use
+ * staging buffers for uploads beyond the checkpoint budget (upload.c). Created on first use
  * in a context; if anything is missing, protection is off in that context, with
- * one warning, and every call passes through. */
+ * one warning, and every call passes through. Released with its context (ctx.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +36,6 @@ static int setup(ft_dev_t *d) {
   memset(jobs, 0, jb);
   d->jobs = jobs;
   if ((r = ft_drv.cuMemHostGetDevicePointer_v2(&d->jobs_dev, jobs, 0)) != CUDA_SUCCESS) goto fail;
-  for (int i = 0; i < 2; i++)
-    if ((r = ft_drv.cuEventCreate(&d->staging_done[i], CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
-      goto fail;
   return 0;
 fail:
   FT_WARN("cannot set up gpuft's device state (error %d): protection is off (pass-through)",
@@ -46,16 +43,35 @@ fail:
   return -1;
 }
 
+ft_dev_t *ft_dev_find(CUcontext ctx) {
+  for (int i = 0; ctx && i < g_ndevs; i++)
+    if (g_devs[i].ctx == ctx) return &g_devs[i];
+  return NULL;
+}
+
+void ft_dev_release(ft_dev_t *d) {
+  if (d->ok) {
+    ftk_module_unload(&d->mod, &ft_kdrv);
+    if (d->stream) ft_drv.cuStreamDestroy_v2(d->stream);
+  }
+  if (d->jobs) ft_drv.cuMemFreeHost(d->jobs);
+  ft_staging_release_all(d);
+  memset(d, 0, sizeof *d); /* the slot is free for a later context */
+}
+
 ft_dev_t *ft_dev_current(void) {
   CUcontext ctx = NULL;
   if (!ft_drv.cuCtxGetCurrent || ft_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return NULL;
-  for (int i = 0; i < g_ndevs; i++)
-    if (g_devs[i].ctx == ctx) return g_devs[i].ok ? &g_devs[i] : NULL;
-  if (g_ndevs == MAX_DEVS) {
-    FT_WARN_CAPPED(1, "more than %d CUDA contexts: the others are not protected", MAX_DEVS);
+  ft_dev_t *d = ft_dev_find(ctx);
+  if (d) return d->ok ? d : NULL;
+  for (int i = 0; i < g_ndevs && !d; i++)
+    if (!g_devs[i].ctx) d = &g_devs[i]; /* released by a destroyed context */
+  if (!d && g_ndevs == MAX_DEVS) {
+    FT_WARN_CAPPED(1, "more than %d CUDA contexts alive at once: the others are not protected",
+                   MAX_DEVS);
     return NULL;
   }
-  ft_dev_t *d = &g_devs[g_ndevs++];
+  if (!d) d = &g_devs[g_ndevs++];
   memset(d, 0, sizeof *d);
   d->ctx = ctx;
   d->ok = setup(d) == 0;

@@ -25,7 +25,8 @@ typedef struct {
   uint64_t k, seen, seed;
   int64_t offset, bit; /* -1: drawn */
   int bitlist[16], nbitlist; /* bit=<b>+<b>...: exactly these bits */
-  int done;
+  int claimed; /* a thread is applying it (g_mu) */
+  int done;    /* applied: read without g_mu, so atomically (set once) */
   /* what happened */
   uint64_t alloc_id, alloc_size, at_offset;
   int flipped[64], nflipped;
@@ -170,11 +171,11 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
     f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
   }
   if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) return;
-  f->done = 1;
   f->alloc_id = id;
   f->alloc_size = size;
   f->at_offset = off;
   snprintf(f->where, sizeof f->where, "%s", where);
+  __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE); /* publishes the fields above */
   FT_INFO("GPUFT_INJECT: flipped %d bit(s) of allocation #%ju at byte %ju (%s)", f->nflipped,
           (uintmax_t)id, (uintmax_t)off, where);
 }
@@ -213,15 +214,25 @@ static void inject_random(fault_t *f, CUstream s, const char *where) {
   if (base) inject_at(f, base, s, where);
 }
 
+static int is_done(const fault_t *f) { return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE); }
+
+/* The fault is taken by one thread under g_mu, then applied without the lock:
+ * applying drains a stream, and no gpuft lock is held across a blocking call. */
+static int claim(fault_t *f, int count) {
+  pthread_mutex_lock(&g_mu);
+  int mine = !f->claimed && (!count || ++f->seen == f->k);
+  if (mine) f->claimed = 1;
+  pthread_mutex_unlock(&g_mu);
+  return mine;
+}
+
 void ft_inject_call(void) {
   if (!g_n) return;
   uint64_t n = __atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->at != AT_CALL || f->done || n != f->k) continue;
-    pthread_mutex_lock(&g_mu);
-    if (!f->done) inject_random(f, CU_STREAM_LEGACY, "at a driver call");
-    pthread_mutex_unlock(&g_mu);
+    if (f->at != AT_CALL || is_done(f) || n != f->k) continue;
+    if (claim(f, 0)) inject_random(f, CU_STREAM_LEGACY, "at a driver call");
   }
 }
 
@@ -231,9 +242,8 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
   if (!g_n) return;
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->at != AT_LAUNCH || f->done || !kernel || !strstr(kernel, f->kernel)) continue;
-    pthread_mutex_lock(&g_mu);
-    if (!f->done && ++f->seen == f->k) {
+    if (f->at != AT_LAUNCH || is_done(f) || !kernel || !strstr(kernel, f->kernel)) continue;
+    if (claim(f, 1)) {
       char where[160];
       snprintf(where, sizeof where, "before launch %ju of %.100s", (uintmax_t)f->k, kernel);
       if (f->target == TG_ARG) {
@@ -246,7 +256,6 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
         inject_random(f, s, where);
       }
     }
-    pthread_mutex_unlock(&g_mu);
   }
 }
 
@@ -254,9 +263,8 @@ void ft_inject_d2h(CUdeviceptr src, CUstream s) {
   if (!g_n) return;
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->at != AT_D2H || f->done) continue;
-    pthread_mutex_lock(&g_mu);
-    if (!f->done && ++f->seen == f->k) {
+    if (f->at != AT_D2H || is_done(f)) continue;
+    if (claim(f, 1)) {
       char where[64];
       snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->k);
       if (f->target == TG_SRC) {
@@ -265,7 +273,6 @@ void ft_inject_d2h(CUdeviceptr src, CUstream s) {
         inject_random(f, s, where);
       }
     }
-    pthread_mutex_unlock(&g_mu);
   }
 }
 
@@ -274,8 +281,9 @@ void ft_inject_report(ft_jw_t *w) {
   for (int i = 0; i < g_n; i++) {
     const fault_t *f = &g_f[i];
     ft_jw_obj(w, NULL);
-    ft_jw_b(w, "applied", f->done);
-    if (f->done) {
+    int done = is_done(f);
+    ft_jw_b(w, "applied", done);
+    if (done) {
       ft_jw_u(w, "allocation", f->alloc_id);
       ft_jw_u(w, "size", f->alloc_size);
       ft_jw_u(w, "offset", f->at_offset);

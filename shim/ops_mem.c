@@ -16,6 +16,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
   a->base = p;
   a->size = size;
   a->dev = d;
+  if (ft_drv.cuCtxGetCurrent) ft_drv.cuCtxGetCurrent(&a->ctx);
   a->managed = managed;
   a->id = ++g_alloc_seq;
   a->t_state = ft_now();
@@ -44,8 +45,8 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
     FT_WARN_CAPPED(3, "allocation %#llx overlaps one gpuft still tracks; forgetting the old one",
                    (unsigned long long)p);
     if (old) {
-      ft_reg_remove(old);
-      free(old);
+      ft_jobs_forget(NULL, old);
+      ft_alloc_untrack(old);
     }
     if (ft_reg_insert(a) != 0) {
       if (a->code) ft_real.cuMemFree_v2(a->code);
@@ -54,7 +55,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
   }
 }
 
-static void untrack(ft_alloc_t *a) {
+void ft_alloc_untrack(ft_alloc_t *a) {
   ft_epoch_forget_alloc(a);
   ft_shadow_release(a);
   ft_set_state(a, FT_ST_UNPROT);
@@ -119,7 +120,7 @@ static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
   if (r == CUDA_SUCCESS && p) {
     ft_lock();
     ft_alloc_t *a = ft_reg_find_base(p);
-    if (a) untrack(a);
+    if (a) ft_alloc_untrack(a);
     ft_unlock();
   }
   return r != CUDA_SUCCESS ? r : verdict;
@@ -175,7 +176,7 @@ static void before_memset(CUdeviceptr p, size_t bytes, CUstream s) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
-    ft_restore_point(a->dev, a, s, p == a->base && bytes == a->size, NULL, -1);
+    ft_rest_write_begin(a, s, p == a->base && bytes == a->size);
   ft_unlock();
 }
 
@@ -205,6 +206,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
       ft_reencode(d, a, off / FT_GROUP_BYTES, (end + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
     a->mirror_valid = 0; /* the checkpoint no longer equals the content */
+    ft_rest_write_end(a, s);
   }
   ft_unlock();
 }

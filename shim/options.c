@@ -9,7 +9,8 @@
 #include "ft.h"
 
 const ft_option_t ft_options[FT_N_OPTIONS] = {
-#define FT_OPT_ROW_(name, kind, def, choices, doc) {#name, FT_OPTK_##kind, def, choices, doc},
+#define FT_OPT_ROW_(name, kind, def, lo, hi, choices, doc) \
+  {#name, FT_OPTK_##kind, def, lo, hi, choices, doc},
     FT_OPTIONS(FT_OPT_ROW_)
 #undef FT_OPT_ROW_
 };
@@ -80,9 +81,15 @@ int ft_option_parse(int id, const char *s, int64_t *out) {
   return -1;
 }
 
+/* INT and SIZE values outside the option's range take the nearest bound. */
+static int64_t clamp(const ft_option_t *o, int64_t v) {
+  if (o->kind != FT_OPTK_INT && o->kind != FT_OPTK_SIZE) return v;
+  return v < o->min ? o->min : v > o->max ? o->max : v;
+}
+
 void ft_options_init(void) {
   char env[64];
-  const char *bad[FT_N_OPTIONS] = {0};
+  const char *bad[FT_N_OPTIONS] = {0}, *clamped[FT_N_OPTIONS] = {0};
   for (int i = 0; i < FT_N_OPTIONS; i++) {
     const ft_option_t *o = &ft_options[i];
     int rc = ft_option_parse(i, o->def, &ft_opt_int[i]);
@@ -96,8 +103,9 @@ void ft_options_init(void) {
       bad[i] = v;
       continue;
     }
-    ft_opt_int[i] = parsed;
+    ft_opt_int[i] = clamp(o, parsed);
     ft_opt_str[i] = v;
+    if (ft_opt_int[i] != parsed) clamped[i] = v;
   }
   /* Logging follows the options; warn about bad values only now. */
   ft_log_level = (int)FT_OPT(LOG);
@@ -111,6 +119,16 @@ void ft_options_init(void) {
               : ft_options[i].kind == FT_OPTK_SIZE ? "a size such as 512MiB"
                                                     : "a non-negative integer",
               "", ft_options[i].def);
+  for (int i = 0; i < FT_N_OPTIONS; i++)
+    if (clamped[i]) {
+      FT_WARN("GPUFT_%s=%.64s is out of range [%jd, %jd]: using %jd", ft_options[i].name,
+              clamped[i], (intmax_t)ft_options[i].min, (intmax_t)ft_options[i].max,
+              (intmax_t)ft_opt_int[i]);
+      /* what the program runs with, for the debug listing and the report */
+      static char shown[FT_N_OPTIONS][24];
+      snprintf(shown[i], sizeof shown[i], "%jd", (intmax_t)ft_opt_int[i]);
+      ft_opt_str[i] = shown[i];
+    }
   if (ft_log_level >= FT_LOG_DEBUG)
     for (int i = 0; i < FT_N_OPTIONS; i++)
       FT_DEBUG("option GPUFT_%-14s = %-10s (default %s) %s", ft_options[i].name,

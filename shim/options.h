@@ -5,32 +5,38 @@
 
 #include <stdint.h>
 
-/* X(NAME, kind, default, choices, one-line doc)
+/* X(NAME, kind, default, min, max, choices, one-line doc)
  * kind: BOOL (1/0/true/false/on/off/yes/no), INT (decimal, >= 0), SIZE (bytes, with
- * optional K/KiB/M/MiB/G/GiB), ENUM (one of `choices`, stored as its index), STR. */
-#define FT_OPTIONS(X)                                                                          \
-  X(ENABLE, BOOL, "1", 0, "0 makes gpuft a pure pass-through")                                \
-  X(MODE, ENUM, "recover", "detect|correct|recover",                                          \
-    "detect only; also correct single-bit errors; also roll back and replay")                 \
-  X(CKPT_MAX, SIZE, "4GiB", 0, "host memory for checkpoints of uploaded data")                \
-  X(EPOCH_LAUNCHES, INT, "64", 0, "commit at least every this many launches")                 \
-  X(SHADOW_MAX, SIZE, "2GiB", 0, "device memory for shadow copies (restore points)")          \
-  X(MAX_RETRIES, INT, "3", 0, "replays of one epoch before giving up")                        \
-  X(ON_FAIL, ENUM, "error", "abort|error|warn",                                               \
-    "on an unrecoverable error: abort, return CUDA_ERROR_ECC_UNCORRECTABLE, or warn")          \
-  X(LOG, ENUM, "warn", "error|warn|info|debug", "log level on stderr (debug prints options)") \
-  X(REPORT, STR, "", 0, "write the JSON report to this path at exit")                        \
-  X(THREADS, INT, "0", 0, "CPU threads for encoding (0: all)")                                \
-  X(CHUNK, SIZE, "8MiB", 0, "host-to-device pipeline chunk")                                  \
-  X(SKIP_KERNELS, STR, "", 0, "comma-separated kernel-name substrings left unprotected")      \
-  X(INJECT, STR, "", 0, "fault injection into real device memory (see docs/options.md)")     \
-  X(CODEC, STR, "", 0, "force a host codec variant: scalar, avx2 or avx512")                \
-  X(SUMMARY, BOOL, "1", 0, "print the summary on stderr at exit")                            \
-  X(ERROR_EXITCODE, INT, "0", 0, "exit status when errors were not repaired (0: unchanged)") \
-  X(DETECTION_EXITCODE, INT, "0", 0, "exit status when any error was detected (0: unchanged)")
+ * optional K/KiB/M/MiB/G/GiB), ENUM (one of `choices`, stored as its index), STR.
+ * [min, max]: the validated range of INT and SIZE values (a value outside it warns
+ * once and takes the nearest bound); unparsable values warn and keep the default. */
+#define FT_GiB(n) ((int64_t)(n) << 30)
+#define FT_TiB(n) ((int64_t)(n) << 40)
+#define FT_OPTIONS(X)                                                                              \
+  X(ENABLE, BOOL, "1", 0, 1, 0, "0 makes gpuft a pure pass-through")                               \
+  X(MODE, ENUM, "recover", 0, 0, "detect|correct|recover",                                         \
+    "detect only; also correct single-bit errors; also roll back and replay")                      \
+  X(CKPT_MAX, SIZE, "4GiB", 0, FT_TiB(64), 0, "host memory for checkpoints of uploaded data")      \
+  X(EPOCH_LAUNCHES, INT, "64", 0, 1000000, 0, "commit at least every this many launches")          \
+  X(SHADOW_MAX, SIZE, "2GiB", 0, FT_TiB(64), 0, "device memory for shadow copies (restore points)")\
+  X(MAX_RETRIES, INT, "3", 0, 100, 0, "replays of one epoch before giving up")                     \
+  X(ON_FAIL, ENUM, "error", 0, 0, "abort|error|warn",                                              \
+    "on an unrecoverable error: abort, return CUDA_ERROR_ECC_UNCORRECTABLE, or warn")              \
+  X(LOG, ENUM, "warn", 0, 0, "error|warn|info|debug", "log level on stderr (debug prints options)")\
+  X(REPORT, STR, "", 0, 0, 0, "write the JSON report to this path at exit")                        \
+  X(THREADS, INT, "0", 0, 1024, 0, "CPU threads for encoding (0: all)")                            \
+  X(CHUNK, SIZE, "8MiB", 4096, FT_GiB(1), 0, "host-to-device pipeline chunk")                      \
+  X(SKIP_KERNELS, STR, "", 0, 0, 0, "comma-separated kernel-name substrings left unprotected")     \
+  X(INJECT, STR, "", 0, 0, 0, "fault injection into real device memory (see docs/options.md)")     \
+  X(CODEC, STR, "", 0, 0, 0, "force a host codec variant: scalar, avx2 or avx512") \
+  X(CHECK, ENUM, "launch", 0, 0, "launch|epoch",                                             \
+    "check after every launch, or once per epoch (data written inside one stays in flight)") \
+  X(SUMMARY, BOOL, "1", 0, 1, 0, "print the summary on stderr at exit")                         \
+  X(ERROR_EXITCODE, INT, "0", 0, 255, 0, "exit status when errors were not repaired (0: unchanged)") \
+  X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)")
 
 typedef enum {
-#define FT_OPT_ID_(name, kind, def, choices, doc) FT_OPT_##name,
+#define FT_OPT_ID_(name, kind, def, lo, hi, choices, doc) FT_OPT_##name,
   FT_OPTIONS(FT_OPT_ID_)
 #undef FT_OPT_ID_
   FT_N_OPTIONS
@@ -42,6 +48,7 @@ typedef struct {
   const char *name;   /* without the GPUFT_ prefix */
   int kind;
   const char *def;
+  int64_t min, max; /* INT and SIZE */
   const char *choices;
   const char *doc;
 } ft_option_t;
@@ -56,8 +63,10 @@ extern const char *ft_opt_str[FT_N_OPTIONS];
 
 enum { FT_MODE_DETECT, FT_MODE_CORRECT, FT_MODE_RECOVER };
 enum { FT_ONFAIL_ABORT, FT_ONFAIL_ERROR, FT_ONFAIL_WARN };
+enum { FT_CHECK_LAUNCH, FT_CHECK_EPOCH };
 
-/* Read every GPUFT_<NAME> once; invalid values warn and keep the default. */
+/* Read every GPUFT_<NAME> once; invalid values warn and keep the default, values out
+ * of range warn and take the nearest bound. */
 void ft_options_init(void);
 /* Parse one value as option `id` would; 0 on success. (Also used by the tests.) */
 int ft_option_parse(int id, const char *text, int64_t *out_int);

@@ -42,17 +42,55 @@ static uint8_t *mirror_for(ft_alloc_t *a) {
   return a->mirror;
 }
 
-/* Staging ring: two slots of chunk data + its code. */
-static int staging_ready(ft_dev_t *d, size_t cb) {
-  size_t per = cb + ft_code_bytes(cb);
-  if (d->staging && d->staging_bytes >= 2 * per) return 0;
-  if (d->staging) ft_drv.cuMemFreeHost(d->staging);
-  d->staging = NULL;
+/* Staging: each upload beyond the checkpoint budget owns a two-slot ring of chunk
+ * data + code while it runs; threads uploading at once never share one (a shared
+ * ring let one thread's data and codes overwrite another's before its DMA). A free
+ * ring is reused only once its last DMAs have completed (a query, never a wait: the
+ * stream of its previous user may be waiting for this thread). */
+#define MAX_STAGING 8
+
+static void staging_free(ft_staging_t *st) {
+  if (st->mem) ft_drv.cuMemFreeHost(st->mem);
+  for (int i = 0; i < 2; i++)
+    if (st->done[i]) ft_drv.cuEventDestroy_v2(st->done[i]);
+  free(st);
+}
+
+/* A ring of at least `per` bytes a slot, marked busy; NULL if none can be had (the
+ * upload then goes straight from the program's memory). Engine lock held. */
+static ft_staging_t *staging_claim(ft_dev_t *d, size_t per) {
+  for (ft_staging_t *st = d->staging; st; st = st->next)
+    if (!st->busy && st->bytes >= 2 * per && ft_real.cuEventQuery &&
+        ft_real.cuEventQuery(st->done[0]) == CUDA_SUCCESS &&
+        ft_real.cuEventQuery(st->done[1]) == CUDA_SUCCESS)
+      return st->busy = 1, st;
+  if (d->n_staging >= MAX_STAGING) return NULL;
+  ft_staging_t *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
   void *p = NULL;
-  if (ft_drv.cuMemHostAlloc(&p, 2 * per, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) return -1;
-  d->staging = p;
-  d->staging_bytes = 2 * per;
-  return 0;
+  if (ft_drv.cuMemHostAlloc(&p, 2 * per, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS ||
+      ft_drv.cuEventCreate(&st->done[0], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
+      ft_drv.cuEventCreate(&st->done[1], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+    st->mem = p;
+    staging_free(st);
+    return NULL;
+  }
+  st->mem = p;
+  st->bytes = 2 * per;
+  st->busy = 1;
+  st->next = d->staging;
+  d->staging = st;
+  d->n_staging++;
+  return st;
+}
+
+void ft_staging_release_all(ft_dev_t *d) {
+  while (d->staging) {
+    ft_staging_t *st = d->staging;
+    d->staging = st->next;
+    staging_free(st);
+  }
+  d->n_staging = 0;
 }
 
 /* Device copies of the codes of groups [g0, g1) from a host code view whose
@@ -166,8 +204,9 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   size_t he = end == a->size ? end : end / GROUP * GROUP;
   int host_enc = a->state != FT_ST_UNPROT && a->code && (a->state == FT_ST_CLEAN || whole) && hs < he;
   uint8_t *mir = a->state != FT_ST_UNPROT ? mirror_for(a) : NULL;
-  size_t cb = chunk_bytes();
-  if (!mir && staging_ready(d, cb) != 0) {
+  size_t cb = chunk_bytes(), per = cb + ft_code_bytes(cb);
+  ft_staging_t *st = mir ? NULL : staging_claim(d, per);
+  if (!mir && !st) {
     ft_unlock();
     CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, src, n, s);
     if (r == CUDA_SUCCESS && sync) r = ft_real.cuStreamSynchronize(s);
@@ -192,11 +231,11 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
         host = mir + c0;
         mirror_view(a, c0 / GROUP, &view);
       } else {
-        size_t per = cb + ft_code_bytes(cb);
-        uint8_t *base = d->staging + slot * per;
-        /* the slot's previous DMA must be finished before it is overwritten */
+        uint8_t *base = st->mem + slot * per;
+        /* the slot's previous DMA (this upload's) must be finished before it is
+         * overwritten; the ring is this thread's alone */
         ft_unlock();
-        r = ft_real.cuEventSynchronize(d->staging_done[slot]);
+        r = ft_real.cuEventSynchronize(st->done[slot]);
         ft_lock();
         if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_HANDLE) break;
         r = CUDA_SUCCESS;
@@ -212,12 +251,13 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
         ft_st.bytes_encoded_host += c1 - c0;
       }
       if (!mir) {
-        ft_drv.cuEventRecord(d->staging_done[slot], s);
+        ft_drv.cuEventRecord(st->done[slot], s);
         slot ^= 1;
       }
       c0 = c1;
     }
   }
+  if (st) st->busy = 0;
   if (r != CUDA_SUCCESS) {
     /* Part of the data may be on the device without its code. */
     if (a->state == FT_ST_CLEAN) ft_set_state(a, FT_ST_UNINIT);

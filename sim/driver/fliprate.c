@@ -51,7 +51,8 @@ static uint64_t poisson(uint64_t *s, double mean) {
   if (u1 < 1e-300) u1 = 1e-300;
   double n = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
   double k = floor(mean + sqrt(mean) * n + 0.5);
-  return k < 0 ? 0 : (uint64_t)k;
+  /* absurd rates: the caller bounds a round anyway; never convert past 2^64 */
+  return !(k > 0) ? 0 : k >= (double)MAX_PER_TICK ? MAX_PER_TICK : (uint64_t)k;
 }
 
 /* ---- one round (under the registry's read lock: no allocation goes away) ---- */

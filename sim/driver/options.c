@@ -1,5 +1,7 @@
 /* options.c: the simulator's environment variables (read once at cuInit), its log
  * function and its clock. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +13,24 @@
 
 sim_options_t sim_opt;
 
-/* Parses a non-negative number; an invalid value warns and keeps the default. */
+/* Parses a number in [min, max]. Unparsable (empty, garbage, NaN, trailing text)
+ * warns and keeps the default; out of range (overflow and infinities included)
+ * warns and takes the nearest bound. One warning per variable. */
 static double env_num(const char *name, double def, double min, double max) {
   const char *s = getenv(name);
-  if (!s || !*s) return def;
+  if (!s) return def;
   char *end;
+  errno = 0;
   double v = strtod(s, &end);
-  if (*end || v < min || v > max) {
-    fprintf(stderr, "simcuda: ignoring %s=%s (expected a number in [%g, %g])\n", name, s, min, max);
+  if (end == s || *end || isnan(v)) {
+    fprintf(stderr, "simcuda: ignoring %s=\"%.64s\" (expected a number in [%g, %g]): using %g\n",
+            name, s, min, max, def);
     return def;
+  }
+  if (!(v >= min && v <= max)) { /* ERANGE gives +-HUGE_VAL or 0: clamped the same */
+    double c = v < min ? min : max;
+    fprintf(stderr, "simcuda: %s=%.64s is out of range [%g, %g]: using %g\n", name, s, min, max, c);
+    return c;
   }
   return v;
 }
@@ -30,7 +41,12 @@ void sim_options_read(void) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   double defthreads = ncpu < 1 ? 1 : ncpu > 4 ? 4 : (double)ncpu;
   sim_opt.threads = (unsigned)env_num("SIMCUDA_THREADS", defthreads, 1, 256);
-  sim_opt.pcie_bps = env_num("SIMCUDA_PCIE_GBPS", 0, 0, 1e6) * 1e9;
+  double gbps = env_num("SIMCUDA_PCIE_GBPS", 0, 0, 1e6);
+  if (gbps > 0 && gbps < 0.01) { /* 0 is "not modelled"; slower would stall every copy */
+    fprintf(stderr, "simcuda: SIMCUDA_PCIE_GBPS=%g is below 0.01: using 0.01\n", gbps);
+    gbps = 0.01;
+  }
+  sim_opt.pcie_bps = gbps * 1e9;
   sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);

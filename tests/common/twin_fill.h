@@ -22,11 +22,14 @@ static const char tf_ptx[] =
     ".visible .entry empty()\n{\nret;\n}\n";
 
 static void tf_fill_twin(const simcuda_block_t *blk, void **params) {
-  unsigned *p = (unsigned *)simcuda_ptr(blk, *(void **)params[0]);
+  const char *dev = *(char *const *)params[0];
   unsigned v = *(unsigned *)params[1];
-  if (!p) return;
   size_t base = (size_t)blk->blockIdx.x * blk->blockDim.x;
-  for (unsigned t = 0; t < blk->blockDim.x; t++) p[base + t] = v;
+  /* the block's first and last word, translated as the device would fault on
+   * either (a grid larger than the buffer is an illegal address, not a host crash) */
+  unsigned *p = (unsigned *)simcuda_ptr(blk, dev + base * 4);
+  if (!p || !blk->blockDim.x || !simcuda_ptr(blk, dev + (base + blk->blockDim.x) * 4 - 1)) return;
+  for (unsigned t = 0; t < blk->blockDim.x; t++) p[t] = v;
 }
 
 static void tf_empty_twin(const simcuda_block_t *blk, void **params) {

@@ -695,7 +695,7 @@ TEST_IMPL(ci_campaign) {
       {"jacobi", APP_JACOBI, "64", "20", "launch:residual_partial:1-20,arg=0|1", NULL, 64, 40},
       {"multistream", APP_MULTISTREAM, "2", "4", "launch:square_kernel:1-8,arg=0", NULL, 64, 40},
   };
-  uint64_t total[3] = {0}, sdc = 0;
+  uint64_t total[3] = {0}, sdc = 0, broken = 0;
   printf("| program | injector | bits | runs | masked | corrected | recovered | "
          "detected-uncorrectable | SDC | crash | hang | not injected |\n"
          "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -725,6 +725,8 @@ TEST_IMPL(ci_campaign) {
         fflush(stdout);
         total[bits] += field(r.out, "injected");
         sdc += count_of(r.out, "sdc");
+        /* a fault in data at rest must never end or stall the program */
+        broken += count_of(r.out, "crash") + count_of(r.out, "hang");
         /* every fault must land: otherwise this campaign tests less than it says */
         ASSERT_EQ(field(r.out, "not_injected"), 0u);
         proc_free(&r);
@@ -732,6 +734,7 @@ TEST_IMPL(ci_campaign) {
   printf("single-bit runs: %ju, double-bit runs: %ju, silent data corruptions: %ju\n",
          (uintmax_t)total[1], (uintmax_t)total[2], (uintmax_t)sdc);
   ASSERT_EQ(sdc, 0u);
+  ASSERT_EQ(broken, 0u);
   ASSERT_GE(total[1], 200u);
   ASSERT_GE(total[2], 200u);
   return TEST_OK;
