@@ -181,11 +181,13 @@ TEST_IMPL(traceability_fields) {
     json_t *js = load(path);
     ASSERT_EQ(ft_ju64(js, "schema"), 1u);
     if (vars[v]) {
-      char want[16];
+      char want[64];
       snprintf(want, sizeof want, "%d", 10 + v);
       ASSERT_STR_EQ(ft_jstr(js, "rank", "(none)"), want);
-      snprintf(want, sizeof want, "rank %d", 10 + v);
-      HAS(r.err, want); /* the summary line names it too */
+      snprintf(want, sizeof want, "gpuft: [rank %d] pid ", 10 + v);
+      HAS(r.err, want); /* every summary line names it too */
+      snprintf(want, sizeof want, "gpuft: [rank %d] report: ", 10 + v);
+      HAS(r.err, want);
     } else {
       ASSERT(json_is_null(json_object_get(js, "rank")));
     }
@@ -207,7 +209,7 @@ TEST_IMPL(traceability_fields) {
     ASSERT_GT(ft_ju64(js, "gpu.driver_version"), 0u);
     /* the pid in the summary line is the report's */
     char pid[32];
-    snprintf(pid, sizeof pid, "gpuft: pid %ju", (uintmax_t)ft_ju64(js, "pid"));
+    snprintf(pid, sizeof pid, "pid %ju: errors: ", (uintmax_t)ft_ju64(js, "pid"));
     HAS(r.err, pid);
     HAS(r.err, "report: ");
     json_decref(js);
