@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "quarantine.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
 
@@ -167,9 +168,11 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     if (ctotal) {
       ft_st.permanent++;
       ft_st.uncorrectable++;
-      for (size_t i = 0; i < nev && i < 40; i++)
+      for (size_t i = 0; i < nev && i < 40; i++) {
         ft_event(a, g * G + ev[i].offset, ev[i].bit,
                  "bit does not take a write (permanent fault)", FT_OUT_UNCORRECTABLE, where);
+        if (!is_shadow) ft_history_record_permanent(d->ctx, a->base + g * G + ev[i].offset, ev[i].bit);
+      }
       return GROUP_STUCK;
     }
     for (size_t i = 0; i < nev && i < 40; i++) {
@@ -177,8 +180,9 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       int code_bit = ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT;
       const char *kind = data_bit ? "data bit" : code_bit ? "code bit" : "level-2 code";
       uint64_t off = g * G + ev[i].offset;
-      if (data_bit && !is_shadow && seen_before(a, off, ev[i].bit)) {
+      if (data_bit && !is_shadow && (seen_before(a, off, ev[i].bit) || ft_history_is_bad(a->base + off))) {
         ft_st.permanent++;
+        ft_history_record_permanent(d->ctx, a->base + off, ev[i].bit);
         ft_event(a, off, ev[i].bit, "data bit, again after a rewrite (permanent fault)",
                  FT_OUT_CORRECTED, where);
       } else {

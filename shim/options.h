@@ -33,7 +33,9 @@
     "check after every launch, or once per epoch (data written inside one stays in flight)") \
   X(SUMMARY, BOOL, "1", 0, 1, 0, "print the summary on stderr at exit")                         \
   X(ERROR_EXITCODE, INT, "0", 0, 255, 0, "exit status when errors were not repaired (0: unchanged)") \
-  X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)")
+  X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)") \
+  X(HISTORY_DIR, STR, "", 0, 0, 0, "per-GPU error history folder (default ~/.cache/gpuft)")   \
+  X(QUARANTINE, BOOL, "0", 0, 1, 0, "hold the 2 MiB pages of known bad addresses away from the program")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, lo, hi, choices, doc) FT_OPT_##name,

@@ -15,6 +15,7 @@
 
 #include "campaign.h"
 #include "report_path.h"
+#include "devtools.h"
 #include "options.h"
 #include "options_text.h"
 
@@ -38,6 +39,7 @@ static const struct {
     {"campaign", cmd_campaign},
     {"report", ft_report_cmd_main}, /* tools/report_cmd.c */
     {"demo", ft_demo_main},         /* tools/demo.c */
+    FT_DEVTOOLS_SUBCOMMANDS,        /* tools/devtools.h: selftest, memtest, history */
 };
 
 /* ---- Options ---- */
