@@ -290,8 +290,6 @@ ft_func_t *ft_func_get(CUfunction f) {
   if (!fn) return NULL;
   fn->handle = (void *)f;
   fill_layout(fn);
-  FT_DEBUG("kernel %s: %d parameters, %s", fn->name[0] ? fn->name : "(unnamed)", fn->nparams,
-           fn->layout_ok ? "arguments checked" : "layout unknown: treated as writing everything");
   fn->next = g_buckets[h];
   g_buckets[h] = fn;
   return fn;

@@ -5,8 +5,10 @@
  * see a real upset. Grammar (docs/campaign.md), faults separated by ';':
  *   at=launch:<kernel-substring>:<k> | d2h:<k> | call:<n>
  *   target=arg:<i> | src | random        (random: any tracked allocation, by size)
- *   bits=1 | 2 | burst:<k>               (2: two bits of one 128-byte block)
- *   seed=<s>  offset=<byte>  bit=<b>     (what is not given is drawn from the seed) */
+ *   bits=1 | 2 | burst:<k>               how many bits (2: two bits of one 128-byte block)
+ *   bit=<b>[+<b>...]                     which bits, counted from the byte at offset
+ *   seed=<s>  offset=<byte>              (what is not given is drawn from the seed)
+ * The simulator's SIMCUDA_FLIP takes the same keys (sim/driver/inject.c). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ typedef struct {
   char kernel[128];
   uint64_t k, seen, seed;
   int64_t offset, bit; /* -1: drawn */
+  int bitlist[16], nbitlist; /* bit=<b>+<b>...: exactly these bits */
   int claimed; /* a thread is applying it (g_mu) */
   int done;    /* applied: read without g_mu, so atomically (set once) */
   /* what happened */
@@ -98,8 +101,13 @@ static int parse_one(char *spec, fault_t *f) {
       f->offset = (int64_t)strtoull(v, &end, 10);
       if (*end) return -1;
     } else if (!strcmp(kv, "bit")) {
-      f->bit = strtol(v, &end, 10);
-      if (*end || f->bit < 0 || f->bit > 1023) return -1;
+      for (char *bsave = NULL, *b = strtok_r(v, "+", &bsave); b; b = strtok_r(NULL, "+", &bsave)) {
+        long x = strtol(b, &end, 10);
+        if (*end || x < 0 || x > 1023 || f->nbitlist == 16) return -1;
+        f->bitlist[f->nbitlist++] = (int)x;
+      }
+      if (!f->nbitlist) return -1;
+      f->bit = f->bitlist[0];
     } else {
       return -1;
     }
@@ -148,7 +156,13 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
   if (f->bit >= 0) first = (unsigned)((off - b0) * 8 + (unsigned)f->bit % 8);
   else first += (unsigned)(mix(&seed) % 8);
   f->nflipped = 0;
-  for (int i = 0; i < f->nbits && f->nflipped < 64; i++) {
+  if (f->nbitlist > 1) /* exactly the bits named, counted from the byte at off */
+    for (int i = 0; i < f->nbitlist; i++) {
+      unsigned b = (unsigned)(((off - b0) * 8 + (unsigned)f->bitlist[i]) % nbits);
+      blk[b / 8] ^= (uint8_t)(1u << (b % 8));
+      f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
+    }
+  for (int i = 0; f->nbitlist <= 1 && i < f->nbits && f->nflipped < 64; i++) {
     unsigned b;
     if (f->burst) b = (first + (unsigned)i) % nbits;          /* adjacent bits */
     else if (i == 0) b = first;

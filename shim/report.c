@@ -337,8 +337,12 @@ int ft_report_write_json(const char *path) {
 
 /* ---- The summary: one, in words a user can act on ---- */
 
+/* Every line names the rank when there is one: the lines of many ranks interleave
+ * in a job's output. */
 static void line(ft_jw_t *w, const char *s) {
+  const char *rank = rank_text();
   ft_jw_raw(w, "gpuft: ");
+  if (rank) ft_jw_raw(w, "[rank "), ft_jw_raw(w, rank), ft_jw_raw(w, "] ");
   ft_jw_raw(w, s);
 }
 
@@ -351,10 +355,8 @@ static void mib(ft_jw_t *w, uint64_t bytes) {
 /* The summary's text (engine lock held, or a signal's best effort). */
 static void summary(ft_jw_t *w, const ft_end_t *end, const char *report_path) {
   const ft_engine_stats_t *s = &ft_st;
-  const char *rank = rank_text();
   line(w, "pid ");
   ft_jw_num_i(w, (int64_t)getpid());
-  if (rank) ft_jw_raw(w, ", rank "), ft_jw_raw(w, rank);
   ft_jw_raw(w, ": errors: ");
   ft_jw_num_u(w, s->detected), ft_jw_raw(w, " detected, ");
   ft_jw_num_u(w, s->corrected), ft_jw_raw(w, " corrected, ");

@@ -72,21 +72,24 @@ typedef struct {
 typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsigned n);
 
 /* ---- Fault injection ----------------------------------------------------
- * Same grammar as the SIMCUDA_FLIP environment variable:
- *   "before=<event>,<target>,offset=<byte>,bits=<b>[+<b>...][,stuck];..."
+ * Same grammar as the SIMCUDA_FLIP environment variable, and as gpuft's
+ * GPUFT_INJECT (docs/campaign.md, "One grammar"):
+ *   "at=<event>,target=<target>,offset=<byte>,bit=<b>[+<b>...][,stuck];..."
+ * Older spellings still accepted: before=<event>, arg=<i> | src | dst |
+ * addr=<a> as the target, bits=<b>[+<b>...] for bit=.
  * <event>: launch:<kernel-name-substring>:<k> | d2h:<k> | h2d:<k> | sync:<k>
  *          (k counts from 1: the k-th such event after the fault was installed;
  *          for SIMCUDA_FLIP that is the k-th of the run). launch fires in the
  *          stream worker just before the kernel runs; d2h/h2d just before the
  *          copy moves data; sync when the k-th cuCtxSynchronize /
  *          cuStreamSynchronize / cuEventSynchronize call has finished waiting.
- * <target>: arg=<i> (the allocation launch argument i points into; launch only)
+ * <target>: arg:<i> (the allocation launch argument i points into; launch only)
  *         | src | dst (the copy's device side; d2h/h2d only)
- *         | addr=<device address> (any event; the only target of sync events)
+ *         | addr:<device address> (any event; the only target of sync events)
  * offset: byte offset from the pointer named by the target (argument value, or
  *         copy source/destination), must lie in the same allocation (else the
  *         fault is dropped with a message when it fires).
- * bits: bit numbers 0..7 within that byte; several with '+'.
+ * bit: bit numbers 0..7 within that byte; several with '+'.
  * stuck: the bits are forced to the flipped value after every later write
  *         (copies, memsets, kernel launches) until the allocation is freed.
  * Each fault fires once. Returns 0, or -1 with a message on stderr for a

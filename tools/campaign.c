@@ -454,7 +454,7 @@ static void sim_spec(const cfg_t *c, const char *event, uint64_t size, uint64_t 
   for (int i = 0; i < nb; i++) {
     if (bit[i] == ~0u) continue; /* already written with an earlier bit of its byte */
     unsigned byte = bit[i] / 8;
-    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%sbefore=%s,offset=%ju,bits=%u",
+    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%sat=%s,offset=%ju,bit=%u",
                             len ? ";" : "", event, (uintmax_t)(b0 + byte), bit[i] % 8);
     for (int j = i + 1; j < nb; j++)
       if (bit[j] != ~0u && bit[j] / 8 == byte) {
@@ -477,8 +477,8 @@ static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t c
   char bits[32], event[200];
   bits_text(c, bits, sizeof bits);
   if (c->sim) {
-    if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju,arg=%d", a->kernel, (uintmax_t)k, a->args[ai]);
-    else snprintf(event, sizeof event, "d2h:%ju,src", (uintmax_t)k);
+    if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju,target=arg:%d", a->kernel, (uintmax_t)k, a->args[ai]);
+    else snprintf(event, sizeof event, "d2h:%ju,target=src", (uintmax_t)k);
     sim_spec(c, event, a->size[ai < 0 ? 0 : ai], &rs, out, cap);
     return;
   }

@@ -72,7 +72,10 @@ static int count(const char *s, const char *needle) {
 int ft_obs_scan_stderr(const char *err, int sim, int *dropped) {
   if (dropped) *dropped = err && sim && strstr(err, "simcuda: fault \"") && strstr(err, "\" dropped: ");
   if (!err) return 0;
-  return sim ? count(err, "simcuda: flip before=") : count(err, "gpuft: GPUFT_INJECT: flipped");
+  /* the simulator logs "flip <fault spec>: ..." per fault it applied, and "flip rate:"
+   * for the spontaneous flips of SIMCUDA_FLIP_RATE, which are not the campaign's */
+  return sim ? count(err, "simcuda: flip ") - count(err, "simcuda: flip rate:")
+             : count(err, "gpuft: GPUFT_INJECT: flipped");
 }
 
 void ft_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi) {

@@ -64,7 +64,10 @@ static int bad(const char *spec, const char *why) {
   return -1;
 }
 
-/* One fault: "before=<event>,<target>,offset=<n>,bits=<b>[+<b>...][,stuck]". */
+/* One fault: "at=<event>,target=<target>,offset=<n>,bit=<b>[+<b>...][,stuck]", the
+ * grammar of gpuft's GPUFT_INJECT (bit= names bits, 0..7 of the byte at offset here).
+ * Older spellings, still accepted: before=<event>, arg=<i>|src|dst|addr=<a> for the
+ * target, bits=<b>[+<b>...] for the bit numbers (bits= is a count in GPUFT_INJECT). */
 static int parse_one(const char *spec, fault_t *f) {
   memset(f, 0, sizeof *f);
   snprintf(f->text, sizeof f->text, "%s", spec);
@@ -74,6 +77,20 @@ static int parse_one(const char *spec, fault_t *f) {
   bool have_ev = false, have_t = false, have_off = false, have_bits = false;
   char *save = NULL;
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char alias[512];
+    if (strncmp(tok, "at=", 3) == 0) { /* the shared grammar's key for the event */
+      snprintf(alias, sizeof alias, "before=%s", tok + 3);
+      tok = alias;
+    } else if (strncmp(tok, "target=", 7) == 0) {
+      /* target=arg:<i>|src|dst|addr:<a> -> the older arg=<i>|src|dst|addr=<a> */
+      snprintf(alias, sizeof alias, "%s", tok + 7);
+      char *colon = strchr(alias, ':');
+      if (colon) *colon = '=';
+      tok = alias;
+    }
+    if (strncmp(tok, "bits=", 5) == 0 && sim_opt.log)
+      sim_log("SIMCUDA_FLIP: \"%s\": bits= naming bit numbers is the old spelling; write bit=%s "
+              "(bits= is a count of bits in GPUFT_INJECT)", spec, tok + 5);
     if (strncmp(tok, "before=", 7) == 0) {
       if (have_ev) return bad(spec, "two events");
       char *e = tok + 7;
@@ -115,10 +132,10 @@ static int parse_one(const char *spec, fault_t *f) {
     } else if (strncmp(tok, "offset=", 7) == 0) {
       if (have_off || !parse_i64(tok + 7, &f->offset)) return bad(spec, "offset=<byte> needs a number");
       have_off = true;
-    } else if (strncmp(tok, "bits=", 5) == 0) {
-      if (have_bits) return bad(spec, "two bits= fields");
+    } else if (strncmp(tok, "bits=", 5) == 0 || strncmp(tok, "bit=", 4) == 0) {
+      if (have_bits) return bad(spec, "two bit= fields");
       char *bsave = NULL;
-      for (char *b = strtok_r(tok + 5, "+", &bsave); b; b = strtok_r(NULL, "+", &bsave)) {
+      for (char *b = strtok_r(tok + (tok[3] == 's' ? 5 : 4), "+", &bsave); b; b = strtok_r(NULL, "+", &bsave)) {
         uint64_t bit;
         if (!parse_u64(b, &bit) || bit > 7) return bad(spec, "bits are 0..7 joined by +");
         if (f->mask & (1u << bit)) return bad(spec, "a bit is named twice");
@@ -136,7 +153,7 @@ static int parse_one(const char *spec, fault_t *f) {
   if (!have_ev) return bad(spec, "missing before=<event>");
   if (!have_t) return bad(spec, "missing target (arg=<i>, src, dst or addr=<a>)");
   if (!have_off) return bad(spec, "missing offset=<byte>");
-  if (!have_bits) return bad(spec, "missing bits=<b>");
+  if (!have_bits) return bad(spec, "missing bit=<b>");
   if (f->target == T_ARG && f->ev != EV_LAUNCH) return bad(spec, "arg=<i> only applies to launch events");
   if ((f->target == T_SRC || f->target == T_DST) && f->ev != EV_D2H && f->ev != EV_H2D)
     return bad(spec, "src/dst only apply to d2h/h2d events");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "report_json.h"
 #include "proc.h"
 #include "runner.h"
 
@@ -216,7 +217,8 @@ TEST_IMPL(report_and_stderr) {
   const char *sim = "simcuda: flip before=d2h:1,src,offset=5,bits=0: addr=0x1 mask=0x01\n"
                     "simcuda: flip before=d2h:1,src,offset=9,bits=3: addr=0x2 mask=0x08\n"
                     "simcuda: fault \"before=d2h:1,src,offset=99999,bits=0\" dropped: offset 99999 "
-                    "leaves the allocation\n";
+                    "leaves the allocation\n"
+                    "simcuda: flip rate: addr=0x3 mask=0x01 0x00->0x01\n"; /* not the campaign's */
   ASSERT_EQ(ft_obs_scan_stderr(sim, 1, &dropped), 2);
   ASSERT_EQ(dropped, 1);
   return TEST_OK;
@@ -531,6 +533,61 @@ TEST_IMPL(plot_png) {
   return TEST_OK;
 }
 
+/* One injection grammar: the same spec text, given to gpuft (GPUFT_INJECT) and to the
+ * simulator (SIMCUDA_FLIP), flips the same bits, which gpuft then finds at the same
+ * place; the simulator's older spelling still works. */
+static char *events_of(const char *spec_var, const char *spec, const char *log) {
+  char rep[128], env_rep[160], env_spec[400];
+  snprintf(rep, sizeof rep, "/tmp/gpuft-grammar-%d.json", (int)getpid());
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  snprintf(env_spec, sizeof env_spec, "%s=%s", spec_var, spec);
+  const char *argv[] = {APP_SGEMM, "64", NULL};
+  const char *env[] = {SIMPATH, "LD_PRELOAD=" GPUFT_LIB_PRELOAD, env_rep, env_spec, log, NULL};
+  proc_result_t r;
+  if (proc_run(argv, env, 60, &r) != 0 || r.status != 0) FT_FAIL_("sgemm with %s failed:\n%s", env_spec, r.err);
+  char err[256];
+  json_t *js = ft_report_load(rep, err, sizeof err);
+  if (!js) FT_FAIL_("%s", err);
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(js, "events"), i, e) json_object_del(e, "base"); /* ASLR */
+  char *ev = json_dumps(json_object_get(js, "events"), JSON_COMPACT);
+  if (!strcmp(spec_var, "GPUFT_INJECT")) { /* it also says which bits it flipped */
+    json_t *bits = json_object_get(json_array_get(json_object_get(js, "injections"), 0), "bits");
+    char *b = json_dumps(bits, JSON_COMPACT);
+    printf("  GPUFT_INJECT=%s flipped %s\n", spec, b);
+    free(b);
+  }
+  if (log && !strstr(r.err, "old spelling")) FT_FAIL_("no deprecation note for %s:\n%s", spec, r.err);
+  json_decref(js);
+  proc_free(&r);
+  unlink(rep);
+  return ev;
+}
+
+TEST_IMPL(one_injection_grammar) {
+  if (!have(APP_SGEMM)) return TEST_SKIPF("sgemm is not built (no nvcc)");
+  static const struct {
+    int arg, offset;
+    const char *bit;
+  } cases[] = {{0, 1000, "3"}, {1, 64, "0"}, {0, 4095, "7"}, {1, 2048, "1+6"}, {0, 12, "2+5"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char spec[200], old[200];
+    snprintf(spec, sizeof spec, "at=launch:sgemm:1,target=arg:%d,offset=%d,bit=%s", cases[i].arg,
+             cases[i].offset, cases[i].bit);
+    snprintf(old, sizeof old, "before=launch:sgemm:1,arg=%d,offset=%d,bits=%s", cases[i].arg,
+             cases[i].offset, cases[i].bit);
+    char *g = events_of("GPUFT_INJECT", spec, NULL), *sim = events_of("SIMCUDA_FLIP", spec, NULL),
+         *o = events_of("SIMCUDA_FLIP", old, "SIMCUDA_LOG=1");
+    if (strcmp(g, sim) || strcmp(sim, o) || !strcmp(g, "[]"))
+      FT_FAIL_("%s: gpuft's injector %s\nthe simulator's %s\nold spelling %s", spec, g, sim, o);
+    free(g);
+    free(sim);
+    free(o);
+  }
+  return TEST_OK;
+}
+
 TEST_IMPL(uncorrectable_reported) {
   if (!have(APP_SGEMM)) return TEST_SKIPF("sgemm is not built (no nvcc)");
   /* Two bits in C just before it is read back, without replay (GPUFT_MODE=correct:
@@ -618,7 +675,7 @@ TEST_IMPL(real_campaign_sgemm) {
     ASSERT_EQ(count_of(r.out, "crash") + count_of(r.out, "hang"), 0u);
     /* inputs read by the kernel: every flip is found and undone */
     ASSERT_EQ(count_of(r.out, "corrected") + count_of(r.out, "recovered"), 16u);
-    if (sim) HAS(r.out, "\"fault\": \"before=launch:sgemm:1,arg=");
+    if (sim) HAS(r.out, "\"fault\": \"at=launch:sgemm:1,target=arg:");
     proc_free(&r);
   }
   return TEST_OK;

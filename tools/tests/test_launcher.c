@@ -21,8 +21,10 @@
 /* What the launcher puts before the library (a sanitized build's runtime). */
 #ifdef GPUFT_SAN_RUNTIME
 #define SAN_FIRST GPUFT_SAN_RUNTIME ":"
+#define SAN_RUNTIME_ONLY GPUFT_SAN_RUNTIME
 #else
 #define SAN_FIRST ""
+#define SAN_RUNTIME_ONLY ""
 #endif
 
 /* Runs the launcher (or `exe`) with args; env as proc_run's. */
@@ -317,10 +319,12 @@ TEST_IMPL(installed_layout) {
   char cmd[4 * PATH_MAX];
   snprintf(cmd, sizeof cmd,
            "set -e; d=%s/consumer; '%s' -S '%s' -B $d -DCMAKE_PREFIX_PATH='%s' >/dev/null; "
-           "'%s' --build $d >/dev/null; $d/consumer; "
+           "'%s' --build $d >/dev/null; LD_PRELOAD='%s' $d/consumer; "
            "if command -v pkg-config >/dev/null; then PKG_CONFIG_PATH='%s/lib/pkgconfig' "
            "pkg-config --cflags --libs gpuft; fi",
-           prefix, CMAKE_COMMAND, CONSUMER_DIR, prefix, CMAKE_COMMAND, prefix);
+           prefix, CMAKE_COMMAND, CONSUMER_DIR, prefix, CMAKE_COMMAND,
+           /* a sanitized libgpuft.so needs its runtime loaded first */
+           SAN_FIRST[0] ? SAN_RUNTIME_ONLY : "", prefix);
   const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
   ASSERT_EQ(proc_run(sh, NULL, 170, &r), 0);
   if (r.status != 0) FT_FAIL_("consumer build failed (%d):\n%s%s", r.status, r.out, r.err);

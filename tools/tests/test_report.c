@@ -181,11 +181,13 @@ TEST_IMPL(traceability_fields) {
     json_t *js = load(path);
     ASSERT_EQ(ft_ju64(js, "schema"), 1u);
     if (vars[v]) {
-      char want[16];
+      char want[64];
       snprintf(want, sizeof want, "%d", 10 + v);
       ASSERT_STR_EQ(ft_jstr(js, "rank", "(none)"), want);
-      snprintf(want, sizeof want, "rank %d", 10 + v);
-      HAS(r.err, want); /* the summary line names it too */
+      snprintf(want, sizeof want, "gpuft: [rank %d] pid ", 10 + v);
+      HAS(r.err, want); /* every summary line names it too */
+      snprintf(want, sizeof want, "gpuft: [rank %d] report: ", 10 + v);
+      HAS(r.err, want);
     } else {
       ASSERT(json_is_null(json_object_get(js, "rank")));
     }
@@ -207,7 +209,7 @@ TEST_IMPL(traceability_fields) {
     ASSERT_GT(ft_ju64(js, "gpu.driver_version"), 0u);
     /* the pid in the summary line is the report's */
     char pid[32];
-    snprintf(pid, sizeof pid, "gpuft: pid %ju", (uintmax_t)ft_ju64(js, "pid"));
+    snprintf(pid, sizeof pid, "pid %ju: errors: ", (uintmax_t)ft_ju64(js, "pid"));
     HAS(r.err, pid);
     HAS(r.err, "report: ");
     json_decref(js);
@@ -358,6 +360,40 @@ TEST_IMPL(summary_advice) {
   proc_free(&r);
   rm_rf(dir);
   return TEST_OK;
+}
+
+/* GPUFT_LOG=debug names every kernel gpuft sees; a corrected flip is logged at warn. */
+TEST_IMPL(log_kernels_and_corrections) {
+  int skip = need_sim();
+  if (skip) return skip;
+#if !defined(APP_SGEMM) || !defined(APP_VECADD)
+  return TEST_SKIPF("nvcc not found: the example programs were not built");
+#else
+  static const struct {
+    const char *app, *arg, *kernel, *flip;
+  } apps[] = {{APP_SGEMM, "64", "sgemm", "at=launch:sgemm:1,target=arg:0,offset=1000,bit=3"},
+              {APP_VECADD, "4096", "vecadd", "at=launch:vecadd:1,target=arg:1,offset=400,bit=5"}};
+  for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
+    char flip[200], want[160];
+    snprintf(flip, sizeof flip, "SIMCUDA_FLIP=%s", apps[i].flip);
+    const char *argv[] = {apps[i].app, apps[i].arg, NULL};
+    const char *debug[] = {SIMPATH, PRELOAD, "GPUFT_REPORT", "GPUFT_LOG=debug", NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, debug, 120, &r), 0);
+    ASSERT_EQ(r.status, 0);
+    snprintf(want, sizeof want, "gpuft: debug: kernel ");
+    const char *k = strstr(r.err, want);
+    if (!k || !strstr(k, apps[i].kernel)) FT_FAIL_("no debug line naming %s:\n%s", apps[i].kernel, r.err);
+    proc_free(&r);
+    const char *warn[] = {SIMPATH, PRELOAD, "GPUFT_REPORT", "GPUFT_LOG", flip, NULL};
+    ASSERT_EQ(proc_run(argv, warn, 120, &r), 0);
+    ASSERT_EQ(r.status, 0);
+    HAS(r.err, "gpuft: warning: data bit in allocation #");
+    HAS(r.err, " corrected (");
+    proc_free(&r);
+  }
+  return TEST_OK;
+#endif
 }
 
 /* ---- several ranks: one file each, merged by `gpuft report` ---- */
