@@ -47,7 +47,7 @@ struct sim_insn_s {
 };
 
 /* A kernel ready to run. */
-typedef struct {
+typedef struct sim_kprog_s {
   char *name;
   sim_insn_t *code;
   uint32_t n_code;
