@@ -92,8 +92,8 @@ static inline void store_elem(void *p, uint64_t v, unsigned n) {
 static void ld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
   const uint64_t *A = SIM_R(w, in->a[0]);
-  bool sgn = sim_type_signed(in->type) && n < 4;
   unsigned regbits = in->type2 && ft_ptx_type_size(in->type2) == 8 ? 64 : 32;
+  bool sgn = sim_type_signed(in->type) && n * 8 < regbits;
   SIM_LANES(m, l, {
     uint8_t *p = resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, false);
     if (!p) return;
@@ -236,7 +236,9 @@ sim_exec_fn sim_choose_mem(sim_insn_t *in) {
   switch ((ft_ptx_opcode_t)in->op) {
     case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
       if (in->type == FT_PTX_T_B128 || ft_ptx_type_size(in->type) == 0) return NULL;
-      if (in->vec <= 1 && in->space == FT_PTX_SP_GLOBAL && ft_ptx_type_size(in->type) == 4) return ld_global32;
+      if (in->vec <= 1 && in->space == FT_PTX_SP_GLOBAL && ft_ptx_type_size(in->type) == 4 &&
+          !(sim_type_signed(in->type) && ft_ptx_type_size(in->type2) == 8))
+        return ld_global32;
       return ld;
     case FT_PTX_OP_ST:
       if (in->type == FT_PTX_T_B128 || in->space == FT_PTX_SP_PARAM || in->space == FT_PTX_SP_CONST) return NULL;
