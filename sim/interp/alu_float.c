@@ -19,7 +19,7 @@ static inline float ld32(uint64_t v, bool ftz) {
   return f;
 }
 static inline uint64_t st32(float f, bool ftz, bool sat) {
-  if (sat) f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+  if (sat) f = !(f > 0.0f) ? 0.0f : f > 1.0f ? 1.0f : f; /* NaN and -0 give +0 */
   uint32_t u;
   memcpy(&u, &f, 4);
   if (f != f) return CANON_NAN32;
@@ -32,7 +32,7 @@ static inline double ld64(uint64_t v) {
   return d;
 }
 static inline uint64_t st64(double d, bool sat) {
-  if (sat) d = d != d ? 0.0 : d < 0.0 ? 0.0 : d > 1.0 ? 1.0 : d;
+  if (sat) d = !(d > 0.0) ? 0.0 : d > 1.0 ? 1.0 : d;
   if (d != d) return CANON_NAN64;
   uint64_t u;
   memcpy(&u, &d, 8);

@@ -51,7 +51,7 @@ static uint16_t to_bf16(float f) {
 }
 
 static uint64_t store_f(unsigned t, double x, bool ftz, bool sat) {
-  if (sat) x = x != x ? 0.0 : x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+  if (sat) x = !(x > 0.0) ? 0.0 : x > 1.0 ? 1.0 : x; /* NaN and -0 give +0 */
   switch (t) {
     case FT_PTX_T_F16: {
       if (x != x) return 0x7fff;
