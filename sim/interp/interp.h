@@ -142,6 +142,10 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
 int sim_round_enter(unsigned rnd);
 void sim_round_leave(int old);
 sim_exec_fn sim_choose_compare(sim_insn_t *in);
+sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
+/* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
+ * NULL after raising the fault. */
+void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);
 
 /* Each executor file exports a chooser: the exec function for an instruction
  * (its fields already lowered), NULL when that form is not supported. */

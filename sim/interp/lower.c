@@ -325,6 +325,41 @@ static int find_func(const lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_
   return -1;
 }
 
+/* Device printf: nvcc calls the external vprintf(format, argument buffer). */
+static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
+                         const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  uint64_t loc[3];
+  unsigned sp;
+  for (unsigned i = 0; i < 2; i++) {
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to vprintf: argument %u is not a .param variable", i);
+      return;
+    }
+  }
+  loc[2] = local_alloc(c, 4, 4); /* the return value when it is not used */
+  if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
+    const ft_ptx_operand_t *ro = &fn->operands[rets->index];
+    if (ro->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ro->sym_kind, ro->index, &loc[2], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to vprintf: its return is not a .param variable");
+      return;
+    }
+  }
+  sim_insn_t *s = emit(c);
+  s->kind = SIM_K_EXEC;
+  s->op = FT_PTX_OP_CALL;
+  s->line = in->line;
+  if (in->guard != FT_PTX_NO_REG) {
+    s->guard = (int32_t)(it->reg_base + in->guard);
+    s->guard_neg = in->guard_neg;
+  }
+  s->off = (int64_t)loc[0];
+  s->target = (uint32_t)loc[1];
+  s->a[3] = (uint32_t)loc[2];
+  s->exec = sim_choose_printf();
+}
+
 /* call (rets), f, (args): the callee's body inlined here. */
 static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
@@ -335,6 +370,12 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
                          *args = ft_ptx_opd(fn, in, 2);
   int fi = find_func(c, fn, target);
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
+    emit_vprintf(c, it, in, rets, args);
+    return;
+  }
   if (fi < 0) {
     const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
                       target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";

@@ -11,7 +11,7 @@
 #define ERR_MISALIGNED 716
 
 /* Host address of [addr, addr+n) for a lane, or NULL after raising the fault. */
-static void *resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store) {
+void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store) {
   sim_block_t *b = w->blk;
   const sim_grid_t *g = b->g;
   if (addr & (n - 1)) {
@@ -95,7 +95,7 @@ static void ld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   unsigned regbits = in->type2 && ft_ptx_type_size(in->type2) == 8 ? 64 : 32;
   bool sgn = sim_type_signed(in->type) && n * 8 < regbits;
   SIM_LANES(m, l, {
-    uint8_t *p = resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, false);
+    uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, false);
     if (!p) return;
     for (unsigned i = 0; i < vec; i++) {
       uint64_t v = load_elem(p + i * n, n);
@@ -112,7 +112,7 @@ static void st(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
   const uint64_t *A = SIM_R(w, in->a[0]);
   SIM_LANES(m, l, {
-    uint8_t *p = resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, true);
+    uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, true);
     if (!p) return;
     for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, SIM_R(w, in->a[1 + i])[l], n);
   });
@@ -123,7 +123,7 @@ static void ld_global32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const uint64_t *A = SIM_R(w, in->a[0]);
   uint64_t *D = SIM_R(w, in->d[0]);
   SIM_LANES(m, l, {
-    const uint8_t *p = resolve(w, in->space, l, A[l] + (uint64_t)in->off, 4, false);
+    const uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, 4, false);
     if (!p) return;
     uint32_t v;
     memcpy(&v, p, 4);
@@ -180,7 +180,7 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : B;
   uint64_t *D = red ? NULL : SIM_R(w, in->d[0]);
   SIM_LANES(m, l, {
-    void *p = resolve(w, in->space, l, A[l] + (uint64_t)in->off, n, true);
+    void *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n, true);
     if (!p) return;
     uint64_t old;
     if (n == 4) {

@@ -20,6 +20,7 @@ __global__ void scan_blocks(const int *in, int *out, int *sums, int n) {
   }
   if (i < n) out[i] = buf[cur][threadIdx.x];
   if (threadIdx.x == BLOCK - 1) sums[blockIdx.x] = buf[cur][threadIdx.x];
+  if (blockIdx.x == 0 && threadIdx.x == BLOCK - 1) printf("scan: first block total %d\n", buf[cur][threadIdx.x]);
 }
 
 __global__ void scan_sums(int *sums, int nb) {
