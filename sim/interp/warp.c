@@ -1,6 +1,7 @@
 /* warp.c: runs one thread block: its warps in lockstep (32 lanes, an active mask),
  * divergence and reconvergence by minimum PC, exact bar.sync/bar.red over the
  * block's warps, faults that stop the launch. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,10 +165,36 @@ typedef struct {
   void *p;
   size_t n;
 } sim_buf_t;
-static _Thread_local sim_buf_t tl_regs, tl_shared, tl_local, tl_warps;
+typedef struct {
+  sim_buf_t regs, shared, local, warps;
+} sim_tlbufs_t;
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+
+/* Freed when the host thread ends (stream workers come and go with streams). */
+static void tl_free(void *p) {
+  sim_tlbufs_t *t = p;
+  free(t->regs.p);
+  free(t->shared.p);
+  free(t->local.p);
+  free(t->warps.p);
+  free(t);
+}
+static void tl_init(void) {
+  if (pthread_key_create(&tl_key, tl_free)) abort();
+}
+static sim_tlbufs_t *tl_get(void) {
+  pthread_once(&tl_once, tl_init);
+  sim_tlbufs_t *t = pthread_getspecific(tl_key);
+  if (!t) {
+    t = calloc(1, sizeof *t);
+    if (!t || pthread_setspecific(tl_key, t)) abort();
+  }
+  return t;
+}
 
 static void *buf_get(sim_buf_t *b, size_t n) {
-  if (n > b->n) {
+  if (!b->p || n > b->n) {
     free(b->p);
     b->p = malloc(n ? n : 1);
     if (!b->p) abort();
@@ -218,13 +245,14 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   b.n_warps = (b.n_threads + 31) / 32;
   size_t dyn_off = (p->shared_static + 15) & ~(size_t)15;
   b.shared_bytes = dyn_off + g->dyn_shared;
-  b.shared = buf_get(&tl_shared, b.shared_bytes);
+  sim_tlbufs_t *tl = tl_get();
+  b.shared = buf_get(&tl->shared, b.shared_bytes);
   memset(b.shared, 0xA5, b.shared_bytes); /* shared memory starts undefined on a GPU */
-  b.local = buf_get(&tl_local, p->local_bytes * b.n_threads);
+  b.local = buf_get(&tl->local, p->local_bytes * b.n_threads);
   memset(b.local, 0xA5, p->local_bytes * b.n_threads);
-  b.warps = buf_get(&tl_warps, b.n_warps * sizeof *b.warps);
+  b.warps = buf_get(&tl->warps, b.n_warps * sizeof *b.warps);
   size_t regs_per_warp = (size_t)p->n_regs * 32;
-  uint64_t *regs = buf_get(&tl_regs, regs_per_warp * b.n_warps * sizeof *regs);
+  uint64_t *regs = buf_get(&tl->regs, regs_per_warp * b.n_warps * sizeof *regs);
   for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w);
   for (;;) {
     unsigned live = 0, waiting = 0;
