@@ -48,7 +48,7 @@ static __attribute__((noinline)) uint32_t c_thread(uint32_t id, uint32_t iters) 
 
 int main(void) {
   enum { BLOCKS = 64, THREADS = 256, N = BLOCKS * THREADS };
-  uint32_t iters = 200;
+  uint32_t iters = 1000;
   uint32_t *out = calloc(N, 4), *ref = calloc(N, 4);
   if (!out || !ref) return 1;
   hz_add_buffer(out, N * 4);
