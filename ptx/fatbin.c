@@ -27,21 +27,32 @@ static int setf(char *err, size_t errlen, const char *msg) {
   return -1;
 }
 
+/* Compares the first bytes with a magic number byte by byte: the magics have
+ * no zero byte, so a short NUL-terminated text given without a size is never
+ * read past its terminator. */
+static int has_magic(const uint8_t *p, size_t size, const uint8_t *magic, size_t n) {
+  if (size && size < n) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != magic[i]) return 0;
+  return 1;
+}
+
 static int looks_like_ptx(const uint8_t *p, size_t size) {
   size_t lim = size ? size : 4096, i = 0;
   while (i < lim && i < 4096 && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
   if (i >= lim) return 0;
-  if (lim - i >= 2 && p[i] == '/' && (p[i + 1] == '/' || p[i + 1] == '*')) return 1;
-  return lim - i >= 8 && memcmp(p + i, ".version", 8) == 0;
+  if (p[i] == '/') return lim - i >= 2 && (p[i + 1] == '/' || p[i + 1] == '*');
+  return has_magic(p + i, size ? lim - i : 0, (const uint8_t *)".version", 8);
 }
 
 ft_image_kind_t ft_image_kind(const void *image, size_t size) {
   const uint8_t *p = image;
-  if (!p || (size && size < 4)) return FT_IMAGE_UNKNOWN;
-  uint32_t magic = ft_rd32(p);
-  if (magic == FT_FATBIN_WRAPPER_MAGIC && (!size || size >= 16)) return FT_IMAGE_WRAPPER;
-  if (magic == FT_FATBIN_MAGIC && (!size || size >= 16)) return FT_IMAGE_FATBIN;
-  if (memcmp(p, "\x7f" "ELF", 4) == 0 && (!size || size >= 64))
+  static const uint8_t wrapper[4] = {0xb1, 0x43, 0x62, 0x46}, fatbin[4] = {0x50, 0xed, 0x55, 0xba},
+                       elf[4] = {0x7f, 'E', 'L', 'F'};
+  if (!p) return FT_IMAGE_UNKNOWN;
+  if (has_magic(p, size, wrapper, 4) && (!size || size >= 16)) return FT_IMAGE_WRAPPER;
+  if (has_magic(p, size, fatbin, 4) && (!size || size >= 16)) return FT_IMAGE_FATBIN;
+  if (has_magic(p, size, elf, 4) && (!size || size >= 64))
     return ft_rd16(p + 0x12) == EM_CUDA ? FT_IMAGE_CUBIN : FT_IMAGE_HOST_ELF;
   if (looks_like_ptx(p, size)) return FT_IMAGE_PTX;
   return FT_IMAGE_UNKNOWN;
@@ -133,10 +144,9 @@ int ft_fatbin_walk(const void *image, size_t size, int (*fn)(const ft_fatbin_ent
   }
 }
 
-int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, char *err, size_t errlen) {
-  *text = NULL;
+int ft_fatbin_entry_bytes(const ft_fatbin_entry_t *e, uint8_t **data, size_t *len, char *err, size_t errlen) {
+  *data = NULL;
   *len = 0;
-  if (e->kind != FT_FATBIN_ENTRY_PTX) return setf(err, errlen, "not a PTX entry");
   size_t n;
   char *out;
   if (e->compression == FT_FATBIN_COMP_NONE) {
@@ -152,7 +162,7 @@ int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, cha
         return setf(err, errlen, "zstd: no content size");
       want = fcs;
     }
-    if (!want || want > MAX_TEXT) return setf(err, errlen, "compressed PTX: bad uncompressed size");
+    if (!want || want > MAX_TEXT) return setf(err, errlen, "compressed entry: bad uncompressed size");
     out = malloc((size_t)want + 1);
     if (!out) return setf(err, errlen, "out of memory");
     if (e->compression == FT_FATBIN_COMP_ZSTD) {
@@ -171,14 +181,26 @@ int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, cha
       int r = LZ4_decompress_safe((const char *)e->payload, out, (int)e->payload_size, (int)want);
       if (r < 0) {
         free(out);
-        return setf(err, errlen, "lz4: corrupt PTX entry");
+        return setf(err, errlen, "lz4: corrupt entry");
       }
       n = (size_t)r;
     }
   }
   out[n] = '\0';
-  *text = out;
-  *len = strnlen(out, n);
+  *data = (uint8_t *)out;
+  *len = n;
+  return 0;
+}
+
+int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, char *err, size_t errlen) {
+  *text = NULL;
+  *len = 0;
+  if (e->kind != FT_FATBIN_ENTRY_PTX) return setf(err, errlen, "not a PTX entry");
+  uint8_t *d;
+  size_t n;
+  if (ft_fatbin_entry_bytes(e, &d, &n, err, errlen) != 0) return -1;
+  *text = (char *)d;
+  *len = strnlen(*text, n);
   return 0;
 }
 

@@ -49,6 +49,10 @@ int ft_fatbin_walk(const void *image, size_t size,
                    int (*fn)(const ft_fatbin_entry_t *e, void *ctx), void *ctx,
                    char *err, size_t errlen);
 
+/* The payload of any entry, decompressed: malloc'd (with one NUL byte after
+ * it), *len bytes. 0, or -1 with err. */
+int ft_fatbin_entry_bytes(const ft_fatbin_entry_t *e, uint8_t **data, size_t *len, char *err, size_t errlen);
+
 /* The PTX text of a PTX entry, decompressed (libzstd / liblz4): malloc'd,
  * NUL-terminated, *len without trailing NULs. 0, or -1 with err. */
 int ft_fatbin_ptx_text(const ft_fatbin_entry_t *e, char **text, size_t *len, char *err, size_t errlen);
@@ -74,6 +78,24 @@ void ft_image_ptx_free(ft_image_ptx_t *r);
 /* The section `name` of a 64-bit little-endian ELF file of `size` bytes:
  * 0 and its bytes, or -1. */
 int ft_elf_section(const void *file, size_t size, const char *name, const uint8_t **data, size_t *len);
+
+/* Calls fn for every section whose name starts with prefix (fn returns nonzero
+ * to stop). Returns the number of sections visited, or -1 for a malformed file. */
+int ft_elf_sections(const void *file, size_t size, const char *prefix,
+                    int (*fn)(const char *name, const uint8_t *data, size_t len, void *ctx), void *ctx);
+
+/* A kernel parameter as a cubin records it (no type, no alignment). */
+typedef struct ft_cubin_param_s {
+  uint32_t ordinal;           /* parameter index */
+  uint32_t offset;            /* byte offset in the parameter buffer */
+  uint32_t size;              /* bytes */
+} ft_cubin_param_t;
+
+/* The kernels of an ELF cubin (SASS only) with their parameter layout, from
+ * the EIATTR_KPARAM_INFO records of .nv.info.<kernel>, in offset order. fn
+ * returns nonzero to stop. Returns the number of kernels, or -1. */
+int ft_cubin_kernels(const void *cubin, size_t size,
+                     int (*fn)(const char *name, const ft_cubin_param_t *params, size_t n, void *ctx), void *ctx);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ static const char *const sreg_names[FT_PTX_SR_COUNT] = {
   "clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi",
   "dynamic_smem_size", "total_smem_size", "warpsz", "clusterid", "nclusterid",
   "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank",
-  "is_explicit_cluster",
+  "is_explicit_cluster", "envreg", "pm",
 };
 
 const char *ft_ptx_opcode_name(unsigned op) {

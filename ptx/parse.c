@@ -321,16 +321,15 @@ static void read_attrs(P *p, attrs_t *a) {
     const char *ps[8];
     size_t pn[8];
     unsigned k = split(p->tok.s, p->tok.len, ps, pn, 8);
-    int need_num = 0, in_ptr = 0;
+    int need_num = 0;
     for (unsigned i = 0; i < k; i++) {
       int t, sp;
       if (span_is(ps[i], pn[i], "align")) {
         if (i + 1 != k) fail(p, p->tok.line, "bad .align");
-        need_num = in_ptr ? 2 : 1;
+        need_num = a->ptr ? 2 : 1;   /* after .ptr, .align is the pointee's */
       } else if (span_is(ps[i], pn[i], "ptr")) {
         a->ptr = 1;
-        in_ptr = 1;
-      } else if (in_ptr && (sp = space_of(ps[i], pn[i])) >= 0) {
+      } else if (a->ptr && (sp = space_of(ps[i], pn[i])) >= 0) {
         a->ptr_space = (uint8_t)sp;
       } else if (span_is(ps[i], pn[i], "v2") || span_is(ps[i], pn[i], "v4")) {
         a->vec = (uint8_t)(ps[i][1] - '0');
@@ -628,6 +627,22 @@ static int sreg_of(const char *s, size_t n, uint32_t *comp) {
   s++, n--;
   size_t b = n;
   *comp = 0;
+  /* numbered ones: %envreg0..31, %pm0..7 */
+  for (int k = 0; k < 2; k++) {
+    const char *pre = k ? "pm" : "envreg";
+    size_t pl = strlen(pre);
+    unsigned lim = k ? 8 : 32;
+    if (n > pl && n <= pl + 2 && memcmp(s, pre, pl) == 0) {
+      unsigned v = 0;
+      for (size_t i = pl; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        v = v * 10 + (unsigned)(s[i] - '0');
+      }
+      if (v >= lim) return 0;
+      *comp = v;
+      return k ? FT_PTX_SR_PM : FT_PTX_SR_ENVREG;
+    }
+  }
   if (n > 2 && s[n - 2] == '.') {
     char c = s[n - 1];
     if (c != 'x' && c != 'y' && c != 'z') return 0;
@@ -929,7 +944,7 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
   unsigned lo = 0, hi = 0;
   switch (in->op) {
   case FT_PTX_OP_ABS: case FT_PTX_OP_NEG: case FT_PTX_OP_NOT: case FT_PTX_OP_CNOT:
-  case FT_PTX_OP_MOV: case FT_PTX_OP_CVT: case FT_PTX_OP_CVTA: case FT_PTX_OP_POPC:
+  case FT_PTX_OP_MOV: case FT_PTX_OP_CVTA: case FT_PTX_OP_POPC:
   case FT_PTX_OP_CLZ: case FT_PTX_OP_BREV: case FT_PTX_OP_BFIND: case FT_PTX_OP_RCP:
   case FT_PTX_OP_SQRT: case FT_PTX_OP_RSQRT: case FT_PTX_OP_SIN: case FT_PTX_OP_COS:
   case FT_PTX_OP_EX2: case FT_PTX_OP_LG2: case FT_PTX_OP_TANH: case FT_PTX_OP_TESTP:
@@ -937,13 +952,17 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
     lo = hi = 2; break;
   case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
     lo = 2; hi = 3; break;
+  case FT_PTX_OP_CVT:   /* cvt.rn.f16x2.f32 d, a, b packs two sources */
+    lo = 2; hi = 3; break;
   case FT_PTX_OP_ST:
     lo = 2; hi = 3; break;
   case FT_PTX_OP_ADD: case FT_PTX_OP_SUB: case FT_PTX_OP_ADDC: case FT_PTX_OP_SUBC:
   case FT_PTX_OP_MUL: case FT_PTX_OP_MUL24: case FT_PTX_OP_DIV: case FT_PTX_OP_REM:
   case FT_PTX_OP_AND: case FT_PTX_OP_OR: case FT_PTX_OP_XOR: case FT_PTX_OP_SHL:
-  case FT_PTX_OP_SHR: case FT_PTX_OP_MIN: case FT_PTX_OP_MAX: case FT_PTX_OP_COPYSIGN:
+  case FT_PTX_OP_SHR: case FT_PTX_OP_COPYSIGN:
     lo = hi = 3; break;
+  case FT_PTX_OP_MIN: case FT_PTX_OP_MAX:   /* three-input forms on newer targets */
+    lo = 3; hi = 4; break;
   case FT_PTX_OP_MAD: case FT_PTX_OP_MADC: case FT_PTX_OP_MAD24: case FT_PTX_OP_FMA:
   case FT_PTX_OP_SELP: case FT_PTX_OP_SLCT: case FT_PTX_OP_SAD: case FT_PTX_OP_SHF:
   case FT_PTX_OP_PRMT: case FT_PTX_OP_DP4A: case FT_PTX_OP_DP2A: case FT_PTX_OP_BFE:
@@ -954,8 +973,8 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
     lo = 4; hi = 5; break;
   case FT_PTX_OP_SET:
     lo = 3; hi = 4; break;
-  case FT_PTX_OP_SHFL:
-    lo = hi = 6; break;
+  case FT_PTX_OP_SHFL:   /* shfl.sync: d, p, a, b, c, membermask; pre-sync shfl: no mask */
+    lo = 5; hi = 6; break;
   case FT_PTX_OP_ATOM:
     lo = 3; hi = 5; break;
   case FT_PTX_OP_RED:
@@ -1191,7 +1210,8 @@ static void fixup_labels(P *p) {
       nm[n] = '\0';
       fail(p, f->line, "unknown name '%s'", nm);
     }
-    fn->operands[f->operand].index = fn->labels[j].instr;
+    if (fn->labels[j].instr >= fn->ninstrs) fail(p, f->line, "branch to the end of the function");
+    fn->operands[f->operand].index = fn->labels[j].instr;   /* always a valid instruction index */
   }
 }
 

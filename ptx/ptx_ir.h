@@ -23,15 +23,16 @@
  *   ft_ptx_operand_t  REG, IMM_INT, IMM_F32, IMM_F64, VEC (elements are other
  *                     operands in the pool), ADDR (base register/symbol/absolute
  *                     + byte offset), SYM (variable, param or function), LABEL
- *                     (instruction index), SREG (%tid.x ...), SINK (`_`), NONE.
+ *                     (instruction index, always < ninstrs), SREG (%tid.x ...),
+ *                     SINK (`_`), NONE.
  *
  * Operand order is PTX's own (destination first). Two-destination forms
  * (`setp ... p|q`, `shfl.sync ... d|p`) always occupy two slots: the second
  * destination is FT_PTX_OPD_NONE when the text has no `|q`.
  * call: ops = [VEC returns (count may be 0), SYM function | REG target,
- *              VEC arguments (count may be 0), SYM prototype label (indirect
- *              calls with a prototype) | NONE]. Arguments and returns are SYM
- *              operands naming .param variables of the caller (vars[]).
+ *              VEC arguments (count may be 0), NONE (the prototype label of an
+ *              indirect call is not kept)]. Arguments and returns
+ *              are SYM operands naming .param variables of the caller (vars[]).
  * bra: ops = [LABEL]. Guard and .uni are on the instruction.
  */
 #ifndef FT_PTX_IR_H
@@ -200,7 +201,7 @@ enum {
 };
 
 /* Special registers (SREG operands; component x/y/z in operand.count for the
- * vector ones: 0 = x, 1 = y, 2 = z). */
+ * vector ones: 0 = x, 1 = y, 2 = z; the number of %envreg<N> and %pm<N>). */
 typedef enum {
   FT_PTX_SR_NONE = 0,
   FT_PTX_SR_TID, FT_PTX_SR_NTID, FT_PTX_SR_CTAID, FT_PTX_SR_NCTAID,
@@ -212,6 +213,8 @@ typedef enum {
   FT_PTX_SR_WARPSZ, FT_PTX_SR_CLUSTERID, FT_PTX_SR_NCLUSTERID, FT_PTX_SR_CLUSTER_CTAID,
   FT_PTX_SR_CLUSTER_NCTAID, FT_PTX_SR_CLUSTER_CTARANK, FT_PTX_SR_CLUSTER_NCTARANK,
   FT_PTX_SR_IS_EXPLICIT_CLUSTER,
+  FT_PTX_SR_ENVREG,      /* %envreg<N>: N (0..31) in operand.count */
+  FT_PTX_SR_PM,          /* %pm<N> performance counters: N (0..7) in operand.count */
   FT_PTX_SR_COUNT
 } ft_ptx_sreg_t;
 
