@@ -126,13 +126,25 @@ typedef struct {
   uint64_t allocs, frees;
   uint64_t flips_applied;                                   /* bits flipped by injection */
   uint64_t kernel_bytes_args;  /* sum over launches of sizes of allocations args point into */
+  /* Kernels run by the PTX interpreter (not twins): exact bytes their threads
+   * loaded and stored in global memory (device, pinned and managed; atomics count
+   * as a load and a store), thread-instructions executed, launches interpreted. */
+  uint64_t kernel_bytes_loaded, kernel_bytes_stored;
+  uint64_t kernel_thread_insns, kernels_interpreted;
 } simcuda_stats_t;
 typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
-typedef void (*simcuda_reset_stats_fn)(void);
+typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation's traffic */
+
+/* Traffic per allocation ("simcudaGetTraffic"): for the live allocation holding
+ * addr, its base and size and the bytes interpreted kernels loaded and stored in
+ * it since it was allocated or since simcudaResetStats. Returns 0, or -1 when addr
+ * is in no live allocation. Any output pointer may be NULL. */
+typedef int (*simcuda_get_traffic_fn)(uint64_t addr, uint64_t *base, uint64_t *size, uint64_t *loaded,
+                                      uint64_t *stored);
 
 /* These are exported by the simulator's libcuda.so.1 under the names
  * "simcudaInject", "simcudaFlipNow", "simcudaClearFaults", "simcudaGetStats",
- * "simcudaResetStats", "simcudaSetFlipRate";
+ * "simcudaResetStats", "simcudaSetFlipRate", "simcudaGetTraffic";
  * and "simcudaRegisterTwins" by its libcudart.so.13. Find them with dlsym so
  * that the same program also runs on a real GPU, where they are absent. */
 

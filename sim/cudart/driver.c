@@ -12,6 +12,7 @@
 
 static simrt_drv_t simrt_tables[2];
 static PFN_cuGetProcAddress_v12000 simrt_gpa;
+static void *simrt_drv_handle;
 static cudaError_t simrt_load_err = cudaSuccess;
 static pthread_once_t simrt_load_once = PTHREAD_ONCE_INIT;
 
@@ -36,6 +37,7 @@ static void simrt_load(void) {
     simrt_load_err = cudaErrorInsufficientDriver;
     return;
   }
+  simrt_drv_handle = h;
   void *p = dlsym(h, "cuGetProcAddress_v2");
   if (!p) {
     simrt_load_err = cudaErrorInsufficientDriver;
@@ -54,6 +56,11 @@ cudaError_t simrt_driver_load(void) {
 const simrt_drv_t *simrt_drv(int ptds) { return &simrt_tables[ptds ? 1 : 0]; }
 
 PFN_cuGetProcAddress_v12000 simrt_getproc(void) { return simrt_gpa; }
+
+void *simrt_driver_sym(const char *name) {
+  if (simrt_driver_load() != cudaSuccess || !simrt_drv_handle) return NULL;
+  return dlsym(simrt_drv_handle, name);
+}
 
 CUresult simrt_missing_entry(const char *name) {
   simrt_warn("the driver has no entry point %s (cuGetProcAddress_v2 did not find it)", name);

@@ -18,6 +18,9 @@ typedef struct simrt_func_s simrt_func_t;
 struct simrt_fatbin_s {
   void *handle_slot;       /* first member: the handle nvcc gets is a void ** to it */
   simrt_fatbin_t *next;
+  const void *image;       /* nvcc's fatbin wrapper */
+  bool real_tried;         /* the real image was offered to the driver */
+  CUresult real_err;       /* and what it answered */
   bool unregistered;
   struct simrt_load_s *loads; /* one per build (later ones for twins that came late) */
 };
@@ -44,6 +47,7 @@ typedef struct simrt_twins_s {
   struct simrt_twins_s *next;
   const simcuda_kernel_t *k;
   unsigned n;
+  bool forwarded;          /* given to the driver's twin registry */
 } simrt_twins_t;
 
 static pthread_mutex_t simrt_reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,12 +59,19 @@ typedef struct simrt_var_s {
   struct simrt_var_s *next;
   const void *host_var;
   char *name;
+  simrt_fatbin_t *fb;
 } simrt_var_t;
 static simrt_var_t *simrt_vars;
 
 /* ---- twins ---- */
 
+static bool simrt_twins_on(void) {
+  const char *e = getenv("SIMCUDA_TWINS");
+  return !(e && strcmp(e, "0") == 0);
+}
+
 static const simcuda_kernel_t *simrt_find_twin(const char *name) {
+  if (!simrt_twins_on()) return NULL;
   for (simrt_twins_t *s = simrt_twin_sets; s; s = s->next)
     for (unsigned i = 0; i < s->n; i++)
       if (s->k[i].name && strcmp(s->k[i].name, name) == 0) return &s->k[i];
@@ -97,9 +108,46 @@ SIMRT_API void simcudaRegisterTwins(const simcuda_kernel_t *kernels, unsigned n)
 
 /* ---- module images ---- */
 
-/* Builds and loads one image holding every function of fb that has a twin and no
- * kernel yet. Lock held. */
+/* The driver picks a twin over the PTX of a kernel by name: hand it every twin
+ * registered so far. Lock held. */
+static void simrt_twins_forward(void) {
+  void (*fn)(const simcuda_kernel_t *, unsigned) = NULL;
+  void *sym = simrt_driver_sym("simcudaDriverRegisterTwins");
+  if (!sym) return;
+  memcpy(&fn, &sym, sizeof fn);
+  for (simrt_twins_t *s = simrt_twin_sets; s; s = s->next)
+    if (!s->forwarded) {
+      fn(s->k, s->n);
+      s->forwarded = true;
+    }
+}
+
+/* The real image (its PTX runs on the driver's interpreter): offered once; every
+ * function of fb the driver finds gets its kernel. Lock held. */
+static void simrt_fatbin_load_real(simrt_fatbin_t *fb) {
+  if (fb->real_tried || !fb->image) return;
+  fb->real_tried = true;
+  const simrt_drv_t *d = simrt_drv(0);
+  CUlibrary lib = NULL;
+  fb->real_err = SIMRT_DCALL(d, cuLibraryLoadData, &lib, fb->image, NULL, NULL, 0, NULL, NULL, 0);
+  if (fb->real_err != CUDA_SUCCESS) return;
+  simrt_load_t *ld = calloc(1, sizeof *ld);
+  if (!ld) abort();
+  ld->lib = lib;
+  ld->next = fb->loads;
+  fb->loads = ld;
+  for (simrt_func_t *f = simrt_funcs; f; f = f->next) {
+    if (f->fb != fb || f->kernel) continue;
+    CUkernel k = NULL;
+    if (SIMRT_DCALL(d, cuLibraryGetKernel, &k, lib, f->name) == CUDA_SUCCESS) f->kernel = k;
+  }
+}
+
+/* Loads fb: its real image first, then one twin image holding every function of fb
+ * that has a twin and no kernel yet (an image without PTX). Lock held. */
 static cudaError_t simrt_fatbin_load(simrt_fatbin_t *fb) {
+  simrt_twins_forward();
+  simrt_fatbin_load_real(fb);
   unsigned n = 0;
   for (simrt_func_t *f = simrt_funcs; f; f = f->next) {
     if (f->fb != fb || f->kernel) continue;
@@ -159,9 +207,14 @@ static cudaError_t simrt_func_kernel(simrt_func_t *f, CUkernel *out) {
   }
   if (!f->kernel) {
     if (!f->warned) {
-      simrt_warn("kernel %s has no twin: the simulator cannot run it, so launching it "
-                 "fails with cudaErrorNoKernelImageForDevice. Register a twin with "
-                 "simcudaRegisterTwins (sim/simcuda_twins.h).", f->name);
+      if (f->fb->real_err == CUDA_ERROR_NO_BINARY_FOR_GPU)
+        simrt_warn("kernel %s: its image carries no PTX (built with -gencode ...,code=sm_XX: no PTX to "
+                   "interpret) and no twin is registered: launching it fails with "
+                   "cudaErrorNoKernelImageForDevice", f->name);
+      else
+        simrt_warn("kernel %s: the simulator cannot load its image (CUresult %d) and no twin is "
+                   "registered: launching it fails with cudaErrorNoKernelImageForDevice",
+                   f->name, (int)f->fb->real_err);
       f->warned = true;
     }
     return cudaErrorNoKernelImageForDevice;
@@ -223,6 +276,7 @@ SIMRT_API void **__cudaRegisterFatBinary(void *fatCubin) {
     abort();
   }
   pthread_mutex_lock(&simrt_reg_lock);
+  fb->image = fatCubin;
   fb->next = simrt_fatbins;
   simrt_fatbins = fb;
   pthread_mutex_unlock(&simrt_reg_lock);
@@ -258,14 +312,14 @@ SIMRT_API void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun
   pthread_mutex_unlock(&simrt_reg_lock);
 }
 
-/* __device__ variables are recorded but not modelled (a twin cannot see them):
- * the symbol APIs fail on them with cudaErrorNotSupported and a message. */
+/* __device__/__constant__ variables: found by name in the fatbin's module. */
 SIMRT_API void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
                                  const char *deviceName, int ext, size_t size, int constant,
                                  int global) {
   simrt_var_t *v = calloc(1, sizeof *v);
   if (!v) return;
   v->host_var = hostVar;
+  v->fb = (simrt_fatbin_t *)fatCubinHandle;
   v->name = strdup(deviceName ? deviceName : "?");
   pthread_mutex_lock(&simrt_reg_lock);
   v->next = simrt_vars;
@@ -308,7 +362,7 @@ SIMRT_API void __cudaUnregisterFatBinary(void **fatCubinHandle) {
   for (simrt_load_t *ld = fb->loads; ld;) {
     simrt_load_t *next = ld->next;
     /* Errors ignored: at exit the driver may already be shutting down. */
-    (void)SIMRT_DCALL(simrt_drv(0), cuLibraryUnload, ld->lib);
+    if (ld->lib) (void)SIMRT_DCALL(simrt_drv(0), cuLibraryUnload, ld->lib);
     free(ld->kernels);
     free(ld);
     ld = next;
@@ -340,33 +394,88 @@ SIMRT_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFu
   return __cudaGetKernel(kernelPtr, entryFuncAddr);
 }
 
-/* ---- symbols (__device__ variables): recorded, not modelled ---- */
+/* ---- symbols (__device__ and __constant__ variables) ----
+ * They live in the driver's module of the real image (cuLibraryGetGlobal). */
 
-static cudaError_t simrt_symbol_unsupported(const void *symbol, const char *api) {
+static cudaError_t simrt_symbol_addr(const void *symbol, const char *api, CUdeviceptr *addr, size_t *size) {
+  cudaError_t e = simrt_init();
+  if (e != cudaSuccess) return e;
   pthread_mutex_lock(&simrt_reg_lock);
-  const char *name = NULL;
-  for (simrt_var_t *v = simrt_vars; v; v = v->next)
-    if (v->host_var == symbol) name = v->name;
+  simrt_var_t *v = NULL;
+  for (simrt_var_t *x = simrt_vars; x && !v; x = x->next)
+    if (x->host_var == symbol) v = x;
+  if (!v) {
+    pthread_mutex_unlock(&simrt_reg_lock);
+    return cudaErrorInvalidSymbol;
+  }
+  simrt_fatbin_t *fb = v->fb;
+  e = fb ? simrt_fatbin_load(fb) : cudaErrorInvalidSymbol;
+  CUresult r = CUDA_ERROR_NOT_FOUND;
+  for (simrt_load_t *ld = fb ? fb->loads : NULL; ld && r != CUDA_SUCCESS; ld = ld->next)
+    if (!ld->kernels) r = SIMRT_DCALL(simrt_drv(0), cuLibraryGetGlobal, addr, size, ld->lib, v->name);
   pthread_mutex_unlock(&simrt_reg_lock);
-  if (!name) return simrt_ret(cudaErrorInvalidSymbol);
-  simrt_warn("%s(%s): __device__ variables are not modelled by the simulator", api, name);
-  return simrt_ret(cudaErrorNotSupported);
+  if (r != CUDA_SUCCESS) {
+    simrt_warn("%s(%s): the variable is not in a module the simulator loaded (CUresult %d)", api, v->name, (int)r);
+    return cudaErrorInvalidSymbol;
+  }
+  return cudaSuccess;
 }
 
 SIMRT_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
-  return simrt_symbol_unsupported(symbol, "cudaGetSymbolAddress");
+  CUdeviceptr a;
+  size_t n;
+  cudaError_t e = simrt_symbol_addr(symbol, "cudaGetSymbolAddress", &a, &n);
+  if (e == cudaSuccess && devPtr) *devPtr = (void *)(uintptr_t)a;
+  return simrt_ret(e);
 }
 
 SIMRT_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
-  return simrt_symbol_unsupported(symbol, "cudaGetSymbolSize");
+  CUdeviceptr a;
+  size_t n;
+  cudaError_t e = simrt_symbol_addr(symbol, "cudaGetSymbolSize", &a, &n);
+  if (e == cudaSuccess && size) *size = n;
+  return simrt_ret(e);
+}
+
+static cudaError_t simrt_symbol_copy(const void *symbol, size_t count, size_t offset, const char *api,
+                                     void **dev) {
+  CUdeviceptr a;
+  size_t n;
+  cudaError_t e = simrt_symbol_addr(symbol, api, &a, &n);
+  if (e != cudaSuccess) return e;
+  if (offset > n || count > n - offset) return cudaErrorInvalidValue;
+  *dev = (void *)(uintptr_t)(a + offset);
+  return cudaSuccess;
 }
 
 SIMRT_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                          size_t offset, enum cudaMemcpyKind kind) {
-  return simrt_symbol_unsupported(symbol, "cudaMemcpyToSymbol");
+  void *dev;
+  cudaError_t e = simrt_symbol_copy(symbol, count, offset, "cudaMemcpyToSymbol", &dev);
+  if (e != cudaSuccess) return simrt_ret(e);
+  return cudaMemcpy(dev, src, count, kind == cudaMemcpyDefault ? cudaMemcpyDefault : kind);
 }
 
 SIMRT_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                            size_t offset, enum cudaMemcpyKind kind) {
-  return simrt_symbol_unsupported(symbol, "cudaMemcpyFromSymbol");
+  void *dev;
+  cudaError_t e = simrt_symbol_copy(symbol, count, offset, "cudaMemcpyFromSymbol", &dev);
+  if (e != cudaSuccess) return simrt_ret(e);
+  return cudaMemcpy(dst, dev, count, kind);
+}
+
+SIMRT_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                              size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  void *dev;
+  cudaError_t e = simrt_symbol_copy(symbol, count, offset, "cudaMemcpyToSymbolAsync", &dev);
+  if (e != cudaSuccess) return simrt_ret(e);
+  return cudaMemcpyAsync(dev, src, count, kind, stream);
+}
+
+SIMRT_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
+                                                size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
+  void *dev;
+  cudaError_t e = simrt_symbol_copy(symbol, count, offset, "cudaMemcpyFromSymbolAsync", &dev);
+  if (e != cudaSuccess) return simrt_ret(e);
+  return cudaMemcpyAsync(dst, dev, count, kind, stream);
 }

@@ -48,6 +48,8 @@ void simrt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- initialisation and contexts (context.c) ---- */
 /* Driver loaded and cuInit done (no context). */
 cudaError_t simrt_init(void);
+/* A simulator-only symbol of the driver (simcuda*), NULL when absent. */
+void *simrt_driver_sym(const char *name);
 /* The primary context of the calling thread's device is current (retained on first
  * use, as the real runtime does lazily). Fails with the sticky error once one is set. */
 cudaError_t simrt_ctx(void);

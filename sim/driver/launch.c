@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower.h"
 #include "sim.h"
 
 void sim_launch_free(sim_launch_t *l) {
@@ -49,6 +50,49 @@ static void run_block(void *arg, uint64_t i) {
   free(blk.shared);
 }
 
+/* ---- the interpreter: kernels from PTX ---- */
+static bool interp_find(void *ctx, uint64_t p, sim_xcache_t *out) {
+  sim_launch_t *l = ctx;
+  sim_alloc_t a;
+  /* Same rule as translate(): a pending free issued before the launch is a use after free. */
+  if (!sim_mem_find(p, 0, &a) || (a.freeing && a.free_ticket <= l->ticket)) return false;
+  *out = (sim_xcache_t){.lo = a.base, .hi = a.base + a.size, .base = a.base};
+  if (a.kind == SIM_MEM_DEVICE) out->delta = (intptr_t)((uint64_t)(uintptr_t)sim_mem_alias(a.base) - a.base);
+  return true;
+}
+
+static void interp_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
+  (void)ctx;
+  SIM_COUNT(kernel_bytes_loaded, ld);
+  SIM_COUNT(kernel_bytes_stored, st);
+  sim_mem_traffic_add(base, ld, st);
+}
+
+static void interp_block(void *arg, uint64_t i) { sim_interp_run_block(arg, i); }
+
+static void interp_run(sim_launch_t *l) {
+  sim_mem_iface_t mem = {interp_find, interp_count, l};
+  sim_grid_t *g = calloc(1, sizeof *g);
+  if (!g) abort();
+  g->prog = l->func->prog;
+  g->grid[0] = l->grid.x, g->grid[1] = l->grid.y, g->grid[2] = l->grid.z;
+  g->block[0] = l->block.x, g->block[1] = l->block.y, g->block[2] = l->block.z;
+  g->params = l->args;
+  g->dyn_shared = l->shared;
+  g->mem = &mem;
+  SIM_COUNT(kernels_interpreted, 1);
+  sim_pool_run(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  SIM_COUNT(kernel_thread_insns, atomic_load(&g->insns));
+  int err = atomic_load(&g->error);
+  if (err) {
+    int zero = CUDA_SUCCESS;
+    atomic_compare_exchange_strong(&l->error, &zero, err);
+    /* A GPU fault is silent until the next synchronisation; say what happened. */
+    sim_log("kernel fault (CUresult %d): %s", err, g->msg);
+  }
+  free(g);
+}
+
 void sim_launch_execute(sim_launch_t *l) {
   sim_inject_on_launch(l);
   SIM_COUNT(launches, 1);
@@ -62,7 +106,8 @@ void sim_launch_execute(sim_launch_t *l) {
     if (v && sim_mem_find(v, 0, &a) && a.kind == SIM_MEM_DEVICE) arg_bytes += a.size;
   }
   SIM_COUNT(kernel_bytes_args, arg_bytes);
-  sim_pool_run(run_block, l, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  if (lay->k->fn) sim_pool_run(run_block, l, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  else interp_run(l);
   int err = atomic_load(&l->error);
   if (err) sim_ctx_set_sticky(l->ctx, (CUresult)err); /* a fault kills the context, as on a GPU */
   sim_stuck_apply_all();
@@ -136,6 +181,12 @@ static CUresult launch(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsi
   sim_func_t *fn;
   r = sim_func_resolve(ctx, f, &fn);
   if (r) return r;
+  if (!fn->lay.k->fn && !fn->prog) {
+    /* Neither a twin nor runnable PTX: refused at the call, naming what is missing. */
+    sim_log("cannot launch %s: %s", fn->lay.k->name, fn->prog_err ? fn->prog_err : "no code");
+    sim_obj_unref(&fn->obj);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   sim_launch_t *l = NULL;
   r = sim_launch_prepare(ctx, fn, grid, block, shared, kernelParams, extra, &l);
   sim_obj_unref(&fn->obj);

@@ -189,6 +189,38 @@ bool sim_mem_find(uint64_t p, size_t n, sim_alloc_t *out) {
   return i >= 0;
 }
 
+/* ---- global-memory traffic of interpreted kernels, per allocation ---- */
+void sim_mem_traffic_add(uint64_t base, uint64_t ld, uint64_t st) {
+  pthread_rwlock_rdlock(&reg_lock);
+  long i = reg_find(base, 0);
+  if (i >= 0) {
+    __atomic_fetch_add(&reg[i].traffic_ld, ld, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&reg[i].traffic_st, st, __ATOMIC_RELAXED);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+}
+
+bool sim_mem_traffic_get(uint64_t p, sim_alloc_t *out) {
+  pthread_rwlock_rdlock(&reg_lock);
+  long i = reg_find(p, 0);
+  if (i >= 0) {
+    *out = reg[i];
+    out->traffic_ld = __atomic_load_n(&reg[i].traffic_ld, __ATOMIC_RELAXED);
+    out->traffic_st = __atomic_load_n(&reg[i].traffic_st, __ATOMIC_RELAXED);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  return i >= 0;
+}
+
+void sim_mem_traffic_reset(void) {
+  pthread_rwlock_rdlock(&reg_lock);
+  for (size_t i = 0; i < reg_n; i++) {
+    __atomic_store_n(&reg[i].traffic_ld, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&reg[i].traffic_st, 0, __ATOMIC_RELAXED);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+}
+
 CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device) {
   sim_alloc_t a;
   if (!sim_mem_find(p, n, &a) || a.freeing) return CUDA_ERROR_INVALID_VALUE;

@@ -6,22 +6,11 @@
 
 #include "sim.h"
 
-#define FATBIN_WRAPPER_MAGIC 0x466243b1u /* __fatBinC_Wrapper_t */
-#define FATBIN_MAGIC 0xba55ed50u         /* fatbin header */
 #define DEFAULT_DYN_SHARED 49152
 #define OPTIN_DYN_SHARED 101376
 
 /* ---- images ---- */
 static CUresult check_image(const void *image) {
-  if (!image) return CUDA_ERROR_INVALID_VALUE;
-  uint64_t magic;
-  memcpy(&magic, image, sizeof magic);
-  if (magic != SIMCUDA_IMAGE_MAGIC) {
-    uint32_t m32 = (uint32_t)magic;
-    if (m32 == FATBIN_WRAPPER_MAGIC || m32 == FATBIN_MAGIC || m32 == 0x464c457fu /* ELF cubin */)
-      return CUDA_ERROR_NO_BINARY_FOR_GPU; /* device code, but none this device runs */
-    return CUDA_ERROR_INVALID_IMAGE;
-  }
   const simcuda_image_t *img = image;
   if (img->version != SIMCUDA_IMAGE_VERSION || (img->n_kernels && !img->kernels)) return CUDA_ERROR_INVALID_IMAGE;
   for (uint32_t i = 0; i < img->n_kernels; i++) {
@@ -32,6 +21,26 @@ static CUresult check_image(const void *image) {
       if (!a || (a & (a - 1)) || !k->param_size[p]) return CUDA_ERROR_INVALID_IMAGE;
     }
   }
+  return CUDA_SUCCESS;
+}
+
+/* A twin image (its kernels join the twin registry), or a real image whose PTX
+ * the interpreter runs (*src: its parsed form, one reference). */
+static CUresult image_open(const void *image, const simcuda_image_t **img, sim_ptxsrc_t **src) {
+  if (!image) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t magic;
+  memcpy(&magic, image, sizeof magic);
+  *src = NULL;
+  if (magic == SIMCUDA_IMAGE_MAGIC) {
+    CUresult r = check_image(image);
+    if (r) return r;
+    *img = image;
+    sim_twins_add((*img)->kernels, (*img)->n_kernels);
+    return CUDA_SUCCESS;
+  }
+  CUresult r = sim_ptxsrc_open(image, src);
+  if (r) return r;
+  *img = sim_ptxsrc_image(*src);
   return CUDA_SUCCESS;
 }
 
@@ -55,27 +64,38 @@ static CUresult layout_make(const simcuda_kernel_t *k, sim_layout_t *lay) {
 /* ---- modules ---- */
 static void func_free(sim_obj_t *o) {
   sim_func_t *f = (sim_func_t *)o;
+  sim_ptxfunc_free(f);
   free(f->lay.offsets);
   free(f);
 }
 
 static void module_free(sim_obj_t *o) {
   sim_module_t *m = (sim_module_t *)o;
+  sim_ptxmod_unload(m);
+  sim_ptxsrc_unref(m->src);
   for (unsigned i = 0; i < m->n; i++)
     if (m->funcs[i]) sim_obj_unref(&m->funcs[i]->obj);
   free(m->funcs);
   free(m);
 }
 
-static CUresult module_load(sim_ctx_t *ctx, const void *image, sim_library_t *lib, sim_module_t **out) {
-  CUresult r = check_image(image);
-  if (r) return r;
-  const simcuda_image_t *img = image;
+/* src: the parsed real image (the module takes a reference), NULL for twins. */
+static CUresult module_load(sim_ctx_t *ctx, const simcuda_image_t *img, sim_ptxsrc_t *src, sim_library_t *lib,
+                            sim_module_t **out) {
+  CUresult r;
   sim_module_t *m = calloc(1, sizeof *m);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   sim_obj_init(&m->obj, SIM_OBJ_MODULE, ctx, module_free);
   m->img = img;
   m->lib = lib;
+  if (src) {
+    sim_ptxsrc_ref(src);
+    m->src = src;
+    if ((r = sim_ptxmod_load(m, ctx))) {
+      sim_obj_unref(&m->obj);
+      return r;
+    }
+  }
   m->n = img->n_kernels;
   m->funcs = calloc(m->n ? m->n : 1, sizeof *m->funcs);
   if (!m->funcs) {
@@ -94,6 +114,12 @@ static CUresult module_load(sim_ctx_t *ctx, const void *image, sim_library_t *li
     atomic_init(&f->max_dyn_shared, DEFAULT_DYN_SHARED);
     atomic_init(&f->cache_config, CU_FUNC_CACHE_PREFER_NONE);
     atomic_init(&f->carveout, -1);
+    if (m->progs) { /* the function owns them: a queued launch holds the function */
+      f->prog = m->progs[i];
+      f->prog_err = m->prog_err[i];
+      m->progs[i] = NULL;
+      m->prog_err[i] = NULL;
+    }
     m->funcs[i] = f;
     if ((r = layout_make(&img->kernels[i], &f->lay))) {
       sim_obj_unref(&m->obj);
@@ -119,8 +145,12 @@ CUresult cuModuleLoadData(CUmodule *pmod, const void *image) {
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
   if (!pmod) return CUDA_ERROR_INVALID_VALUE;
+  const simcuda_image_t *img;
+  sim_ptxsrc_t *src;
+  if ((r = image_open(image, &img, &src))) return r;
   sim_module_t *m;
-  r = module_load(ctx, image, NULL, &m);
+  r = module_load(ctx, img, src, NULL, &m);
+  sim_ptxsrc_unref(src);
   if (r == CUDA_SUCCESS) *pmod = (CUmodule)m;
   return r;
 }
@@ -130,7 +160,7 @@ CUresult cuModuleLoadDataEx(CUmodule *pmod, const void *image, unsigned int n, C
     SIM_CHECK_INIT();
     return CUDA_ERROR_INVALID_VALUE;
   }
-  return cuModuleLoadData(pmod, image); /* JIT options do not apply to twins */
+  return cuModuleLoadData(pmod, image); /* JIT options do not apply to the interpreter */
 }
 
 CUresult cuModuleLoadFatBinary(CUmodule *pmod, const void *fatCubin) { return cuModuleLoadData(pmod, fatCubin); }
@@ -166,10 +196,18 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule h, const char *name) {
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule h, const char *name) {
   SIM_CHECK_INIT();
   if (!name) return CUDA_ERROR_INVALID_VALUE;
-  sim_obj_t *m = sim_handle_get(h, SIM_OBJ_MODULE);
+  sim_module_t *m = (sim_module_t *)sim_handle_get(h, SIM_OBJ_MODULE);
   if (!m) return CUDA_ERROR_INVALID_HANDLE;
-  sim_obj_unref(m);
-  return CUDA_ERROR_NOT_FOUND; /* images carry no __device__ variables */
+  uint64_t a;
+  size_t n;
+  CUresult r = CUDA_ERROR_NOT_FOUND; /* twin images carry no __device__ variables */
+  if (sim_ptxmod_global(m, name, &a, &n)) {
+    if (dptr) *dptr = a;
+    if (bytes) *bytes = n;
+    r = CUDA_SUCCESS;
+  }
+  sim_obj_unref(&m->obj);
+  return r;
 }
 
 CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode) {
@@ -191,6 +229,7 @@ static void library_free(sim_obj_t *o) {
   for (unsigned i = 0; i < l->n; i++)
     if (l->kernels[i]) sim_obj_unref(&l->kernels[i]->obj);
   for (size_t i = 0; i < l->n_mods; i++) sim_obj_unref(&l->mods[i]->obj);
+  sim_ptxsrc_unref(l->src);
   free(l->kernels);
   free(l->mods);
   pthread_mutex_destroy(&l->mu);
@@ -201,14 +240,19 @@ CUresult cuLibraryLoadData(CUlibrary *plib, const void *code, CUjit_option *jo, 
                            CUlibraryOption *lo, void **lv, unsigned int nlo) {
   SIM_CHECK_INIT();
   if (!plib || (njo && (!jo || !jv)) || (nlo && (!lo || !lv))) return CUDA_ERROR_INVALID_VALUE;
-  CUresult r = check_image(code);
+  const simcuda_image_t *img;
+  sim_ptxsrc_t *src;
+  CUresult r = image_open(code, &img, &src);
   if (r) return r;
-  const simcuda_image_t *img = code;
   sim_library_t *l = calloc(1, sizeof *l);
-  if (!l) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!l) {
+    sim_ptxsrc_unref(src);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   sim_obj_init(&l->obj, SIM_OBJ_LIBRARY, NULL, library_free);
   pthread_mutex_init(&l->mu, NULL);
   l->img = img;
+  l->src = src; /* the library keeps the reference */
   l->n = img->n_kernels;
   l->kernels = calloc(l->n ? l->n : 1, sizeof *l->kernels);
   if (!l->kernels) {
@@ -261,7 +305,7 @@ static CUresult library_module(sim_library_t *l, sim_ctx_t *ctx, sim_module_t **
   for (size_t i = 0; i < l->n_mods && !m; i++)
     if (l->mods[i]->obj.ctx == ctx) m = l->mods[i];
   if (!m) {
-    r = module_load(ctx, l->img, l, &m);
+    r = module_load(ctx, l->img, l->src, l, &m);
     if (r == CUDA_SUCCESS) {
       sim_module_t **nm = realloc(l->mods, (l->n_mods + 1) * sizeof *nm);
       if (!nm) abort();
@@ -348,10 +392,21 @@ CUresult cuLibraryGetModule(CUmodule *pmod, CUlibrary h) {
 CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary h, const char *name) {
   SIM_CHECK_INIT();
   if (!name) return CUDA_ERROR_INVALID_VALUE;
-  sim_obj_t *l = sim_handle_get(h, SIM_OBJ_LIBRARY);
+  sim_library_t *l = (sim_library_t *)sim_handle_get(h, SIM_OBJ_LIBRARY);
   if (!l) return CUDA_ERROR_INVALID_HANDLE;
-  sim_obj_unref(l);
-  return CUDA_ERROR_NOT_FOUND;
+  CUresult r = CUDA_ERROR_NOT_FOUND;
+  sim_ctx_t *ctx;
+  sim_module_t *m;
+  uint64_t a;
+  size_t n;
+  if (l->src && sim_ctx_current(&ctx) == CUDA_SUCCESS && library_module(l, ctx, &m) == CUDA_SUCCESS &&
+      sim_ptxmod_global(m, name, &a, &n)) {
+    if (dptr) *dptr = a;
+    if (bytes) *bytes = n;
+    r = CUDA_SUCCESS;
+  }
+  sim_obj_unref(&l->obj);
+  return r;
 }
 
 static sim_kernel_t *kernel_get(CUkernel h) { return (sim_kernel_t *)sim_handle_get(h, SIM_OBJ_KERNEL); }

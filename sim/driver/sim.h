@@ -94,6 +94,7 @@ typedef struct {
   bool freeing;    /* cuMemFreeAsync issued: no new work may name it */
   uint64_t free_ticket; /* when freeing: the free's place in the global order of calls */
   uint64_t map_lo, map_len; /* device: the alias pages (offset in the range) */
+  uint64_t traffic_ld, traffic_st; /* bytes interpreted kernels loaded/stored in it */
 } sim_alloc_t;
 void sim_mem_init(void);
 bool sim_mem_in_device_range(uint64_t p);
@@ -116,6 +117,10 @@ CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device);
 typedef enum { SIM_PTR_DEVICE, SIM_PTR_PINNED, SIM_PTR_PAGEABLE, SIM_PTR_INVALID } sim_ptrkind_t;
 sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host);
 size_t sim_mem_used(void);
+/* Traffic counters of the allocation at base (interpreted kernels, global memory). */
+void sim_mem_traffic_add(uint64_t base, uint64_t ld, uint64_t st);
+bool sim_mem_traffic_get(uint64_t p, sim_alloc_t *out);
+void sim_mem_traffic_reset(void);
 /* Calls fn with the registry (every live allocation, sorted by base) under its
  * read lock: no allocation is released while fn runs. */
 void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), void *arg);
@@ -237,9 +242,13 @@ typedef struct {
   size_t *offsets;    /* per parameter */
   size_t param_bytes; /* size of the packed argument buffer */
 } sim_layout_t;
+struct sim_kprog_s;      /* the interpreter's lowered kernel (sim/interp) */
+typedef struct sim_ptxsrc_s sim_ptxsrc_t;
 struct sim_func_s {
   sim_obj_t obj;
   sim_module_t *mod;
+  const struct sim_kprog_s *prog; /* PTX kernel without twin: the interpreter runs it */
+  const char *prog_err;       /* why it cannot be interpreted (unsupported instruction) */
   sim_kernel_t *kernel;       /* when the module belongs to a library */
   sim_layout_t lay;
   atomic_int max_dyn_shared;  /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
@@ -249,6 +258,10 @@ struct sim_func_s {
 struct sim_module_s {
   sim_obj_t obj;
   const simcuda_image_t *img;
+  sim_ptxsrc_t *src;          /* a real image: its parsed PTX (ref), else NULL */
+  uint64_t *var_addr;         /* module .global/.const variables in this context */
+  struct sim_kprog_s **progs; /* per kernel, NULL when it cannot be interpreted */
+  char **prog_err;
   sim_library_t *lib;
   unsigned n;
   sim_func_t **funcs;
@@ -263,6 +276,7 @@ struct sim_kernel_s {
 struct sim_library_s {
   sim_obj_t obj;
   const simcuda_image_t *img;
+  sim_ptxsrc_t *src;          /* a real image (ref), else NULL */
   unsigned n;
   sim_kernel_t **kernels;
   pthread_mutex_t mu;
@@ -274,6 +288,26 @@ struct sim_library_s {
 CUresult sim_func_resolve(sim_ctx_t *ctx, CUfunction f, sim_func_t **out);
 void sim_module_forget_ctx(sim_ctx_t *ctx);
 int sim_func_max_dyn_shared(sim_func_t *f);
+
+/* ---- ptximg.c: real images (PTX text, fatbins, nvcc wrappers) ---- */
+/* Parses the PTX an image carries; its kernels as a twin-style image (twin
+ * functions filled in from the twin registry unless SIMCUDA_TWINS=0).
+ * CUDA_ERROR_NO_BINARY_FOR_GPU for SASS-only images, INVALID_PTX when the text
+ * does not parse, INVALID_IMAGE for anything else (all with a message). */
+CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out);
+const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s);
+void sim_ptxsrc_ref(sim_ptxsrc_t *s);
+void sim_ptxsrc_unref(sim_ptxsrc_t *s);
+/* A module of a real image in a context: variables allocated and initialised,
+ * kernels lowered (a kernel that cannot be lowered keeps its message). */
+CUresult sim_ptxmod_load(sim_module_t *m, sim_ctx_t *ctx);
+void sim_ptxmod_unload(sim_module_t *m);
+void sim_ptxfunc_free(sim_func_t *f); /* its lowered kernel and message */
+/* Module variable by name: address and size. */
+bool sim_ptxmod_global(const sim_module_t *m, const char *name, uint64_t *addr, size_t *size);
+/* Twin registry: twin images loaded and the runtime's simcudaRegisterTwins add to it. */
+void sim_twins_add(const simcuda_kernel_t *k, unsigned n);
+bool sim_twins_enabled(void);
 
 /* ---- launch.c ---- */
 struct sim_launch_s {
@@ -317,6 +351,7 @@ typedef struct {
   atomic_uint_fast64_t launches, memcpy_h2d, memcpy_d2h, memcpy_d2d, memcpy_h2h;
   atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_d2d, memsets, bytes_memset, syncs;
   atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
+  atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
 } sim_stats_t;
 extern sim_stats_t sim_stats;
 #define SIM_COUNT(field, n) atomic_fetch_add_explicit(&sim_stats.field, (n), memory_order_relaxed)

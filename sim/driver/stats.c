@@ -10,7 +10,8 @@ static pid_t init_pid;
 
 #define STATS_FIELDS(X) X(launches) X(memcpy_h2d) X(memcpy_d2h) X(memcpy_d2d) X(memcpy_h2h) \
   X(bytes_h2d) X(bytes_d2h) X(bytes_d2d) X(memsets) X(bytes_memset) X(syncs) X(allocs) X(frees) \
-  X(flips_applied) X(kernel_bytes_args)
+  X(flips_applied) X(kernel_bytes_args) X(kernel_bytes_loaded) X(kernel_bytes_stored) \
+  X(kernel_thread_insns) X(kernels_interpreted)
 
 __attribute__((visibility("default"))) void simcudaGetStats(simcuda_stats_t *out) {
   if (!out) return;
@@ -23,6 +24,18 @@ __attribute__((visibility("default"))) void simcudaResetStats(void) {
 #define X(f) atomic_store(&sim_stats.f, 0);
   STATS_FIELDS(X)
 #undef X
+  sim_mem_traffic_reset();
+}
+
+__attribute__((visibility("default"))) int simcudaGetTraffic(uint64_t addr, uint64_t *base, uint64_t *size,
+                                                             uint64_t *loaded, uint64_t *stored) {
+  sim_alloc_t a;
+  if (!sim_mem_traffic_get(addr, &a)) return -1;
+  if (base) *base = a.base;
+  if (size) *size = a.size;
+  if (loaded) *loaded = a.traffic_ld;
+  if (stored) *stored = a.traffic_st;
+  return 0;
 }
 
 void sim_count_sync(void) {

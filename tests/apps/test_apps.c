@@ -113,6 +113,32 @@ TEST_IMPL(deterministic_reruns) {
   return TEST_OK;
 }
 
+/* Every twinned kernel of the example programs, run through its twin and through
+ * the PTX interpreter (SIMCUDA_TWINS=0): the outputs agree bit for bit. */
+TEST_IMPL(twins_vs_interpreter) {
+  NEED_APP(APP_SGEMM);
+  const char *const progs[][4] = {{APP_SGEMM, "100", NULL, NULL},
+                                  {APP_JACOBI, "40", "20", NULL},
+                                  {APP_VECADD, "100000", NULL, NULL},
+                                  {APP_MULTISTREAM, NULL, NULL, NULL},
+                                  {APP_MULTISTREAM_PTDS, NULL, NULL, NULL}};
+  setenv("SIMCUDA_STATS", "1", 1); /* the counters say which path ran */
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    unsetenv("SIMCUDA_TWINS");
+    app_result_t a = run_expect(progs[i], NULL, 0);
+    setenv("SIMCUDA_TWINS", "0", 1);
+    app_result_t b = run_expect(progs[i], NULL, 0);
+    unsetenv("SIMCUDA_TWINS");
+    if (strstr(b.err, "cannot launch") || strstr(b.err, "no twin")) FT_FAIL_("%s: %s", progs[i][0], b.err);
+    ASSERT(strstr(a.err, " kernels_interpreted=0"));  /* twins ran */
+    ASSERT(strstr(b.err, " kernels_interpreted=") && !strstr(b.err, " kernels_interpreted=0"));
+    ASSERT_EQ(a.has_checksum, b.has_checksum);
+    if (a.has_checksum) ASSERT_EQ(a.checksum, b.checksum);
+    ASSERT(strcmp(a.out, b.out) == 0);
+  }
+  return TEST_OK;
+}
+
 /* vecadd's c read back by its only D2H copy, hit just before the copy. */
 TEST_IMPL(vecadd_flip_d2h) {
   NEED_APP(APP_VECADD);

@@ -36,6 +36,8 @@ typedef struct {
 } kt_buf_t;
 
 void kt_setup(kt_env_t *e);
+/* 1 when the module is the twin image, 0 when KT_PTX loads the kernels' PTX. */
+int kt_expected_twins(void);
 void kt_teardown(kt_env_t *e);
 uint64_t kt_rand(void);
 void kt_seed(uint64_t s);

@@ -1,6 +1,7 @@
 /* util.c: helpers of the kernel tests (ktest.h). */
 #include "ktest.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,33 @@ uint64_t kt_rand(void) { /* xorshift64* */
   return kt_state * 0x2545f4914f6cdd1dull;
 }
 
+/* With KT_PTX=<file of the kernels' compute_75 PTX> the module is loaded from that
+ * text: the simulator interprets gpuft's kernels instead of running their twins. */
+static char *kt_ptx;
+static CUresult kt_load_ptx(CUmodule *m, const void *image) {
+  (void)image;
+  return cuModuleLoadData(m, kt_ptx);
+}
+
+int kt_expected_twins(void) { return getenv("KT_PTX") ? 0 : 1; }
+
 void kt_setup(kt_env_t *e) {
   memset(e, 0, sizeof *e);
   e->drv.moduleLoadData = cuModuleLoadData;
+  const char *ptx = getenv("KT_PTX");
+  if (ptx) {
+    FILE *f = fopen(ptx, "rb");
+    ASSERT(f);
+    ASSERT(fseek(f, 0, SEEK_END) == 0);
+    long n = ftell(f);
+    ASSERT(n > 0);
+    rewind(f);
+    kt_ptx = malloc((size_t)n + 1);
+    ASSERT(kt_ptx && fread(kt_ptx, 1, (size_t)n, f) == (size_t)n);
+    kt_ptx[n] = 0;
+    fclose(f);
+    e->drv.moduleLoadData = kt_load_ptx;
+  }
   e->drv.moduleGetFunction = cuModuleGetFunction;
   e->drv.moduleUnload = cuModuleUnload;
   e->drv.launchKernel = cuLaunchKernel;
@@ -26,7 +51,7 @@ void kt_setup(kt_env_t *e) {
   CK(cuDevicePrimaryCtxRetain(&ctx, dev));
   CK(cuCtxSetCurrent(ctx));
   CK(ftk_module_load(&e->mod, &e->drv));
-  ASSERT_EQ(e->mod.twins, 1); /* the simulator rejects the fatbin */
+  ASSERT_EQ(e->mod.twins, kt_expected_twins()); /* the simulator rejects the fatbin, not the PTX */
   void *p;
   CK(cuMemHostAlloc(&p, sizeof(ftk_job_t), CU_MEMHOSTALLOC_DEVICEMAP));
   e->job = p;

@@ -1,0 +1,107 @@
+/* test_ptx.c: modules from PTX text through the driver API: kernels interpreted,
+ * exact traffic counters, module variables with initialisers, faults becoming
+ * the context's sticky error, kernels the interpreter cannot run refused by name. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
+#include "simtest.h"
+
+static const char ptx_copy[] =
+    ".version 7.5\n.target sm_75\n.address_size 64\n"
+    ".global .align 4 .u32 gcount = 5;\n"
+    ".const .align 4 .b32 ctab[4] = {10, 20, 30, 40};\n"
+    ".visible .entry copy(.param .u64 src, .param .u64 dst, .param .u32 n)\n{\n"
+    ".reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n.reg .pred %p<2>;\n"
+    "mov.u32 %r0, %ctaid.x;\nmov.u32 %r1, %ntid.x;\nmov.u32 %r2, %tid.x;\nmad.lo.s32 %r3, %r0, %r1, %r2;\n"
+    "ld.param.u32 %r4, [n];\nsetp.ge.u32 %p0, %r3, %r4;\n@%p0 bra END;\n"
+    "ld.param.u64 %rd0, [src];\nld.param.u64 %rd1, [dst];\nmul.wide.u32 %rd2, %r3, 4;\n"
+    "add.s64 %rd3, %rd0, %rd2;\nadd.s64 %rd4, %rd1, %rd2;\nld.global.u32 %r5, [%rd3];\n"
+    "and.b32 %r6, %r3, 3;\nmul.wide.u32 %rd5, %r6, 4;\nmov.u64 %rd6, ctab;\nadd.s64 %rd6, %rd6, %rd5;\n"
+    "ld.const.u32 %r7, [%rd6];\nadd.u32 %r5, %r5, %r7;\nst.global.u32 [%rd4], %r5;\n"
+    "atom.global.add.u32 %r7, [gcount], 1;\n"
+    "END:\nret;\n}\n"
+    ".visible .entry bad(.param .u64 p)\n{\n.reg .b32 %r<4>;\ndp4a.u32.u32 %r0, %r1, %r2, %r3;\nret;\n}\n";
+
+TEST_IMPL(ptx_counters_and_globals) {
+  st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, ptx_copy));
+  CUfunction f = st_func(m, "copy");
+  size_t off, size;
+  CK(cuFuncGetParamInfo(f, 2, &off, &size));
+  ASSERT_EQ(off, 16u);
+  ASSERT_EQ(size, 4u);
+  CUdeviceptr g;
+  size_t gs;
+  CK(cuModuleGetGlobal(&g, &gs, m, "gcount"));
+  ASSERT_EQ(gs, 4u);
+  simcuda_get_stats_fn get = (simcuda_get_stats_fn)dlsym(RTLD_DEFAULT, "simcudaGetStats");
+  simcuda_reset_stats_fn reset = (simcuda_reset_stats_fn)dlsym(RTLD_DEFAULT, "simcudaResetStats");
+  simcuda_get_traffic_fn traffic = (simcuda_get_traffic_fn)dlsym(RTLD_DEFAULT, "simcudaGetTraffic");
+  ASSERT(get && reset && traffic);
+  for (unsigned n = 1; n < 3000; n = n * 3 + 7) {
+    CUdeviceptr src, dst;
+    CK(cuMemAlloc(&src, n * 4));
+    CK(cuMemAlloc(&dst, n * 4));
+    uint32_t *h = malloc(n * 4);
+    ASSERT(h);
+    for (unsigned i = 0; i < n; i++) h[i] = i * 3;
+    CK(cuMemcpyHtoD(src, h, n * 4));
+    uint32_t zero = 0;
+    CK(cuMemcpyHtoD(g, &zero, 4));
+    reset();
+    void *args[] = {&src, &dst, &n};
+    CK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+    CK(cuCtxSynchronize());
+    simcuda_stats_t s;
+    get(&s);
+    /* n loads of src and of the constant table, n stores to dst, n atomics (load + store). */
+    ASSERT_EQ(s.kernel_bytes_loaded, (uint64_t)n * 4 * 3);
+    ASSERT_EQ(s.kernel_bytes_stored, (uint64_t)n * 4 * 2);
+    ASSERT_EQ(s.kernels_interpreted, 1u);
+    uint64_t base, asize, ld, st;
+    ASSERT_EQ(traffic(src + 4 * (n / 2), &base, &asize, &ld, &st), 0);
+    ASSERT_EQ(base, src);
+    ASSERT_EQ(asize, (uint64_t)n * 4);
+    ASSERT_EQ(ld, (uint64_t)n * 4);
+    ASSERT_EQ(st, 0u);
+    ASSERT_EQ(traffic(dst, NULL, NULL, &ld, &st), 0);
+    ASSERT_EQ(ld, 0u);
+    ASSERT_EQ(st, (uint64_t)n * 4);
+    ASSERT_EQ(traffic(g, NULL, NULL, &ld, &st), 0);
+    ASSERT_EQ(ld, (uint64_t)n * 4);
+    ASSERT_EQ(st, (uint64_t)n * 4);
+    CK(cuMemcpyDtoH(h, dst, n * 4));
+    for (unsigned i = 0; i < n; i++) ASSERT_EQ(h[i], i * 3 + 10 * (i % 4 + 1));
+    uint32_t cnt;
+    CK(cuMemcpyDtoH(&cnt, g, 4));
+    ASSERT_EQ(cnt, n);
+    free(h);
+    CK(cuMemFree(src));
+    CK(cuMemFree(dst));
+  }
+  /* An instruction the interpreter lacks: refused at the launch. */
+  CUfunction b = st_func(m, "bad");
+  CUdeviceptr p = 0;
+  void *bargs[] = {&p};
+  ASSERT_CU(cuLaunchKernel(b, 1, 1, 1, 32, 1, 1, 0, NULL, bargs, NULL), CUDA_ERROR_NOT_SUPPORTED);
+  CK(cuModuleUnload(m));
+  return TEST_OK;
+}
+
+TEST_IMPL(ptx_fault_is_sticky) {
+  st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, ptx_copy));
+  CUfunction f = st_func(m, "copy");
+  CUdeviceptr src;
+  CK(cuMemAlloc(&src, 256));
+  CUdeviceptr dst = src + 4096 * 64; /* no allocation there */
+  unsigned n = 64;
+  void *args[] = {&src, &dst, &n};
+  CK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+  ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+  ASSERT_CU(cuMemAlloc(&src, 256), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CK(cuDevicePrimaryCtxReset(0));
+  return TEST_OK;
+}

@@ -1,0 +1,217 @@
+/* alu_float.c: f32/f64 arithmetic with PTX's rounding modes (.rn .rz .rm .rp through
+ * the host's dynamic rounding; this file is built with -frounding-math), .ftz, .sat,
+ * NaN results canonical as on the GPU, min/max NaN rules, approximate functions
+ * (computed to host libm accuracy, inside PTX's stated error), testp, copysign. */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "interp.h"
+
+#define CANON_NAN32 0x7fffffffu
+#define CANON_NAN64 0x7fffffffffffffffull
+
+static inline float ld32(uint64_t v, bool ftz) {
+  uint32_t u = (uint32_t)v;
+  if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint64_t st32(float f, bool ftz, bool sat) {
+  if (sat) f = !(f > 0.0f) ? 0.0f : f > 1.0f ? 1.0f : f; /* NaN and -0 give +0 */
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (f != f) return CANON_NAN32;
+  if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
+  return u;
+}
+static inline double ld64(uint64_t v) {
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
+static inline uint64_t st64(double d, bool sat) {
+  if (sat) d = !(d > 0.0) ? 0.0 : d > 1.0 ? 1.0 : d;
+  if (d != d) return CANON_NAN64;
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
+/* Dynamic rounding for .rz/.rm/.rp; returns the mode to restore (-1: untouched). */
+int sim_round_enter(unsigned rnd) {
+  int m = rnd == FT_PTX_RND_RZ ? FE_TOWARDZERO : rnd == FT_PTX_RND_RM ? FE_DOWNWARD
+        : rnd == FT_PTX_RND_RP ? FE_UPWARD : -1;
+  if (m < 0) return -1;
+  int old = fegetround();
+  fesetround(m);
+  return old;
+}
+void sim_round_leave(int old) {
+  if (old >= 0) fesetround(old);
+}
+
+/* min/max: a NaN operand yields the other one (.NaN: NaN); -0 is below +0. */
+static inline float fmin32(float a, float b, bool nanp) {
+  if (a != a || b != b) return nanp ? NAN : (a != a ? b : a);
+  if (a == 0 && b == 0) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+static inline float fmax32(float a, float b, bool nanp) {
+  if (a != a || b != b) return nanp ? NAN : (a != a ? b : a);
+  if (a == 0 && b == 0) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+static inline double fmin64(double a, double b) {
+  if (a != a || b != b) return a != a ? b : a;
+  if (a == 0 && b == 0) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+static inline double fmax64(double a, double b) {
+  if (a != a || b != b) return a != a ? b : a;
+  if (a == 0 && b == 0) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+#define PROLOG                                                            \
+  uint64_t *D = SIM_R(w, in->d[0]);                                       \
+  const uint64_t *A = SIM_R(w, in->a[0]);                                 \
+  const uint64_t *B = in->na > 1 ? SIM_R(w, in->a[1]) : A;                \
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : A;                \
+  (void)B; (void)C;                                                       \
+  bool ftz = in->flags & FT_PTX_F_FTZ, sat = in->flags & FT_PTX_F_SAT;    \
+  (void)ftz; (void)sat;                                                   \
+  int old = sim_round_enter(in->rnd)
+#define EPILOG sim_round_leave(old)
+
+#define F32OP(name, expr)                                                         \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {            \
+    PROLOG;                                                                       \
+    SIM_LANES(m, l, float a = ld32(A[l], ftz); float b = ld32(B[l], ftz);         \
+              float c = ld32(C[l], ftz); (void)b; (void)c; D[l] = st32((expr), ftz, sat)); \
+    EPILOG;                                                                       \
+  }
+#define F64OP(name, expr)                                                         \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {            \
+    PROLOG;                                                                       \
+    SIM_LANES(m, l, double a = ld64(A[l]); double b = ld64(B[l]); double c = ld64(C[l]); \
+              (void)b; (void)c; D[l] = st64((expr), sat));                        \
+    EPILOG;                                                                       \
+  }
+
+/* Fast f32 forms: no flush, no saturation, round to nearest. */
+#define F32FAST(name, expr)                                                         \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {              \
+    uint64_t *D = SIM_R(w, in->d[0]);                                               \
+    const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);                \
+    SIM_LANES(m, l, float a = ld32(A[l], false); float b = ld32(B[l], false);       \
+              D[l] = st32((expr), false, false));                                   \
+  }
+F32FAST(add32_fast, a + b)
+F32FAST(mul32_fast, a * b)
+static void fma32_fast(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
+  SIM_LANES(m, l, D[l] = st32(fmaf(ld32(A[l], false), ld32(B[l], false), ld32(C[l], false)), false, false));
+}
+
+F32OP(add32, a + b)
+F32OP(sub32, a - b)
+F32OP(mul32, a * b)
+F32OP(fma32, fmaf(a, b, c))
+F32OP(div32, a / b)
+F32OP(min32, fmin32(a, b, in->flags & FT_PTX_F_NAN))
+F32OP(max32, fmax32(a, b, in->flags & FT_PTX_F_NAN))
+F32OP(rcp32, 1.0f / a)
+F32OP(sqrt32, sqrtf(a))
+F32OP(rsqrt32, 1.0f / sqrtf(a))
+F32OP(sin32, sinf(a))
+F32OP(cos32, cosf(a))
+F32OP(lg232, log2f(a))
+F32OP(ex232, exp2f(a))
+F32OP(tanh32, tanhf(a))
+F32OP(copysign32, copysignf(b, a))
+F64OP(add64, a + b)
+F64OP(sub64, a - b)
+F64OP(mul64, a * b)
+F64OP(fma64, fma(a, b, c))
+F64OP(div64, a / b)
+F64OP(min64, fmin64(a, b))
+F64OP(max64, fmax64(a, b))
+F64OP(rcp64, 1.0 / a)
+F64OP(sqrt64, sqrt(a))
+F64OP(rsqrt64, 1.0 / sqrt(a))
+F64OP(sin64, sin(a))
+F64OP(cos64, cos(a))
+F64OP(lg264, log2(a))
+F64OP(ex264, exp2(a))
+F64OP(copysign64, copysign(b, a))
+
+/* abs/neg touch only the sign bit (NaNs keep their payload); .ftz flushes. */
+static void absneg32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  bool ftz = in->flags & FT_PTX_F_FTZ, neg = in->op == FT_PTX_OP_NEG;
+  SIM_LANES(m, l, {
+    uint32_t u = (uint32_t)A[l];
+    if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
+    D[l] = neg ? u ^ 0x80000000u : u & 0x7fffffffu;
+  });
+}
+static void absneg64(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  bool neg = in->op == FT_PTX_OP_NEG;
+  SIM_LANES(m, l, D[l] = neg ? A[l] ^ (1ull << 63) : A[l] & ~(1ull << 63));
+}
+
+static void testp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  bool f64 = in->type == FT_PTX_T_F64;
+  SIM_LANES(m, l, {
+    int c = f64 ? fpclassify(ld64(A[l])) : fpclassify(ld32(A[l], false));
+    bool r = false;
+    switch (in->mode) {
+      case FT_PTX_TESTP_FINITE: r = c != FP_INFINITE && c != FP_NAN; break;
+      case FT_PTX_TESTP_INFINITE: r = c == FP_INFINITE; break;
+      case FT_PTX_TESTP_NUMBER: r = c != FP_NAN; break;
+      case FT_PTX_TESTP_NOTANUMBER: r = c == FP_NAN; break;
+      case FT_PTX_TESTP_NORMAL: r = c == FP_NORMAL; break;
+      case FT_PTX_TESTP_SUBNORMAL: r = c == FP_SUBNORMAL; break;
+    }
+    D[l] = r;
+  });
+}
+
+sim_exec_fn sim_choose_float(sim_insn_t *in) {
+  bool f32 = in->type == FT_PTX_T_F32, f64 = in->type == FT_PTX_T_F64;
+  if (in->op == FT_PTX_OP_TESTP) return (f32 || f64) ? testp : NULL;
+  if (!f32 && !f64) return NULL;
+  bool plain = !(in->flags & (FT_PTX_F_FTZ | FT_PTX_F_SAT)) && in->rnd <= FT_PTX_RND_RN;
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_ADD: return f32 ? (plain ? add32_fast : add32) : add64;
+    case FT_PTX_OP_SUB: return f32 ? sub32 : sub64;
+    case FT_PTX_OP_MUL: return f32 ? (plain ? mul32_fast : mul32) : mul64;
+    case FT_PTX_OP_FMA: case FT_PTX_OP_MAD: return f32 ? (plain ? fma32_fast : fma32) : fma64;
+    case FT_PTX_OP_DIV: return f32 ? div32 : div64;
+    case FT_PTX_OP_MIN:
+      if (in->flags & (FT_PTX_F_XORSIGN | FT_PTX_F_ABS)) return NULL;
+      return f32 ? min32 : min64;
+    case FT_PTX_OP_MAX:
+      if (in->flags & (FT_PTX_F_XORSIGN | FT_PTX_F_ABS)) return NULL;
+      return f32 ? max32 : max64;
+    case FT_PTX_OP_ABS: case FT_PTX_OP_NEG: return f32 ? absneg32 : absneg64;
+    case FT_PTX_OP_RCP: return f32 ? rcp32 : rcp64;
+    case FT_PTX_OP_SQRT: return f32 ? sqrt32 : sqrt64;
+    case FT_PTX_OP_RSQRT: return f32 ? rsqrt32 : rsqrt64;
+    case FT_PTX_OP_SIN: return f32 ? sin32 : sin64;
+    case FT_PTX_OP_COS: return f32 ? cos32 : cos64;
+    case FT_PTX_OP_LG2: return f32 ? lg232 : lg264;
+    case FT_PTX_OP_EX2: return f32 ? ex232 : ex264;
+    case FT_PTX_OP_TANH: return f32 ? tanh32 : NULL;
+    case FT_PTX_OP_COPYSIGN: return f32 ? copysign32 : copysign64;
+    default: return NULL;
+  }
+}

@@ -1,0 +1,120 @@
+/* collective.c: warp-collective instructions over the lanes executing them:
+ * shfl.sync (up/down/bfly/idx with the c operand's clamp and segment mask, and the
+ * d|p predicate destination), vote.sync (all/any/uni/ballot), activemask,
+ * match.sync (any/all), redux.sync, bar.warp.sync. */
+#include <string.h>
+
+#include "interp.h"
+
+static void shfl(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]), *P = SIM_R(w, in->d[1]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
+  uint64_t src[32];
+  memcpy(src, A, sizeof src); /* every lane reads the values before any is written */
+  SIM_LANES(m, l, {
+    uint32_t b = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
+    uint32_t seg = (c >> 8) & 31, cv = c & 31;
+    int max_lane = (int)((l & seg) | (cv & ~seg)), min_lane = (int)(l & seg);
+    int j;
+    bool p;
+    switch (in->mode) {
+      case FT_PTX_SHFL_UP: j = (int)l - (int)b; p = j >= max_lane; break;
+      case FT_PTX_SHFL_DOWN: j = (int)l + (int)b; p = j <= max_lane; break;
+      case FT_PTX_SHFL_BFLY: j = (int)(l ^ b); p = j <= max_lane; break;
+      default: j = min_lane | (int)(b & ~seg); p = j <= max_lane; break;
+    }
+    if (!p) j = (int)l;
+    D[l] = (uint32_t)src[j & 31];
+    P[l] = p;
+  });
+}
+
+static void vote(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  const uint64_t *MM = in->na > 1 ? SIM_R(w, in->a[1]) : NULL;
+  bool neg = in->aneg & 1;
+  uint32_t lanes = m;
+  if (MM) lanes &= (uint32_t)MM[__builtin_ctz(m)];
+  uint32_t ballot = 0;
+  SIM_FOR_LANES(lanes, l) if (((A[l] & 1) != 0) != neg) ballot |= 1u << l;
+  uint64_t r;
+  switch (in->mode) {
+    case FT_PTX_VOTE_ALL: r = ballot == lanes; break;
+    case FT_PTX_VOTE_ANY: r = ballot != 0; break;
+    case FT_PTX_VOTE_UNI: r = ballot == 0 || ballot == lanes; break;
+    default: r = ballot; break;
+  }
+  SIM_LANES(m, l, D[l] = r);
+}
+
+static void activemask(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  uint32_t a = w->active;
+  SIM_LANES(m, l, D[l] = a);
+}
+
+static void match(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  uint64_t *P = in->nd > 1 ? SIM_R(w, in->d[1]) : NULL;
+  const uint64_t *A = SIM_R(w, in->a[0]), *MM = SIM_R(w, in->a[1]);
+  uint64_t mask = ft_ptx_type_size(in->type) == 8 ? ~0ull : 0xffffffffull;
+  uint64_t v[32];
+  memcpy(v, A, sizeof v);
+  uint32_t lanes = m & (uint32_t)MM[__builtin_ctz(m)];
+  SIM_LANES(m, l, {
+    uint32_t same = 0;
+    SIM_FOR_LANES(lanes, k) if ((v[k] & mask) == (v[l] & mask)) same |= 1u << k;
+    if (in->mode == FT_PTX_MATCH_ALL) {
+      bool all = same == lanes;
+      D[l] = all ? lanes : 0;
+      if (P) P[l] = all;
+    } else {
+      D[l] = same;
+    }
+  });
+}
+
+static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  bool sgn = sim_type_signed(in->type);
+  uint32_t acc = in->mode == FT_PTX_ATOM_AND ? ~0u : 0;
+  bool first = true;
+  SIM_FOR_LANES(m, l) {
+    uint32_t x = (uint32_t)A[l];
+    switch (in->mode) {
+      case FT_PTX_ATOM_ADD: acc += x; break;
+      case FT_PTX_ATOM_AND: acc &= x; break;
+      case FT_PTX_ATOM_OR: acc |= x; break;
+      case FT_PTX_ATOM_XOR: acc ^= x; break;
+      case FT_PTX_ATOM_MIN:
+        if (first || (sgn ? (int32_t)x < (int32_t)acc : x < acc)) acc = x;
+        break;
+      case FT_PTX_ATOM_MAX:
+        if (first || (sgn ? (int32_t)x > (int32_t)acc : x > acc)) acc = x;
+        break;
+    }
+    first = false;
+  }
+  SIM_LANES(m, l, D[l] = acc);
+}
+
+static void warp_sync(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  (void)w;
+  (void)in;
+  (void)m; /* lanes of a warp already run in lockstep */
+}
+
+sim_exec_fn sim_choose_collective(sim_insn_t *in) {
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_SHFL: return ft_ptx_type_size(in->type) == 4 ? shfl : NULL;
+    case FT_PTX_OP_VOTE: return vote;
+    case FT_PTX_OP_ACTIVEMASK: return activemask;
+    case FT_PTX_OP_MATCH: return match;
+    case FT_PTX_OP_REDUX: return ft_ptx_type_size(in->type) == 4 ? redux : NULL;
+    case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
+      return in->mode == FT_PTX_BAR_WARP_SYNC ? warp_sync : NULL;
+    default: return NULL;
+  }
+}

@@ -1,0 +1,183 @@
+/* compare.c: setp (both destinations, bool combine), set, selp, slct over integer and
+ * float operands with every PTX comparison, unordered ones included. */
+#include <math.h>
+#include <string.h>
+
+#include "interp.h"
+
+static inline unsigned bits_of(unsigned t) { return ft_ptx_type_size(t) * 8; }
+
+static bool cmp_eval(unsigned cmp, unsigned type, uint64_t ua, uint64_t ub) {
+  if (type == FT_PTX_T_F32 || type == FT_PTX_T_F64) {
+    double a, b;
+    if (type == FT_PTX_T_F32) {
+      float fa, fb;
+      uint32_t x = (uint32_t)ua, y = (uint32_t)ub;
+      memcpy(&fa, &x, 4);
+      memcpy(&fb, &y, 4);
+      a = fa;
+      b = fb;
+    } else {
+      memcpy(&a, &ua, 8);
+      memcpy(&b, &ub, 8);
+    }
+    bool un = isnan(a) || isnan(b);
+    switch (cmp) {
+      case FT_PTX_CMP_EQ: return !un && a == b;
+      case FT_PTX_CMP_NE: return !un && a != b;
+      case FT_PTX_CMP_LT: return !un && a < b;
+      case FT_PTX_CMP_LE: return !un && a <= b;
+      case FT_PTX_CMP_GT: return !un && a > b;
+      case FT_PTX_CMP_GE: return !un && a >= b;
+      case FT_PTX_CMP_EQU: return un || a == b;
+      case FT_PTX_CMP_NEU: return un || a != b;
+      case FT_PTX_CMP_LTU: return un || a < b;
+      case FT_PTX_CMP_LEU: return un || a <= b;
+      case FT_PTX_CMP_GTU: return un || a > b;
+      case FT_PTX_CMP_GEU: return un || a >= b;
+      case FT_PTX_CMP_NUM: return !un;
+      case FT_PTX_CMP_NAN: return un;
+      default: return false;
+    }
+  }
+  unsigned bits = type == FT_PTX_T_PRED ? 1 : bits_of(type);
+  uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  ua &= mask;
+  ub &= mask;
+  int64_t sa = bits >= 64 ? (int64_t)ua : (int64_t)(ua << (64 - bits)) >> (64 - bits);
+  int64_t sb = bits >= 64 ? (int64_t)ub : (int64_t)(ub << (64 - bits)) >> (64 - bits);
+  bool sgn = sim_type_signed(type);
+  switch (cmp) {
+    case FT_PTX_CMP_EQ: return ua == ub;
+    case FT_PTX_CMP_NE: return ua != ub;
+    case FT_PTX_CMP_LT: return sgn ? sa < sb : ua < ub;
+    case FT_PTX_CMP_LE: return sgn ? sa <= sb : ua <= ub;
+    case FT_PTX_CMP_GT: return sgn ? sa > sb : ua > ub;
+    case FT_PTX_CMP_GE: return sgn ? sa >= sb : ua >= ub;
+    case FT_PTX_CMP_LO: return ua < ub;
+    case FT_PTX_CMP_LS: return ua <= ub;
+    case FT_PTX_CMP_HI: return ua > ub;
+    case FT_PTX_CMP_HS: return ua >= ub;
+    default: return false;
+  }
+}
+
+/* .ftz on f32 compares: subnormal operands count as zero. */
+static inline uint64_t flush32(uint64_t v, bool ftz) {
+  uint32_t u = (uint32_t)v;
+  return (ftz && !(u & 0x7f800000u)) ? (u & 0x80000000u) : v;
+}
+
+static inline bool combine(unsigned op, bool x, bool c) {
+  switch (op) {
+    case FT_PTX_BOOL_AND: return x && c;
+    case FT_PTX_BOOL_OR: return x || c;
+    case FT_PTX_BOOL_XOR: return x != c;
+    default: return x;
+  }
+}
+
+/* setp.cmp[.bool].type p[|q], a, b[, {!}c]; d[1] is a sink register when absent. */
+static void setp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : NULL;
+  bool cneg = in->aneg & 4, ftz = (in->flags & FT_PTX_F_FTZ) && in->type == FT_PTX_T_F32;
+  SIM_LANES(m, l, {
+    bool x = cmp_eval(in->cmp, in->type, flush32(A[l], ftz), flush32(B[l], ftz));
+    bool c = C ? ((C[l] & 1) != 0) != cneg : false;
+    P[l] = combine(in->boolop, x, c);
+    Q[l] = combine(in->boolop, !x, c);
+  });
+}
+
+/* The hot integer forms without a bool combine. */
+#define SETP32(name, T, op)                                                        \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {             \
+    uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);                     \
+    const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);              \
+    SIM_LANES(m, l, bool x = (T)A[l] op (T)B[l]; P[l] = x; Q[l] = !x);            \
+  }
+SETP32(setp_lt_s, int32_t, <)
+SETP32(setp_le_s, int32_t, <=)
+SETP32(setp_gt_s, int32_t, >)
+SETP32(setp_ge_s, int32_t, >=)
+SETP32(setp_lt_u, uint32_t, <)
+SETP32(setp_le_u, uint32_t, <=)
+SETP32(setp_gt_u, uint32_t, >)
+SETP32(setp_ge_u, uint32_t, >=)
+SETP32(setp_eq, uint32_t, ==)
+SETP32(setp_ne, uint32_t, !=)
+
+/* set.cmp[.bool].dtype.stype d, a, b[, c]: all ones (integer) or 1.0 (f32) if true. */
+static void set(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : NULL;
+  bool cneg = in->aneg & 4, ftz = (in->flags & FT_PTX_F_FTZ) && in->type2 == FT_PTX_T_F32;
+  uint64_t one = in->type == FT_PTX_T_F32 ? 0x3f800000u : 0xffffffffu;
+  SIM_LANES(m, l, {
+    bool c = C ? ((C[l] & 1) != 0) != cneg : false;
+    D[l] = combine(in->boolop, cmp_eval(in->cmp, in->type2, flush32(A[l], ftz), flush32(B[l], ftz)), c) ? one : 0;
+  });
+}
+
+static void selp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
+  bool cneg = in->aneg & 4;
+  SIM_LANES(m, l, D[l] = (((C[l] & 1) != 0) != cneg) ? A[l] : B[l]);
+}
+
+/* slct.dtype.{s32,f32} d, a, b, c: c >= 0 selects a. */
+static void slct(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
+  bool f = in->type2 == FT_PTX_T_F32, ftz = in->flags & FT_PTX_F_FTZ;
+  SIM_LANES(m, l, {
+    bool ge;
+    if (f) {
+      uint32_t u = (uint32_t)C[l];
+      if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
+      float c;
+      memcpy(&c, &u, 4);
+      ge = c >= 0.0f;
+    } else {
+      ge = (int32_t)C[l] >= 0;
+    }
+    D[l] = ge ? A[l] : B[l];
+  });
+}
+
+sim_exec_fn sim_choose_compare(sim_insn_t *in) {
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_SETP: {
+      if (in->type == FT_PTX_T_F16 || in->type == FT_PTX_T_BF16 || in->type == FT_PTX_T_F16X2 ||
+          in->type == FT_PTX_T_BF16X2)
+        return NULL;
+      bool s = in->type == FT_PTX_T_S32, u = in->type == FT_PTX_T_U32 || in->type == FT_PTX_T_B32;
+      if (!in->boolop && (s || u)) {
+        switch (in->cmp) {
+          case FT_PTX_CMP_EQ: return setp_eq;
+          case FT_PTX_CMP_NE: return setp_ne;
+          case FT_PTX_CMP_LT: return s ? setp_lt_s : setp_lt_u;
+          case FT_PTX_CMP_LE: return s ? setp_le_s : setp_le_u;
+          case FT_PTX_CMP_GT: return s ? setp_gt_s : setp_gt_u;
+          case FT_PTX_CMP_GE: return s ? setp_ge_s : setp_ge_u;
+          case FT_PTX_CMP_LO: return setp_lt_u;
+          case FT_PTX_CMP_LS: return setp_le_u;
+          case FT_PTX_CMP_HI: return setp_gt_u;
+          case FT_PTX_CMP_HS: return setp_ge_u;
+          default: break;
+        }
+      }
+      return setp;
+    }
+    case FT_PTX_OP_SET:
+      if (in->type2 == FT_PTX_T_F16 || in->type2 == FT_PTX_T_BF16) return NULL;
+      return set;
+    case FT_PTX_OP_SELP: return selp;
+    case FT_PTX_OP_SLCT: return slct;
+    default: return NULL;
+  }
+}

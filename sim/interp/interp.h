@@ -1,0 +1,172 @@
+/* interp.h: the PTX interpreter's decoded program (one flat instruction array per
+ * kernel, every operand a register) and the warp/block state the executors share. */
+#ifndef SIM_INTERP_H
+#define SIM_INTERP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptx/ptx_ir.h"
+
+/* Types, spaces, rounding, comparison and modes are the IR's own (ptx_ir.h). */
+static inline bool sim_type_signed(unsigned t) { return t >= FT_PTX_T_S8 && t <= FT_PTX_T_S64; }
+
+/* Operations the warp scheduler itself handles; everything else runs through
+ * the instruction's exec function. */
+typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP } sim_kind_op_t;
+
+/* Generic address windows: shared and local memory are per block/thread, so they
+ * get addresses no host or device pointer can take (above the 47-bit user space). */
+#define SIM_WIN_SHARED 0x0001000000000000ull
+#define SIM_WIN_LOCAL 0x0002000000000000ull
+#define SIM_WIN_SIZE 0x0000000100000000ull
+
+typedef struct sim_warp_s sim_warp_t;
+typedef struct sim_insn_s sim_insn_t;
+typedef void (*sim_exec_fn)(sim_warp_t *w, const sim_insn_t *in, uint32_t mask);
+
+struct sim_insn_s {
+  sim_exec_fn exec;
+  uint8_t kind;         /* sim_kind_op_t */
+  uint8_t type, type2;  /* ft_ptx_type_t: result type, source type (cvt, set, slct) */
+  uint8_t mode;         /* ft_ptx_instr_t.mode (shfl/vote/atom/bar/... variant) */
+  uint8_t cmp, boolop, rnd, space, vec;
+  uint8_t nd, na;       /* destinations, sources used */
+  uint8_t aneg;         /* bit i: source i is a negated predicate (`!%p`) */
+  bool guard_neg;
+  uint16_t op;          /* ft_ptx_opcode_t */
+  uint32_t flags;       /* FT_PTX_F_* */
+  int32_t guard;        /* predicate register, -1: none */
+  uint32_t d[4];        /* destination registers (vector ld: up to 4) */
+  uint32_t a[5];        /* source registers (constants live in registers too) */
+  uint32_t target;      /* branch target */
+  int64_t off;          /* memory operand immediate offset */
+  uint32_t line;        /* PTX source line (messages) */
+};
+
+/* A kernel ready to run. */
+typedef struct sim_kprog_s {
+  char *name;
+  sim_insn_t *code;
+  uint32_t n_code;
+  uint32_t n_regs;       /* registers per thread, constants included */
+  uint64_t *consts;      /* values of registers [const_base, +n_consts) (same for every lane) */
+  uint32_t const_base, n_consts;
+  uint32_t sreg_base;    /* registers holding per-thread special registers (see SIM_SR_*) */
+  size_t shared_static;  /* static shared bytes; dynamic shared starts after it (aligned 16) */
+  size_t local_bytes;    /* per-thread local memory (depots, call parameters) */
+  unsigned n_params;
+  uint16_t *param_size, *param_align;
+  size_t *param_off;
+  size_t param_bytes;
+} sim_kprog_t;
+
+/* Per-thread special registers materialised at warp start, in this order from
+ * sreg_base (each one register). */
+enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, SIM_SR_NTID_Z,
+       SIM_SR_CTAID_X, SIM_SR_CTAID_Y, SIM_SR_CTAID_Z, SIM_SR_NCTAID_X, SIM_SR_NCTAID_Y, SIM_SR_NCTAID_Z,
+       SIM_SR_LANEID, SIM_SR_WARPID, SIM_SR_NWARPID, SIM_SR_LANEMASK_EQ, SIM_SR_LANEMASK_LT,
+       SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE, SIM_SR_SMID, SIM_SR_NSMID,
+       SIM_SR_GRIDID, SIM_SR_COUNT };
+
+/* One translated allocation, cached per warp (global accesses). */
+typedef struct {
+  uint64_t lo, hi;     /* [lo, hi) application addresses */
+  intptr_t delta;      /* host address = address + delta */
+  uint64_t base;       /* allocation base (counters) */
+  uint64_t ld, st;     /* bytes loaded/stored since cached */
+} sim_xcache_t;
+
+typedef struct sim_block_s sim_block_t;
+
+/* Services of the driver the interpreter calls (set per launch). */
+typedef struct {
+  /* Finds the live, usable allocation holding address p: false if none. */
+  bool (*find)(void *ctx, uint64_t p, sim_xcache_t *out);
+  /* Adds a warp's byte counts for the allocation at base. */
+  void (*count)(void *ctx, uint64_t base, uint64_t ld, uint64_t st);
+  void *ctx;
+} sim_mem_iface_t;
+
+typedef struct {
+  const sim_kprog_t *prog;
+  unsigned grid[3], block[3];
+  const uint8_t *params;    /* packed kernel arguments */
+  size_t dyn_shared;
+  const sim_mem_iface_t *mem;
+  atomic_int error;         /* CUresult of the first fault */
+  atomic_bool stop;         /* a block faulted: the others stop early */
+  char msg[256];            /* the message of the first fault */
+  atomic_uint_fast64_t insns; /* thread-instructions executed (benchmarks) */
+} sim_grid_t;
+
+struct sim_warp_s {
+  uint64_t *r;          /* registers: r[reg * 32 + lane] */
+  uint32_t pc, active, exited, waiting, wait_min;
+  uint32_t lpc[32];
+  uint32_t nlanes_mask; /* lanes that exist */
+  bool at_bar, done, carry_valid;
+  uint32_t carry;       /* .cc carry flags per lane (bit per lane) */
+  uint32_t bar_mask;    /* lanes that arrived at the pending barrier */
+  unsigned id;
+  sim_block_t *blk;
+  sim_xcache_t xc;
+  uint64_t n_insns;
+};
+
+struct sim_block_s {
+  sim_grid_t *g;
+  unsigned ctaid[3];
+  uint8_t *shared;
+  size_t shared_bytes;
+  uint8_t *local;       /* local_bytes per thread, thread-major */
+  sim_warp_t *warps;
+  unsigned n_warps, n_threads;
+  /* bar.red: the reduction over the warps that arrived. */
+  uint32_t red_and, red_or, red_popc;
+  bool faulted;
+};
+
+#define SIM_R(w, reg) ((w)->r + (size_t)(reg) * 32u)
+#define SIM_FOR_LANES(mask, l) for (uint32_t _m = (mask), l; _m && ((l = (uint32_t)__builtin_ctz(_m)), 1); _m &= _m - 1)
+
+/* Raises a fault for the whole launch: first one wins; stops the block. */
+void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Runs one block (linear block index) of a grid. */
+void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
+
+/* alu_float.c: host dynamic rounding for .rz/.rm/.rp (-1: left as is). */
+int sim_round_enter(unsigned rnd);
+void sim_round_leave(int old);
+sim_exec_fn sim_choose_compare(sim_insn_t *in);
+sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
+/* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
+ * NULL after raising the fault. */
+void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);
+
+/* Each executor file exports a chooser: the exec function for an instruction
+ * (its fields already lowered), NULL when that form is not supported. */
+sim_exec_fn sim_choose_int(sim_insn_t *in);
+sim_exec_fn sim_choose_float(sim_insn_t *in);
+sim_exec_fn sim_choose_cvt(sim_insn_t *in);
+sim_exec_fn sim_choose_mem(sim_insn_t *in);
+sim_exec_fn sim_choose_collective(sim_insn_t *in);
+sim_exec_fn sim_choose_special(sim_insn_t *in);
+
+/* Lane loop: the full-warp case is a plain loop the compiler vectorises. */
+#define SIM_LANES(mask, l, ...)                            \
+  do {                                                      \
+    if ((mask) == 0xffffffffu) {                            \
+      for (uint32_t l = 0; l < 32; l++) { __VA_ARGS__; }           \
+    } else {                                                \
+      for (uint32_t _mm = (mask); _mm; _mm &= _mm - 1) {    \
+        uint32_t l = (uint32_t)__builtin_ctz(_mm);          \
+        __VA_ARGS__;                                        \
+      }                                                     \
+    }                                                       \
+  } while (0)
+
+#endif

@@ -1,0 +1,742 @@
+/* lower.c: turns one kernel of a parsed PTX module (ptx/ptx_ir.h) into the
+ * interpreter's flat program: .func calls inlined (call-site .param scratch and the
+ * callee's parameters become per-thread local memory), every operand a register
+ * (immediates and symbol addresses become constant registers, per-thread special
+ * registers are filled at warp start), labels resolved, an exec function chosen per
+ * instruction. Anything it cannot run is refused here, naming the instruction. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+#include "lower.h"
+
+#define TAG_CONST 0x80000000u
+#define TAG_SREG 0x40000000u
+#define TAG_SINK 0x20000000u
+#define MAX_INLINE_DEPTH 16
+
+typedef struct {
+  const ft_ptx_module_t *mod;
+  const uint64_t *var_addr;   /* module vars: device address (global/const) */
+  size_t *mod_shared_off;     /* module .shared vars: offset, SIZE_MAX: dynamic */
+  sim_insn_t *code;
+  uint32_t n, cap;
+  uint64_t *consts;
+  uint32_t n_consts, cap_consts;
+  uint32_t n_regs;            /* allocated so far (instances of functions) */
+  size_t shared, local;
+  char *err;
+  size_t errlen;
+  bool failed;
+} lctx_t;
+
+/* A function being emitted: where its registers and symbols live. */
+typedef struct inst_s {
+  const ft_ptx_function_t *fn;
+  uint32_t reg_base;
+  uint64_t *var_loc;          /* fn->vars: shared offset / local offset */
+  uint64_t *param_loc;        /* fn->params: kernel: param offset; callee: local offset */
+  uint64_t *ret_loc;          /* fn->rets: local offset */
+  uint32_t *pcmap;            /* IR instruction -> pc */
+  uint32_t *ret_fix;          /* pcs of ret branches to patch */
+  size_t n_ret_fix;
+  int depth;
+} inst_t;
+
+static void fail(lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in, const char *fmt, ...) {
+  if (c->failed) return;
+  c->failed = true;
+  char what[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  if (in)
+    snprintf(c->err, c->errlen, "%s, line %u: %s", fn ? fn->name : "?", in->line, what);
+  else
+    snprintf(c->err, c->errlen, "%s: %s", fn ? fn->name : "?", what);
+}
+
+static uint32_t konst(lctx_t *c, uint64_t v) {
+  for (uint32_t i = 0; i < c->n_consts; i++)
+    if (c->consts[i] == v) return TAG_CONST | i;
+  if (c->n_consts == c->cap_consts) {
+    c->cap_consts = c->cap_consts ? c->cap_consts * 2 : 64;
+    c->consts = realloc(c->consts, c->cap_consts * sizeof *c->consts);
+    if (!c->consts) abort();
+  }
+  c->consts[c->n_consts] = v;
+  return TAG_CONST | c->n_consts++;
+}
+
+static sim_insn_t *emit(lctx_t *c) {
+  if (c->n == c->cap) {
+    c->cap = c->cap ? c->cap * 2 : 256;
+    c->code = realloc(c->code, c->cap * sizeof *c->code);
+    if (!c->code) abort();
+  }
+  sim_insn_t *s = &c->code[c->n++];
+  memset(s, 0, sizeof *s);
+  s->guard = -1;
+  return s;
+}
+
+static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
+
+static int sreg_slot(unsigned sr, unsigned comp) {
+  switch (sr) {
+    case FT_PTX_SR_TID: return SIM_SR_TID_X + (int)comp;
+    case FT_PTX_SR_NTID: return SIM_SR_NTID_X + (int)comp;
+    case FT_PTX_SR_CTAID: return SIM_SR_CTAID_X + (int)comp;
+    case FT_PTX_SR_NCTAID: return SIM_SR_NCTAID_X + (int)comp;
+    case FT_PTX_SR_LANEID: return SIM_SR_LANEID;
+    case FT_PTX_SR_WARPID: return SIM_SR_WARPID;
+    case FT_PTX_SR_NWARPID: return SIM_SR_NWARPID;
+    case FT_PTX_SR_LANEMASK_EQ: return SIM_SR_LANEMASK_EQ;
+    case FT_PTX_SR_LANEMASK_LT: return SIM_SR_LANEMASK_LT;
+    case FT_PTX_SR_LANEMASK_LE: return SIM_SR_LANEMASK_LE;
+    case FT_PTX_SR_LANEMASK_GT: return SIM_SR_LANEMASK_GT;
+    case FT_PTX_SR_LANEMASK_GE: return SIM_SR_LANEMASK_GE;
+    case FT_PTX_SR_SMID: return SIM_SR_SMID;
+    case FT_PTX_SR_NSMID: return SIM_SR_NSMID;
+    case FT_PTX_SR_GRIDID: return SIM_SR_GRIDID;
+    default: return -1;
+  }
+}
+
+/* Address of a symbol as the instruction's state space sees it; *space gets the
+ * space the access really goes to. false when not addressable here. */
+static bool sym_addr(lctx_t *c, const inst_t *it, unsigned kind, uint32_t idx, uint64_t *addr, unsigned *space) {
+  const ft_ptx_function_t *fn = it->fn;
+  switch (kind) {
+    case FT_PTX_SYM_MODVAR: {
+      if (idx >= c->mod->nvars) return false;
+      const ft_ptx_var_t *v = &c->mod->vars[idx];
+      if (v->space == FT_PTX_SP_SHARED) {
+        *addr = c->mod_shared_off[idx] == SIZE_MAX ? align_up(c->shared, 16) : c->mod_shared_off[idx];
+        /* dynamic shared: resolved against the final static size in finish() */
+        if (c->mod_shared_off[idx] == SIZE_MAX) *addr = UINT64_MAX;
+        *space = FT_PTX_SP_SHARED;
+        return true;
+      }
+      if (v->space == FT_PTX_SP_GLOBAL || v->space == FT_PTX_SP_CONST) {
+        *addr = c->var_addr ? c->var_addr[idx] : 0;
+        *space = FT_PTX_SP_GLOBAL;
+        return *addr != 0;
+      }
+      return false;
+    }
+    case FT_PTX_SYM_FUNCVAR: {
+      if (idx >= fn->nvars) return false;
+      const ft_ptx_var_t *v = &fn->vars[idx];
+      *addr = it->var_loc[idx];
+      if (v->space == FT_PTX_SP_SHARED) {
+        *space = FT_PTX_SP_SHARED;
+        if (v->unsized) *addr = UINT64_MAX;
+        return true;
+      }
+      if (v->space == FT_PTX_SP_LOCAL || v->space == FT_PTX_SP_PARAM) {
+        *space = FT_PTX_SP_LOCAL;
+        return true;
+      }
+      if (v->space == FT_PTX_SP_GLOBAL || v->space == FT_PTX_SP_CONST) return false; /* function-scope statics: rare */
+      return false;
+    }
+    case FT_PTX_SYM_PARAM:
+      if (idx >= fn->nparams) return false;
+      *addr = it->param_loc[idx];
+      *space = fn->is_entry ? FT_PTX_SP_PARAM : FT_PTX_SP_LOCAL;
+      return true;
+    case FT_PTX_SYM_RET:
+      if (idx >= fn->nrets) return false;
+      *addr = it->ret_loc[idx];
+      *space = FT_PTX_SP_LOCAL;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Dynamic shared memory symbols are patched at the end, once the static size is known. */
+#define DYN_SHARED_MARK 0x7ffffffffffff000ull
+
+static uint32_t src_reg(lctx_t *c, const inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *o,
+                        unsigned type, bool *neg) {
+  if (neg) *neg = o->neg;
+  switch (o->kind) {
+    case FT_PTX_OPD_REG: return it->reg_base + o->index;
+    case FT_PTX_OPD_IMM_INT: {
+      uint64_t v = (uint64_t)o->value;
+      if (type == FT_PTX_T_F32) {
+        float f = (float)o->value;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        v = u;
+      } else if (type == FT_PTX_T_F64) {
+        double d = (double)o->value;
+        memcpy(&v, &d, 8);
+      }
+      return konst(c, v);
+    }
+    case FT_PTX_OPD_IMM_F32: {
+      uint64_t v = (uint32_t)o->value;
+      if (type == FT_PTX_T_F64) { /* a 0f literal where a double is wanted */
+        float f;
+        uint32_t u = (uint32_t)o->value;
+        memcpy(&f, &u, 4);
+        double d = f;
+        memcpy(&v, &d, 8);
+      }
+      return konst(c, v);
+    }
+    case FT_PTX_OPD_IMM_F64: {
+      uint64_t v = (uint64_t)o->value;
+      if (type == FT_PTX_T_F32) {
+        double d;
+        memcpy(&d, &v, 8);
+        float f = (float)d;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        v = u;
+      }
+      return konst(c, v);
+    }
+    case FT_PTX_OPD_SREG: {
+      int s = sreg_slot(o->index, o->count);
+      if (s < 0) {
+        fail(c, it->fn, in, "special register %s is not supported here", ft_ptx_sreg_name(o->index));
+        return 0;
+      }
+      return TAG_SREG | (uint32_t)s;
+    }
+    case FT_PTX_OPD_SYM: {
+      uint64_t a;
+      unsigned sp;
+      if (!sym_addr(c, it, o->sym_kind, o->index, &a, &sp)) {
+        fail(c, it->fn, in, "the address of this symbol is not supported");
+        return 0;
+      }
+      if (a == UINT64_MAX) return konst(c, DYN_SHARED_MARK + (uint64_t)o->value);
+      return konst(c, a + (uint64_t)o->value);
+    }
+    case FT_PTX_OPD_SINK: return TAG_SINK;
+    default:
+      fail(c, it->fn, in, "unexpected operand kind %u", o->kind);
+      return 0;
+  }
+}
+
+static uint32_t dst_reg(lctx_t *c, const inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *o) {
+  if (o->kind == FT_PTX_OPD_REG) return it->reg_base + o->index;
+  if (o->kind == FT_PTX_OPD_SINK || o->kind == FT_PTX_OPD_NONE) return TAG_SINK;
+  fail(c, it->fn, in, "destination is not a register");
+  return 0;
+}
+
+/* [base + off]: base register in a[0], immediate (symbol address included) in off. */
+static void addr_opd(lctx_t *c, const inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *o,
+                     sim_insn_t *s) {
+  if (o->kind != FT_PTX_OPD_ADDR) {
+    fail(c, it->fn, in, "expected an address operand");
+    return;
+  }
+  s->off = o->value;
+  if (o->base_kind == FT_PTX_OPD_REG) {
+    s->a[0] = it->reg_base + o->index;
+  } else if (o->base_kind == FT_PTX_OPD_SYM) {
+    uint64_t a;
+    unsigned sp;
+    if (!sym_addr(c, it, o->sym_kind, o->index, &a, &sp)) {
+      fail(c, it->fn, in, "cannot address this symbol");
+      return;
+    }
+    s->a[0] = konst(c, 0);
+    if (a == UINT64_MAX) {
+      s->a[0] = konst(c, DYN_SHARED_MARK);
+    } else {
+      s->off += (int64_t)a;
+    }
+    /* The symbol decides where the access goes (a callee's .param is local memory;
+     * .const variables live in device memory). */
+    if (s->space == FT_PTX_SP_PARAM || s->space == FT_PTX_SP_CONST || s->space == FT_PTX_SP_GENERIC) s->space = (uint8_t)sp;
+    if (sp == FT_PTX_SP_SHARED && s->space == FT_PTX_SP_GENERIC) s->space = FT_PTX_SP_SHARED;
+  } else {
+    s->a[0] = konst(c, 0);
+  }
+}
+
+static void emit_func(lctx_t *c, inst_t *it);
+
+/* Local memory for a function instance's .local/.param variables. */
+static uint64_t local_alloc(lctx_t *c, uint64_t size, uint32_t align) {
+  c->local = align_up(c->local, align ? align : 1);
+  uint64_t off = c->local;
+  c->local += size ? size : 1;
+  return off;
+}
+
+static bool inst_init(lctx_t *c, inst_t *it, const ft_ptx_function_t *fn, int depth) {
+  memset(it, 0, sizeof *it);
+  it->fn = fn;
+  it->depth = depth;
+  it->reg_base = c->n_regs;
+  c->n_regs += (uint32_t)fn->nregs;
+  it->var_loc = calloc(fn->nvars + 1, sizeof *it->var_loc);
+  it->param_loc = calloc(fn->nparams + 1, sizeof *it->param_loc);
+  it->ret_loc = calloc(fn->nrets + 1, sizeof *it->ret_loc);
+  it->pcmap = calloc(fn->ninstrs + 1, sizeof *it->pcmap);
+  it->ret_fix = calloc(fn->ninstrs + 1, sizeof *it->ret_fix);
+  if (!it->var_loc || !it->param_loc || !it->ret_loc || !it->pcmap || !it->ret_fix) abort();
+  for (size_t i = 0; i < fn->nvars; i++) {
+    const ft_ptx_var_t *v = &fn->vars[i];
+    if (v->space == FT_PTX_SP_SHARED && !v->unsized) {
+      c->shared = align_up(c->shared, v->align ? v->align : 1);
+      it->var_loc[i] = c->shared;
+      c->shared += v->size;
+      if (v->init) fail(c, fn, NULL, "initialised .shared variable %s", v->name);
+    } else if (v->space == FT_PTX_SP_LOCAL || v->space == FT_PTX_SP_PARAM) {
+      it->var_loc[i] = local_alloc(c, v->size, v->align);
+      if (v->init) fail(c, fn, NULL, "initialised .local variable %s", v->name);
+    }
+  }
+  return true;
+}
+
+static void inst_free(inst_t *it) {
+  free(it->var_loc);
+  free(it->param_loc);
+  free(it->ret_loc);
+  free(it->pcmap);
+  free(it->ret_fix);
+}
+
+static int find_func(const lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_operand_t *o) {
+  (void)fn;
+  if (o->kind != FT_PTX_OPD_SYM || o->sym_kind != FT_PTX_SYM_FUNC || o->index >= c->mod->nfuncs) return -1;
+  /* A declaration (prototype) may precede the definition: find the body by name. */
+  const ft_ptx_function_t *f = &c->mod->funcs[o->index];
+  if (!f->is_decl) return (int)o->index;
+  for (size_t i = 0; i < c->mod->nfuncs; i++)
+    if (!c->mod->funcs[i].is_decl && strcmp(c->mod->funcs[i].name, f->name) == 0) return (int)i;
+  return -1;
+}
+
+/* Device printf: nvcc calls the external vprintf(format, argument buffer). */
+static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
+                         const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  uint64_t loc[3];
+  unsigned sp;
+  for (unsigned i = 0; i < 2; i++) {
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to vprintf: argument %u is not a .param variable", i);
+      return;
+    }
+  }
+  loc[2] = local_alloc(c, 4, 4); /* the return value when it is not used */
+  if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
+    const ft_ptx_operand_t *ro = &fn->operands[rets->index];
+    if (ro->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ro->sym_kind, ro->index, &loc[2], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to vprintf: its return is not a .param variable");
+      return;
+    }
+  }
+  sim_insn_t *s = emit(c);
+  s->kind = SIM_K_EXEC;
+  s->op = FT_PTX_OP_CALL;
+  s->line = in->line;
+  if (in->guard != FT_PTX_NO_REG) {
+    s->guard = (int32_t)(it->reg_base + in->guard);
+    s->guard_neg = in->guard_neg;
+  }
+  s->off = (int64_t)loc[0];
+  s->target = (uint32_t)loc[1];
+  s->a[3] = (uint32_t)loc[2];
+  s->exec = sim_choose_printf();
+}
+
+/* call (rets), f, (args): the callee's body inlined here. */
+static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  const ft_ptx_function_t *fn = it->fn;
+  if (in->nops < 3) {
+    fail(c, fn, in, "malformed call");
+    return;
+  }
+  const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
+                         *args = ft_ptx_opd(fn, in, 2);
+  int fi = find_func(c, fn, target);
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
+    emit_vprintf(c, it, in, rets, args);
+    return;
+  }
+  if (fi < 0) {
+    const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+                      target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
+    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
+    return;
+  }
+  if (it->depth >= MAX_INLINE_DEPTH) {
+    fail(c, fn, in, "call nesting deeper than %d (recursion is not supported)", MAX_INLINE_DEPTH);
+    return;
+  }
+  const ft_ptx_function_t *callee = &c->mod->funcs[fi];
+  uint32_t skip_pc = UINT32_MAX;
+  if (in->guard != FT_PTX_NO_REG) { /* @p call: branch around the body when !p */
+    sim_insn_t *b = emit(c);
+    b->kind = SIM_K_BRA;
+    b->guard = (int32_t)(it->reg_base + in->guard);
+    b->guard_neg = !in->guard_neg;
+    b->op = FT_PTX_OP_BRA;
+    b->line = in->line;
+    skip_pc = c->n - 1;
+  }
+  inst_t sub;
+  inst_init(c, &sub, callee, it->depth + 1);
+  uint64_t a;
+  unsigned sp;
+  for (size_t i = 0; i < callee->nparams; i++) {
+    if (args->kind != FT_PTX_OPD_VEC || i >= args->count) {
+      fail(c, fn, in, "call to %s: argument count", callee->name);
+      break;
+    }
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &a, &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to %s: argument %zu is not a .param variable", callee->name, i);
+      break;
+    }
+    sub.param_loc[i] = a;
+  }
+  for (size_t i = 0; i < callee->nrets; i++) {
+    if (rets->kind != FT_PTX_OPD_VEC || i >= rets->count) {
+      sub.ret_loc[i] = local_alloc(c, callee->rets[i].size, callee->rets[i].align); /* result ignored */
+      continue;
+    }
+    const ft_ptx_operand_t *ro = &fn->operands[rets->index + i];
+    if (ro->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ro->sym_kind, ro->index, &a, &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to %s: return %zu is not a .param variable", callee->name, i);
+      break;
+    }
+    sub.ret_loc[i] = a;
+  }
+  if (!c->failed) emit_func(c, &sub);
+  for (size_t i = 0; i < sub.n_ret_fix; i++) c->code[sub.ret_fix[i]].target = c->n;
+  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
+  inst_free(&sub);
+}
+
+static unsigned reg_type(const inst_t *it, const ft_ptx_operand_t *o) {
+  if (o->kind == FT_PTX_OPD_REG && o->index < it->fn->nregs) return it->fn->regs[o->index].type;
+  return FT_PTX_T_NONE;
+}
+
+static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  const ft_ptx_function_t *fn = it->fn;
+  if (in->op == FT_PTX_OP_CALL) {
+    emit_call(c, it, in);
+    return;
+  }
+  sim_insn_t *s = emit(c);
+  s->op = in->op;
+  s->type = in->type;
+  s->type2 = in->type2;
+  s->mode = in->mode;
+  s->cmp = in->cmp;
+  s->boolop = in->boolop;
+  s->rnd = in->rnd;
+  s->space = in->space;
+  s->vec = in->vec;
+  s->flags = in->flags;
+  s->line = in->line;
+  if (in->guard != FT_PTX_NO_REG) {
+    s->guard = (int32_t)(it->reg_base + in->guard);
+    s->guard_neg = in->guard_neg;
+  }
+  const char *opname = ft_ptx_opcode_name(in->op);
+  unsigned nops = in->nops;
+  const ft_ptx_operand_t *o0 = nops ? ft_ptx_opd(fn, in, 0) : NULL;
+  bool neg;
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_BRA:
+      s->kind = SIM_K_BRA;
+      if (!o0 || o0->kind != FT_PTX_OPD_LABEL) {
+        fail(c, fn, in, "bra: indirect branches are not supported");
+        return;
+      }
+      s->target = o0->index; /* IR index: mapped once the function is emitted */
+      return;
+    case FT_PTX_OP_EXIT:
+      s->kind = SIM_K_EXIT;
+      return;
+    case FT_PTX_OP_RET:
+      if (fn->is_entry) {
+        s->kind = SIM_K_EXIT;
+      } else {
+        s->kind = SIM_K_BRA; /* to the end of the inlined body */
+        s->target = UINT32_MAX;
+        it->ret_fix[it->n_ret_fix++] = c->n - 1;
+      }
+      return;
+    case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT:
+      s->kind = SIM_K_TRAP;
+      return;
+    case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
+      if (in->mode == FT_PTX_BAR_WARP_SYNC) break;
+      if (in->mode == FT_PTX_BAR_ARRIVE) {
+        fail(c, fn, in, "bar.arrive (producer/consumer named barriers) is not supported");
+        return;
+      }
+      s->kind = SIM_K_BAR;
+      {
+        unsigned first = 0;
+        if (in->mode >= FT_PTX_BAR_RED_POPC) {
+          s->d[0] = dst_reg(c, it, in, o0);
+          s->nd = 1;
+          first = 1;
+        }
+        const ft_ptx_operand_t *id = ft_ptx_opd(fn, in, first);
+        unsigned nsrc = nops - first;
+        bool named = id->kind != FT_PTX_OPD_IMM_INT || id->value != 0;
+        bool counted = in->mode >= FT_PTX_BAR_RED_POPC ? nsrc > 2 : nsrc > 1;
+        if (named || counted) {
+          fail(c, fn, in, "%s with a barrier id other than 0 or a thread count is not supported", opname);
+          return;
+        }
+        if (in->mode >= FT_PTX_BAR_RED_POPC) {
+          const ft_ptx_operand_t *p = ft_ptx_opd(fn, in, nops - 1);
+          s->a[0] = src_reg(c, it, in, p, FT_PTX_T_PRED, &neg);
+          s->aneg = neg ? 1 : 0;
+          s->na = 1;
+        }
+      }
+      return;
+    default:
+      break;
+  }
+  /* Destinations, then sources. */
+  unsigned nd;
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_ST: case FT_PTX_OP_RED: case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR: case FT_PTX_OP_PREFETCH:
+    case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: case FT_PTX_OP_BAR:
+    case FT_PTX_OP_BARRIER:
+      nd = 0;
+      break;
+    case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL: nd = 2; break;
+    case FT_PTX_OP_MATCH: nd = nops >= 4 ? 2 : 1; break;
+    default: nd = nops ? 1 : 0; break;
+  }
+  s->kind = SIM_K_EXEC;
+  /* Vector destination (ld.v4, mov unpack). */
+  if (nd == 1 && o0->kind == FT_PTX_OPD_VEC) {
+    if (o0->count > 4) {
+      fail(c, fn, in, "vector of %u", o0->count);
+      return;
+    }
+    for (unsigned i = 0; i < o0->count; i++) s->d[i] = dst_reg(c, it, in, &fn->operands[o0->index + i]);
+    s->nd = (uint8_t)o0->count;
+    if (in->op == FT_PTX_OP_LD || in->op == FT_PTX_OP_LDU) s->type2 = (uint8_t)reg_type(it, &fn->operands[o0->index]);
+  } else {
+    for (unsigned i = 0; i < nd; i++) s->d[i] = dst_reg(c, it, in, ft_ptx_opd(fn, in, i));
+    s->nd = (uint8_t)nd;
+    if ((in->op == FT_PTX_OP_LD || in->op == FT_PTX_OP_LDU) && nd) s->type2 = (uint8_t)reg_type(it, o0);
+  }
+  unsigned na = 0;
+  bool is_mem = in->op == FT_PTX_OP_LD || in->op == FT_PTX_OP_LDU || in->op == FT_PTX_OP_ST ||
+                in->op == FT_PTX_OP_ATOM || in->op == FT_PTX_OP_RED || in->op == FT_PTX_OP_PREFETCH ||
+                in->op == FT_PTX_OP_PREFETCHU;
+  /* Source operand type: the second type for cvt/set/slct and friends. */
+  unsigned stype = in->type;
+  if (in->op == FT_PTX_OP_CVT || in->op == FT_PTX_OP_SET || in->op == FT_PTX_OP_CVTA) stype = in->type2 ? in->type2 : in->type;
+  for (unsigned i = nd; i < nops && !c->failed; i++) {
+    const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
+    if (o->kind == FT_PTX_OPD_ADDR) {
+      if (na != 0 || !is_mem) {
+        fail(c, fn, in, "address operand in an unexpected place");
+        return;
+      }
+      addr_opd(c, it, in, o, s);
+      na = 1;
+      continue;
+    }
+    if (o->kind == FT_PTX_OPD_VEC) {
+      for (unsigned k = 0; k < o->count && na < 5; k++) {
+        const ft_ptx_operand_t *e = &fn->operands[o->index + k];
+        unsigned et = in->op == FT_PTX_OP_MOV ? FT_PTX_T_NONE : stype;
+        s->a[na++] = src_reg(c, it, in, e, et, &neg);
+      }
+      continue;
+    }
+    if (o->kind == FT_PTX_OPD_NONE) continue;
+    if (o->kind == FT_PTX_OPD_SREG && in->op == FT_PTX_OP_MOV && sreg_slot(o->index, o->count) < 0) {
+      s->mode = (uint8_t)o->index; /* read while running: special.c */
+      s->na = 0;
+      s->exec = sim_choose_special(s);
+      if (!s->exec) fail(c, fn, in, "special register %s is not supported", ft_ptx_sreg_name(o->index));
+      return;
+    }
+    if (na >= 5) {
+      fail(c, fn, in, "too many operands");
+      return;
+    }
+    unsigned ot = stype;
+    /* Shift amounts, bfe/bfi positions, shfl lane operands and predicates are not of the main type. */
+    if ((in->op == FT_PTX_OP_SHL || in->op == FT_PTX_OP_SHR) && na == 1) ot = FT_PTX_T_U32;
+    if (in->op == FT_PTX_OP_SELP && na == 2) ot = FT_PTX_T_PRED;
+    if (in->op == FT_PTX_OP_SLCT && na == 2) ot = in->type2;
+    s->a[na] = src_reg(c, it, in, o, ot, &neg);
+    if (neg) s->aneg |= (uint8_t)(1u << na);
+    na++;
+  }
+  s->na = (uint8_t)na;
+  if (c->failed) return;
+  sim_exec_fn f = NULL;
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_CVT: f = sim_choose_cvt(s); break;
+    case FT_PTX_OP_SETP: case FT_PTX_OP_SET: case FT_PTX_OP_SELP: case FT_PTX_OP_SLCT: f = sim_choose_compare(s); break;
+    case FT_PTX_OP_LD: case FT_PTX_OP_LDU: case FT_PTX_OP_ST: case FT_PTX_OP_ATOM: case FT_PTX_OP_RED:
+    case FT_PTX_OP_CVTA: case FT_PTX_OP_ISSPACEP: case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU:
+    case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR:
+      f = sim_choose_mem(s);
+      break;
+    case FT_PTX_OP_SHFL: case FT_PTX_OP_VOTE: case FT_PTX_OP_ACTIVEMASK: case FT_PTX_OP_MATCH: case FT_PTX_OP_REDUX:
+    case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
+      f = sim_choose_collective(s);
+      break;
+    case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: f = sim_choose_special(s); break;
+    case FT_PTX_OP_TESTP: case FT_PTX_OP_FMA: case FT_PTX_OP_RCP: case FT_PTX_OP_SQRT: case FT_PTX_OP_RSQRT:
+    case FT_PTX_OP_SIN: case FT_PTX_OP_COS: case FT_PTX_OP_LG2: case FT_PTX_OP_EX2: case FT_PTX_OP_TANH:
+    case FT_PTX_OP_COPYSIGN:
+      f = sim_choose_float(s);
+      break;
+    default:
+      if (ft_ptx_type_is_float(in->type) && in->op != FT_PTX_OP_MOV) f = sim_choose_float(s);
+      else f = sim_choose_int(s);
+      break;
+  }
+  if (!f) {
+    fail(c, fn, in, "the interpreter does not support `%s` with type %s%s", opname, ft_ptx_type_name(in->type),
+         in->type2 ? ft_ptx_type_name(in->type2) : "");
+    return;
+  }
+  s->exec = f;
+}
+
+static void emit_func(lctx_t *c, inst_t *it) {
+  const ft_ptx_function_t *fn = it->fn;
+  uint32_t first = c->n;
+  for (size_t i = 0; i < fn->ninstrs && !c->failed; i++) {
+    it->pcmap[i] = c->n;
+    lower_instr(c, it, &fn->instrs[i]);
+  }
+  it->pcmap[fn->ninstrs] = c->n;
+  /* Resolve this function's own branches (nested bodies resolved theirs). A branch
+   * emitted by this function has op BRA and a target below ninstrs set above. */
+  for (size_t i = 0; i < fn->ninstrs && !c->failed; i++) {
+    const ft_ptx_instr_t *in = &fn->instrs[i];
+    if (in->op != FT_PTX_OP_BRA) continue;
+    sim_insn_t *s = &c->code[it->pcmap[i]];
+    if (s->target > fn->ninstrs) {
+      fail(c, fn, in, "branch target out of range");
+      return;
+    }
+    s->target = it->pcmap[s->target];
+  }
+  (void)first;
+}
+
+static void patch_reg(uint32_t *r, const sim_kprog_t *p, uint32_t sink) {
+  if (*r & TAG_CONST) *r = p->const_base + (*r & ~TAG_CONST);
+  else if (*r & TAG_SREG) *r = p->sreg_base + (*r & ~TAG_SREG);
+  else if (*r & TAG_SINK) *r = sink;
+}
+
+void sim_kprog_free(sim_kprog_t *p) {
+  if (!p) return;
+  free(p->name);
+  free(p->code);
+  free(p->consts);
+  free(p->param_size);
+  free(p->param_align);
+  free(p->param_off);
+  free(p);
+}
+
+int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry, const uint64_t *var_addr,
+                     sim_kprog_t **out, char *err, size_t errlen) {
+  lctx_t c = {.mod = mod, .var_addr = var_addr, .err = err, .errlen = errlen};
+  if (errlen) err[0] = 0;
+  c.mod_shared_off = calloc(mod->nvars + 1, sizeof *c.mod_shared_off);
+  if (!c.mod_shared_off) abort();
+  for (size_t i = 0; i < mod->nvars; i++) {
+    const ft_ptx_var_t *v = &mod->vars[i];
+    if (v->space != FT_PTX_SP_SHARED) continue;
+    if (v->unsized || v->size == 0) {
+      c.mod_shared_off[i] = SIZE_MAX;
+      continue;
+    }
+    c.shared = align_up(c.shared, v->align ? v->align : 1);
+    c.mod_shared_off[i] = c.shared;
+    c.shared += v->size;
+  }
+  inst_t top;
+  inst_init(&c, &top, entry, 0);
+  for (size_t i = 0; i < entry->nparams; i++) top.param_loc[i] = entry->params[i].offset;
+  emit_func(&c, &top);
+  /* Falling off the end of a kernel is an exit. */
+  sim_insn_t *e = emit(&c);
+  e->kind = SIM_K_EXIT;
+  e->op = FT_PTX_OP_EXIT;
+  inst_free(&top);
+  free(c.mod_shared_off);
+  if (c.failed) {
+    free(c.code);
+    free(c.consts);
+    return -1;
+  }
+  sim_kprog_t *p = calloc(1, sizeof *p);
+  if (!p) abort();
+  p->name = strdup(entry->name);
+  p->code = c.code;
+  p->n_code = c.n;
+  p->const_base = c.n_regs;
+  p->n_consts = c.n_consts;
+  p->sreg_base = p->const_base + c.n_consts;
+  uint32_t sink = p->sreg_base + SIM_SR_COUNT;
+  p->n_regs = sink + 1;
+  p->shared_static = c.shared;
+  p->local_bytes = align_up(c.local, 16);
+  /* Dynamic shared memory starts after the static part, 16-byte aligned. */
+  size_t dyn = align_up(c.shared, 16);
+  for (uint32_t i = 0; i < c.n_consts; i++)
+    if (c.consts[i] >= DYN_SHARED_MARK && c.consts[i] < DYN_SHARED_MARK + 0x1000) c.consts[i] = c.consts[i] - DYN_SHARED_MARK + dyn;
+  p->consts = c.consts;
+  for (uint32_t i = 0; i < c.n; i++) {
+    sim_insn_t *s = &p->code[i];
+    for (unsigned k = 0; k < 4; k++) patch_reg(&s->d[k], p, sink);
+    for (unsigned k = 0; k < 5; k++) patch_reg(&s->a[k], p, sink);
+    if (s->guard >= 0) {
+      uint32_t g = (uint32_t)s->guard;
+      patch_reg(&g, p, sink);
+      s->guard = (int32_t)g;
+    }
+  }
+  p->n_params = (unsigned)entry->nparams;
+  p->param_size = calloc(entry->nparams + 1, sizeof *p->param_size);
+  p->param_align = calloc(entry->nparams + 1, sizeof *p->param_align);
+  p->param_off = calloc(entry->nparams + 1, sizeof *p->param_off);
+  if (!p->param_size || !p->param_align || !p->param_off) abort();
+  for (size_t i = 0; i < entry->nparams; i++) {
+    p->param_size[i] = (uint16_t)entry->params[i].size;
+    p->param_align[i] = (uint16_t)(entry->params[i].align ? entry->params[i].align : 1);
+    p->param_off[i] = entry->params[i].offset;
+  }
+  p->param_bytes = entry->param_bytes;
+  *out = p;
+  return 0;
+}

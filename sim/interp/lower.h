@@ -1,0 +1,15 @@
+/* lower.h: the interpreter's entry points for the driver: lowering a kernel of a
+ * parsed PTX module into a runnable program, and running a grid's blocks. */
+#ifndef SIM_INTERP_LOWER_H
+#define SIM_INTERP_LOWER_H
+
+#include "interp.h"
+
+/* Lowers `entry` of `mod`. var_addr[i]: device address of module variable i
+ * (.global/.const; 0 for others). 0 and *out, or -1 with a message naming the
+ * function, line and instruction that cannot be run. */
+int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry, const uint64_t *var_addr,
+                     sim_kprog_t **out, char *err, size_t errlen);
+void sim_kprog_free(sim_kprog_t *p);
+
+#endif

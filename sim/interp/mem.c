@@ -1,0 +1,261 @@
+/* mem.c: ld/ldu/st (scalar and .v2/.v4, every space), atom/red (integer and
+ * f32/f64 add, cas, exch, inc/dec) in global and shared memory, cvta, isspacep.
+ * Every access is checked: an address outside live memory or the block's shared /
+ * the thread's local window faults the launch (CUDA_ERROR_ILLEGAL_ADDRESS), a
+ * misaligned one too (CUDA_ERROR_MISALIGNED_ADDRESS); global bytes are counted. */
+#include <string.h>
+
+#include "interp.h"
+
+#define ERR_ILLEGAL_ADDRESS 700
+#define ERR_MISALIGNED 716
+
+/* Host address of [addr, addr+n) for a lane, or NULL after raising the fault. */
+void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store) {
+  sim_block_t *b = w->blk;
+  const sim_grid_t *g = b->g;
+  if (addr & (n - 1)) {
+    w->active = 1u << lane; /* so the message names this thread */
+    sim_interp_fault(w, ERR_MISALIGNED, "misaligned %u-byte %s at 0x%llx", n, store ? "store" : "load",
+                     (unsigned long long)addr);
+    return NULL;
+  }
+  if (space == FT_PTX_SP_GENERIC) {
+    if (addr - SIM_WIN_SHARED < SIM_WIN_SIZE) {
+      space = FT_PTX_SP_SHARED;
+      addr -= SIM_WIN_SHARED;
+    } else if (addr - SIM_WIN_LOCAL < SIM_WIN_SIZE) {
+      space = FT_PTX_SP_LOCAL;
+      addr -= SIM_WIN_LOCAL;
+    } else {
+      space = FT_PTX_SP_GLOBAL;
+    }
+  }
+  const char *what = "global";
+  switch (space) {
+    case FT_PTX_SP_SHARED:
+      if (addr + n <= b->shared_bytes && addr + n >= addr) return b->shared + addr;
+      what = "shared";
+      break;
+    case FT_PTX_SP_LOCAL:
+      if (addr + n <= g->prog->local_bytes && addr + n >= addr)
+        return b->local + (size_t)(w->id * 32 + lane) * g->prog->local_bytes + addr;
+      what = "local";
+      break;
+    case FT_PTX_SP_PARAM:
+      if (!store && addr + n <= g->prog->param_bytes && addr + n >= addr) return (void *)(g->params + addr);
+      what = "param";
+      break;
+    default: {
+      sim_xcache_t *x = &w->xc;
+      if (addr >= x->lo && addr + n <= x->hi && addr + n > addr) {
+        if (store) x->st += n;
+        else x->ld += n;
+        return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
+      }
+      sim_xcache_t nx;
+      if (g->mem && g->mem->find(g->mem->ctx, addr, &nx) && addr + n <= nx.hi) {
+        if (x->hi && (x->ld || x->st)) g->mem->count(g->mem->ctx, x->base, x->ld, x->st);
+        nx.ld = store ? 0 : n;
+        nx.st = store ? n : 0;
+        *x = nx;
+        return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
+      }
+      break;
+    }
+  }
+  w->active = 1u << lane;
+  sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "illegal %u-byte %s %s at 0x%llx", n, what, store ? "store" : "load",
+                   (unsigned long long)addr);
+  return NULL;
+}
+
+static inline uint64_t load_elem(const void *p, unsigned n) {
+  switch (n) {
+    case 1: return *(const uint8_t *)p;
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+  }
+}
+static inline void store_elem(void *p, uint64_t v, unsigned n) {
+  switch (n) {
+    case 1: *(uint8_t *)p = (uint8_t)v; break;
+    case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    default: memcpy(p, &v, 8); break;
+  }
+}
+
+/* ld: type2 carries the width the destination register is declared with (sign
+ * extension of .s8/.s16 loads goes that far). */
+static void ld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  unsigned regbits = in->type2 && ft_ptx_type_size(in->type2) == 8 ? 64 : 32;
+  bool sgn = sim_type_signed(in->type) && n * 8 < regbits;
+  SIM_LANES(m, l, {
+    uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, false);
+    if (!p) return;
+    for (unsigned i = 0; i < vec; i++) {
+      uint64_t v = load_elem(p + i * n, n);
+      if (sgn) {
+        int64_t s = (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n);
+        v = regbits == 64 ? (uint64_t)s : (uint32_t)s;
+      }
+      SIM_R(w, in->d[i])[l] = v;
+    }
+  });
+}
+
+static void st(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  SIM_LANES(m, l, {
+    uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, true);
+    if (!p) return;
+    for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, SIM_R(w, in->a[1 + i])[l], n);
+  });
+}
+
+/* Fast global f32/u32 forms: same checks, one cache test per lane. */
+static void ld_global32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  uint64_t *D = SIM_R(w, in->d[0]);
+  SIM_LANES(m, l, {
+    const uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, 4, false);
+    if (!p) return;
+    uint32_t v;
+    memcpy(&v, p, 4);
+    D[l] = v;
+  });
+}
+
+/* ---- atomics ---- */
+static uint64_t atom_apply(unsigned op, unsigned type, uint64_t old, uint64_t b, uint64_t c, unsigned n) {
+  uint64_t mask = n == 8 ? ~0ull : 0xffffffffull;
+  old &= mask;
+  b &= mask;
+  bool sgn = sim_type_signed(type);
+  int64_t so = n == 8 ? (int64_t)old : (int32_t)old, sb = n == 8 ? (int64_t)b : (int32_t)b;
+  switch (op) {
+    case FT_PTX_ATOM_ADD:
+      if (type == FT_PTX_T_F32) {
+        float x, y;
+        uint32_t u = (uint32_t)old, v = (uint32_t)b;
+        memcpy(&x, &u, 4);
+        memcpy(&y, &v, 4);
+        x += y;
+        memcpy(&u, &x, 4);
+        return u;
+      }
+      if (type == FT_PTX_T_F64) {
+        double x, y;
+        memcpy(&x, &old, 8);
+        memcpy(&y, &b, 8);
+        x += y;
+        memcpy(&old, &x, 8);
+        return old;
+      }
+      return (old + b) & mask;
+    case FT_PTX_ATOM_MIN: return sgn ? (uint64_t)(so < sb ? so : sb) & mask : (old < b ? old : b);
+    case FT_PTX_ATOM_MAX: return sgn ? (uint64_t)(so > sb ? so : sb) & mask : (old > b ? old : b);
+    case FT_PTX_ATOM_INC: return old >= b ? 0 : old + 1;
+    case FT_PTX_ATOM_DEC: return (old == 0 || old > b) ? b : old - 1;
+    case FT_PTX_ATOM_AND: return old & b;
+    case FT_PTX_ATOM_OR: return old | b;
+    case FT_PTX_ATOM_XOR: return old ^ b;
+    case FT_PTX_ATOM_EXCH: return b;
+    case FT_PTX_ATOM_CAS: return old == b ? (c & mask) : old;
+  }
+  return old;
+}
+
+/* atom: d, [a], b[, c]; red: [a], b. Global atomics race with other blocks on
+ * other host threads: a compare-and-swap loop on the host word. */
+static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  unsigned n = ft_ptx_type_size(in->type);
+  bool red = in->op == FT_PTX_OP_RED;
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : B;
+  uint64_t *D = red ? NULL : SIM_R(w, in->d[0]);
+  SIM_LANES(m, l, {
+    void *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n, true);
+    if (!p) return;
+    uint64_t old;
+    if (n == 4) {
+      uint32_t *q = p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+      do nv = (uint32_t)atom_apply(in->mode, in->type, o, B[l], C[l], 4);
+      while (!__atomic_compare_exchange_n(q, &o, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+      old = o;
+    } else {
+      uint64_t *q = p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+      do nv = atom_apply(in->mode, in->type, o, B[l], C[l], 8);
+      while (!__atomic_compare_exchange_n(q, &o, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+      old = o;
+    }
+    if (D) D[l] = old;
+    /* An atomic also reads its word: count it as a load as well. */
+    if (w->xc.hi && A[l] + (uint64_t)in->off >= w->xc.lo && A[l] + (uint64_t)in->off < w->xc.hi &&
+        (in->space == FT_PTX_SP_GLOBAL || in->space == FT_PTX_SP_GENERIC) &&
+        A[l] + (uint64_t)in->off - SIM_WIN_SHARED >= SIM_WIN_SIZE)
+      w->xc.ld += n;
+  });
+}
+
+/* cvta: shared/local offsets <-> generic window addresses; global is identity. */
+static void cvta(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  uint64_t win = in->space == FT_PTX_SP_SHARED ? SIM_WIN_SHARED : in->space == FT_PTX_SP_LOCAL ? SIM_WIN_LOCAL : 0;
+  bool to = in->flags & FT_PTX_F_TO, narrow = ft_ptx_type_size(in->type) == 4;
+  SIM_LANES(m, l, {
+    uint64_t v = to ? A[l] - win : A[l] + win;
+    D[l] = narrow ? (uint32_t)v : v;
+  });
+}
+
+static void isspacep(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  SIM_LANES(m, l, {
+    uint64_t a = A[l];
+    bool sh = a - SIM_WIN_SHARED < SIM_WIN_SIZE, lo = a - SIM_WIN_LOCAL < SIM_WIN_SIZE;
+    bool r = in->space == FT_PTX_SP_SHARED ? sh : in->space == FT_PTX_SP_LOCAL ? lo : !sh && !lo;
+    D[l] = r;
+  });
+}
+
+static void nop(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  (void)w;
+  (void)in;
+  (void)m;
+}
+
+sim_exec_fn sim_choose_mem(sim_insn_t *in) {
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
+      if (in->type == FT_PTX_T_B128 || ft_ptx_type_size(in->type) == 0) return NULL;
+      if (in->vec <= 1 && in->space == FT_PTX_SP_GLOBAL && ft_ptx_type_size(in->type) == 4 &&
+          !(sim_type_signed(in->type) && ft_ptx_type_size(in->type2) == 8))
+        return ld_global32;
+      return ld;
+    case FT_PTX_OP_ST:
+      if (in->type == FT_PTX_T_B128 || in->space == FT_PTX_SP_PARAM || in->space == FT_PTX_SP_CONST) return NULL;
+      return st;
+    case FT_PTX_OP_ATOM: case FT_PTX_OP_RED: {
+      unsigned n = ft_ptx_type_size(in->type);
+      if (n != 4 && n != 8) return NULL;
+      if (in->space != FT_PTX_SP_GLOBAL && in->space != FT_PTX_SP_SHARED && in->space != FT_PTX_SP_GENERIC)
+        return NULL;
+      return atom;
+    }
+    case FT_PTX_OP_CVTA:
+      if (in->space == FT_PTX_SP_PARAM || in->space == FT_PTX_SP_CONST) return NULL;
+      return cvta;
+    case FT_PTX_OP_ISSPACEP: return isspacep;
+    case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR:
+      return nop; /* lanes run in order, blocks see each other's stores at once */
+    default: return NULL;
+  }
+}

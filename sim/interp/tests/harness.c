@@ -1,0 +1,76 @@
+/* harness.c: host buffers as device memory, PTX text in, one grid run on the
+ * calling thread (see harness.h). */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+typedef struct {
+  uint64_t lo, hi;
+} hz_buf_t;
+static hz_buf_t hz_bufs[64];
+static unsigned hz_n;
+
+int hz_add_buffer(void *buf, size_t n) {
+  if (hz_n == 64) return -1;
+  hz_bufs[hz_n].lo = (uint64_t)(uintptr_t)buf;
+  hz_bufs[hz_n].hi = (uint64_t)(uintptr_t)buf + n;
+  hz_n++;
+  return 0;
+}
+void hz_clear_buffers(void) { hz_n = 0; }
+
+static bool hz_find(void *ctx, uint64_t p, sim_xcache_t *out) {
+  (void)ctx;
+  for (unsigned i = 0; i < hz_n; i++)
+    if (p >= hz_bufs[i].lo && p < hz_bufs[i].hi) {
+      *out = (sim_xcache_t){.lo = hz_bufs[i].lo, .hi = hz_bufs[i].hi, .delta = 0, .base = hz_bufs[i].lo};
+      return true;
+    }
+  return false;
+}
+static void hz_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
+  (void)ctx;
+  (void)base;
+  (void)ld;
+  (void)st;
+}
+
+int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void *params, char *msg, size_t msglen,
+           uint64_t *insns) {
+  ft_ptx_module_t *m = NULL;
+  msg[0] = 0;
+  if (ft_ptx_parse(ptx, strlen(ptx), &m, msg, msglen) != 0) return -1;
+  const ft_ptx_function_t *f = ft_ptx_find_function(m, kernel);
+  if (!f) {
+    snprintf(msg, msglen, "no kernel %s", kernel);
+    ft_ptx_module_free(m);
+    return -1;
+  }
+  sim_kprog_t *p = NULL;
+  if (sim_interp_lower(m, f, NULL, &p, msg, msglen) != 0) {
+    ft_ptx_module_free(m);
+    return -2;
+  }
+  sim_mem_iface_t mem = {hz_find, hz_count, NULL};
+  sim_grid_t *g = calloc(1, sizeof *g);
+  if (!g) abort();
+  g->prog = p;
+  memcpy(g->grid, l->grid, sizeof g->grid);
+  memcpy(g->block, l->block, sizeof g->block);
+  g->params = params;
+  g->dyn_shared = l->dyn_shared;
+  g->mem = &mem;
+  uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+  for (uint64_t i = 0; i < n; i++) sim_interp_run_block(g, i);
+  int r = atomic_load(&g->error);
+  if (r) snprintf(msg, msglen, "%s", g->msg);
+  if (insns) *insns = atomic_load(&g->insns);
+  free(g);
+  sim_kprog_free(p);
+  ft_ptx_module_free(m);
+  return r;
+}

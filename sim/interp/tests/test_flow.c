@@ -1,0 +1,140 @@
+/* test_flow.c: the warp machinery: divergence and reconvergence, loops with
+ * per-lane trip counts, shfl in every mode with its predicate, votes under
+ * divergence, bar.red, calls, and faults (out of bounds, misaligned, an
+ * unsupported instruction) reported as errors naming the kernel and thread. */
+#include "harness.h"
+#include "runner.h"
+
+#define HDR ".version 7.5\n.target sm_75\n.address_size 64\n"
+
+static int run1(const char *ptx, unsigned blocks, unsigned threads, void *out, size_t n, char *msg) {
+  hz_clear_buffers();
+  hz_add_buffer(out, n);
+  uint64_t p = (uintptr_t)out;
+  hz_launch_t l = {{blocks, 1, 1}, {threads, 1, 1}, 0};
+  return hz_run(ptx, "k", &l, &p, msg, 512, NULL);
+}
+
+/* Lane l loops l times, then the warp reconverges and shuffles (needs every lane). */
+TEST_IMPL(divergence_and_shfl) {
+  const char *ptx = HDR
+      ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n"
+      "ld.param.u64 %rd0, [out];\nmov.u32 %r0, %tid.x;\nmov.u32 %r1, 0;\nmov.u32 %r2, 0;\n"
+      "setp.eq.u32 %p0, %r0, 0;\n@%p0 bra JOIN;\n"
+      "LOOP:\nadd.u32 %r1, %r1, %r0;\nadd.u32 %r2, %r2, 1;\nsetp.lt.u32 %p1, %r2, %r0;\n@%p1 bra LOOP;\n"
+      "JOIN:\n"
+      /* r1 = l*l; up/down/bfly/idx shuffles and their predicates */
+      "shfl.sync.up.b32 %r3|%p2, %r1, 3, 0, -1;\n"
+      "selp.u32 %r4, 1, 0, %p2;\n"
+      "shfl.sync.down.b32 %r5, %r1, 5, 31, -1;\n"
+      "shfl.sync.bfly.b32 %r6, %r1, 9, 31, -1;\n"
+      "shfl.sync.idx.b32 %r7, %r1, 7, 0x181f, -1;\n" /* segments of 8 lanes: lane (l&~7)|7 */
+      "mul.wide.u32 %rd1, %r0, 32;\nadd.s64 %rd2, %rd0, %rd1;\n"
+      "st.global.v4.u32 [%rd2], {%r3, %r4, %r5, %r6};\nst.global.u32 [%rd2+16], %r7;\nret;\n}\n";
+  uint32_t out[32 * 8] __attribute__((aligned(16)));
+  memset(out, 0, sizeof out);
+  char msg[512];
+  int r = run1(ptx, 1, 32, out, sizeof out, msg);
+  if (r) FT_FAIL_("launch: %d %s", r, msg);
+  for (unsigned l = 0; l < 32; l++) {
+    uint32_t v = l * l;
+    uint32_t up = l >= 3 ? (l - 3) * (l - 3) : v, down = l + 5 <= 31 ? (l + 5) * (l + 5) : v;
+    uint32_t b = l ^ 9, idx = (l & ~7u) | 7;
+    ASSERT_EQ(out[l * 8 + 0], up);
+    ASSERT_EQ(out[l * 8 + 1], l >= 3 ? 1u : 0u);
+    ASSERT_EQ(out[l * 8 + 2], down);
+    ASSERT_EQ(out[l * 8 + 3], b * b);
+    ASSERT_EQ(out[l * 8 + 4], idx * idx);
+  }
+  return TEST_OK;
+}
+
+/* Votes inside a branch see only the lanes that took it; bar.red counts the block. */
+TEST_IMPL(votes_and_bar_red) {
+  const char *ptx = HDR
+      ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n.reg .pred %p<6>;\n"
+      "ld.param.u64 %rd0, [out];\nmov.u32 %r0, %tid.x;\nmov.u32 %r8, 0;\nmov.u32 %r9, 0;\n"
+      "and.b32 %r1, %r0, 1;\nsetp.eq.u32 %p0, %r1, 1;\n@!%p0 bra SKIP;\n"
+      "and.b32 %r2, %r0, 4;\nsetp.ne.u32 %p1, %r2, 0;\nvote.sync.ballot.b32 %r8, %p1, -1;\n"
+      "activemask.b32 %r9;\n"
+      "SKIP:\n"
+      "setp.lt.u32 %p2, %r0, 50;\nbar.red.popc.u32 %r3, 0, %p2;\n"
+      "bar.red.and.pred %p3, 0, %p2;\nselp.u32 %r4, 1, 0, %p3;\n"
+      "bar.red.or.pred %p4, 0, %p2;\nselp.u32 %r5, 1, 0, %p4;\n"
+      "vote.sync.all.pred %p5, %p2, -1;\nselp.u32 %r6, 1, 0, %p5;\n"
+      "mul.wide.u32 %rd1, %r0, 32;\nadd.s64 %rd2, %rd0, %rd1;\n"
+      "st.global.v2.u32 [%rd2], {%r8, %r9};\nst.global.v4.u32 [%rd2+16], {%r3, %r4, %r5, %r6};\nret;\n}\n";
+  enum { T = 96 };
+  uint32_t out[T * 8] __attribute__((aligned(16)));
+  memset(out, 0, sizeof out);
+  char msg[512];
+  int r = run1(ptx, 1, T, out, sizeof out, msg);
+  if (r) FT_FAIL_("launch: %d %s", r, msg);
+  for (unsigned t = 0; t < T; t++) {
+    uint32_t odd = 0xaaaaaaaau, ballot = 0;
+    for (unsigned l = 0; l < 32; l++)
+      if ((l & 1) && (l & 4)) ballot |= 1u << l;
+    ASSERT_EQ(out[t * 8 + 0], (t & 1) ? ballot : 0u);
+    ASSERT_EQ(out[t * 8 + 1], (t & 1) ? odd : 0u);
+    ASSERT_EQ(out[t * 8 + 4], 50u);
+    ASSERT_EQ(out[t * 8 + 5], 0u);
+    ASSERT_EQ(out[t * 8 + 6], 1u);
+    ASSERT_EQ(out[t * 8 + 7], t < 32 ? 1u : 0u);
+  }
+  return TEST_OK;
+}
+
+/* A .func called with parameters and a return value, from divergent lanes. */
+TEST_IMPL(calls) {
+  const char *ptx = HDR
+      ".func (.param .b32 ret) twice(.param .b32 x, .param .b32 y)\n{\n.reg .b32 %r<4>;\n"
+      "ld.param.b32 %r0, [x];\nld.param.b32 %r1, [y];\nshl.b32 %r2, %r0, 1;\nadd.s32 %r2, %r2, %r1;\n"
+      "st.param.b32 [ret], %r2;\nret;\n}\n"
+      ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<6>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n"
+      "ld.param.u64 %rd0, [out];\nmov.u32 %r0, %tid.x;\nmov.u32 %r3, 7;\nsetp.lt.u32 %p0, %r0, 5;\n@%p0 bra END;\n"
+      "{\n.param .b32 a0;\n.param .b32 a1;\n.param .b32 rv;\nst.param.b32 [a0], %r0;\nst.param.b32 [a1], 100;\n"
+      "call.uni (rv), twice, (a0, a1);\nld.param.b32 %r3, [rv];\n}\n"
+      "END:\nmul.wide.u32 %rd1, %r0, 4;\nadd.s64 %rd2, %rd0, %rd1;\nst.global.u32 [%rd2], %r3;\nret;\n}\n";
+  uint32_t out[64];
+  char msg[512];
+  int r = run1(ptx, 1, 64, out, sizeof out, msg);
+  if (r) FT_FAIL_("launch: %d %s", r, msg);
+  for (unsigned t = 0; t < 64; t++) ASSERT_EQ(out[t], t < 5 ? 7u : 2 * t + 100);
+  return TEST_OK;
+}
+
+static const char *store_at(const char *off, const char *type) {
+  static char ptx[1024];
+  snprintf(ptx, sizeof ptx,
+           HDR ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %%r<4>;\n.reg .b64 %%rd<4>;\n"
+               "ld.param.u64 %%rd0, [out];\nmov.u32 %%r0, %%tid.x;\nmul.wide.u32 %%rd1, %%r0, 4;\n"
+               "add.s64 %%rd2, %%rd0, %%rd1;\nst.global.%s [%%rd2+%s], %%r0;\nret;\n}\n",
+           type, off);
+  return ptx;
+}
+
+/* Faults are launch errors naming kernel, block, thread and address; nothing is
+ * written outside the buffer (its guard words stay intact). */
+TEST_IMPL(faults) {
+  uint32_t buf[40];
+  char msg[512];
+  for (unsigned i = 0; i < 40; i++) buf[i] = 0xdeadbeefu;
+  hz_clear_buffers();
+  hz_add_buffer(buf + 4, 32 * 4);
+  uint64_t p = (uintptr_t)(buf + 4);
+  hz_launch_t l = {{2, 1, 1}, {32, 1, 1}, 0};
+  int r = hz_run(store_at("4", "u32"), "k", &l, &p, msg, sizeof msg, NULL);
+  ASSERT_EQ(r, 700); /* CUDA_ERROR_ILLEGAL_ADDRESS */
+  ASSERT(strstr(msg, "kernel k") && strstr(msg, "thread (31,0,0)") && strstr(msg, "illegal"));
+  for (unsigned i = 36; i < 40; i++) ASSERT_EQ(buf[i], 0xdeadbeefu);
+  r = hz_run(store_at("2", "u32"), "k", &l, &p, msg, sizeof msg, NULL);
+  ASSERT_EQ(r, 716); /* CUDA_ERROR_MISALIGNED_ADDRESS */
+  ASSERT(strstr(msg, "misaligned"));
+  /* An instruction form the interpreter lacks is refused by name. */
+  const char *ptx = HDR ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n"
+                        "dp4a.u32.u32 %r0, %r1, %r2, %r3;\nret;\n}\n";
+  r = hz_run(ptx, "k", &l, &p, msg, sizeof msg, NULL);
+  ASSERT_EQ(r, -2);
+  ASSERT(strstr(msg, "dp4a"));
+  return TEST_OK;
+}

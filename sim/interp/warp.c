@@ -1,0 +1,276 @@
+/* warp.c: runs one thread block: its warps in lockstep (32 lanes, an active mask),
+ * divergence and reconvergence by minimum PC, exact bar.sync/bar.red over the
+ * block's warps, faults that stop the launch. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+
+#define SIM_CUDA_ERROR_ILLEGAL_INSTRUCTION 715
+
+void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
+  sim_block_t *b = w->blk;
+  sim_grid_t *g = b->g;
+  b->faulted = true;
+  int zero = 0;
+  if (atomic_compare_exchange_strong(&g->error, &zero, cuerr)) {
+    va_list ap;
+    va_start(ap, fmt);
+    char what[160];
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    unsigned lane = w->active ? (unsigned)__builtin_ctz(w->active) : 0;
+    unsigned t = w->id * 32 + lane;
+    unsigned bx = g->block[0], by = g->block[1];
+    snprintf(g->msg, sizeof g->msg, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u), pc %u: %s", g->prog->name,
+             b->ctaid[0], b->ctaid[1], b->ctaid[2], t % bx, t / bx % by, t / (bx * by), w->pc, what);
+  }
+  atomic_store(&g->stop, true);
+}
+
+/* The lanes at the lowest PC become the active set (min-PC reconvergence: for
+ * the structured, in-order code nvcc emits, every lane that branched ahead waits
+ * at the join point until the others arrive). */
+static void reschedule(sim_warp_t *w) {
+  uint32_t live = w->nlanes_mask & ~w->exited;
+  uint32_t min = UINT32_MAX;
+  SIM_FOR_LANES(live, l) if (w->lpc[l] < min) min = w->lpc[l];
+  uint32_t act = 0, wmin = UINT32_MAX;
+  SIM_FOR_LANES(live, l) {
+    if (w->lpc[l] == min) act |= 1u << l;
+    else if (w->lpc[l] < wmin) wmin = w->lpc[l];
+  }
+  w->pc = min;
+  w->active = act;
+  w->waiting = live & ~act;
+  w->wait_min = wmin;
+  if (!live) w->done = true;
+}
+
+static void set_pc(sim_warp_t *w, uint32_t lanes, uint32_t pc) {
+  SIM_FOR_LANES(lanes, l) w->lpc[l] = pc;
+}
+
+static inline void advance(sim_warp_t *w) {
+  w->pc++;
+  if (w->waiting && w->wait_min <= w->pc) {
+    set_pc(w, w->active, w->pc);
+    reschedule(w);
+  }
+}
+
+static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
+  uint32_t not_taken = w->active & ~taken;
+  if (!not_taken) {
+    w->pc = target;
+    if (w->waiting && w->wait_min <= target) {
+      set_pc(w, w->active, target);
+      reschedule(w);
+    }
+    return;
+  }
+  set_pc(w, taken, target);
+  set_pc(w, not_taken, w->pc + 1);
+  reschedule(w);
+}
+
+static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
+  if (in->guard < 0) return w->active;
+  const uint64_t *p = SIM_R(w, in->guard);
+  uint32_t m = 0, want = in->guard_neg ? 0 : 1;
+  SIM_FOR_LANES(w->active, l) if ((p[l] & 1) == want) m |= 1u << l;
+  return m;
+}
+
+/* bar.sync/bar.red arrival: the result of bar.red is written at release. */
+static void barrier_arrive(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  sim_block_t *b = w->blk;
+  if (in->mode >= FT_PTX_BAR_RED_POPC) { /* bar.red: the predicate is the last source */
+    const uint64_t *p = SIM_R(w, in->a[in->na - 1]);
+    SIM_FOR_LANES(m, l) {
+      uint32_t v = (uint32_t)((p[l] & 1) ^ ((in->aneg >> (in->na - 1)) & 1));
+      b->red_and &= v ? 1u : 0u;
+      b->red_or |= v;
+      b->red_popc += v;
+    }
+  }
+  w->at_bar = true;
+}
+
+static void barrier_release(sim_block_t *b) {
+  for (unsigned i = 0; i < b->n_warps; i++) {
+    sim_warp_t *w = &b->warps[i];
+    if (!w->at_bar) continue;
+    w->at_bar = false;
+    /* The instruction is the one just before the resumed PC. */
+    const sim_insn_t *in = &b->g->prog->code[w->pc - 1];
+    if (in->kind == SIM_K_BAR && in->mode >= FT_PTX_BAR_RED_POPC) {
+      uint64_t v = in->mode == FT_PTX_BAR_RED_POPC ? b->red_popc : in->mode == FT_PTX_BAR_RED_AND ? b->red_and
+                                                                                              : b->red_or;
+      uint64_t *d = SIM_R(w, in->d[0]);
+      SIM_FOR_LANES(w->bar_mask, l) d[l] = v;
+    }
+  }
+  b->red_and = 1;
+  b->red_or = 0;
+  b->red_popc = 0;
+}
+
+/* Runs a warp until it waits at a barrier, ends, or the launch faults. */
+static void run_warp(sim_warp_t *w) {
+  const sim_insn_t *code = w->blk->g->prog->code;
+  uint64_t n = 0;
+  while (!w->done && !w->blk->faulted) {
+    const sim_insn_t *in = &code[w->pc];
+    uint32_t m = guard_mask(w, in);
+    n += (uint64_t)__builtin_popcount(w->active);
+    switch ((sim_kind_op_t)in->kind) {
+      case SIM_K_EXEC:
+        if (m) in->exec(w, in, m);
+        advance(w);
+        break;
+      case SIM_K_BRA:
+        branch(w, m, in->target);
+        break;
+      case SIM_K_EXIT:
+        w->exited |= m;
+        w->active &= ~m;
+        if (w->active) {
+          advance(w);
+        } else {
+          set_pc(w, 0, 0);
+          reschedule(w);
+        }
+        break;
+      case SIM_K_BAR:
+        w->bar_mask = m;
+        barrier_arrive(w, in, m);
+        advance(w);
+        w->n_insns += n;
+        return;
+      case SIM_K_TRAP:
+        if (m) sim_interp_fault(w, SIM_CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap");
+        advance(w);
+        break;
+    }
+  }
+  w->n_insns += n;
+}
+
+/* ---- per-thread block storage, reused across blocks by each host thread ---- */
+typedef struct {
+  void *p;
+  size_t n;
+} sim_buf_t;
+typedef struct {
+  sim_buf_t regs, shared, local, warps;
+} sim_tlbufs_t;
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+
+/* Freed when the host thread ends (stream workers come and go with streams). */
+static void tl_free(void *p) {
+  sim_tlbufs_t *t = p;
+  free(t->regs.p);
+  free(t->shared.p);
+  free(t->local.p);
+  free(t->warps.p);
+  free(t);
+}
+static void tl_init(void) {
+  if (pthread_key_create(&tl_key, tl_free)) abort();
+}
+static sim_tlbufs_t *tl_get(void) {
+  pthread_once(&tl_once, tl_init);
+  sim_tlbufs_t *t = pthread_getspecific(tl_key);
+  if (!t) {
+    t = calloc(1, sizeof *t);
+    if (!t || pthread_setspecific(tl_key, t)) abort();
+  }
+  return t;
+}
+
+static void *buf_get(sim_buf_t *b, size_t n) {
+  if (!b->p || n > b->n) {
+    free(b->p);
+    b->p = malloc(n ? n : 1);
+    if (!b->p) abort();
+    b->n = n;
+  }
+  return b->p;
+}
+
+static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs) {
+  const sim_kprog_t *p = b->g->prog;
+  const sim_grid_t *g = b->g;
+  memset(w, 0, sizeof *w);
+  w->r = regs;
+  w->id = id;
+  w->blk = b;
+  unsigned first = id * 32, n = b->n_threads - first < 32 ? b->n_threads - first : 32;
+  w->nlanes_mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+  w->active = w->nlanes_mask;
+  w->wait_min = UINT32_MAX;
+  memset(regs, 0, (size_t)p->n_regs * 32 * sizeof *regs);
+  for (uint32_t i = 0; i < p->n_consts; i++)
+    for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
+  uint64_t *s = regs + (size_t)p->sreg_base * 32;
+  for (unsigned l = 0; l < 32; l++) {
+    unsigned t = first + l;
+    uint64_t v[SIM_SR_COUNT] = {
+        [SIM_SR_TID_X] = t % g->block[0], [SIM_SR_TID_Y] = t / g->block[0] % g->block[1],
+        [SIM_SR_TID_Z] = t / (g->block[0] * g->block[1]), [SIM_SR_NTID_X] = g->block[0],
+        [SIM_SR_NTID_Y] = g->block[1], [SIM_SR_NTID_Z] = g->block[2], [SIM_SR_CTAID_X] = b->ctaid[0],
+        [SIM_SR_CTAID_Y] = b->ctaid[1], [SIM_SR_CTAID_Z] = b->ctaid[2], [SIM_SR_NCTAID_X] = g->grid[0],
+        [SIM_SR_NCTAID_Y] = g->grid[1], [SIM_SR_NCTAID_Z] = g->grid[2], [SIM_SR_LANEID] = l,
+        [SIM_SR_WARPID] = id, [SIM_SR_NWARPID] = 48, [SIM_SR_LANEMASK_EQ] = 1u << l,
+        [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
+        [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
+        [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
+    for (unsigned k = 0; k < SIM_SR_COUNT; k++) s[(size_t)k * 32 + l] = v[k];
+  }
+}
+
+void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
+  if (atomic_load_explicit(&g->stop, memory_order_relaxed)) return;
+  const sim_kprog_t *p = g->prog;
+  sim_block_t b = {.g = g, .red_and = 1};
+  b.ctaid[0] = (unsigned)(i % g->grid[0]);
+  b.ctaid[1] = (unsigned)(i / g->grid[0] % g->grid[1]);
+  b.ctaid[2] = (unsigned)(i / ((uint64_t)g->grid[0] * g->grid[1]));
+  b.n_threads = g->block[0] * g->block[1] * g->block[2];
+  b.n_warps = (b.n_threads + 31) / 32;
+  size_t dyn_off = (p->shared_static + 15) & ~(size_t)15;
+  b.shared_bytes = dyn_off + g->dyn_shared;
+  sim_tlbufs_t *tl = tl_get();
+  b.shared = buf_get(&tl->shared, b.shared_bytes);
+  memset(b.shared, 0xA5, b.shared_bytes); /* shared memory starts undefined on a GPU */
+  b.local = buf_get(&tl->local, p->local_bytes * b.n_threads);
+  memset(b.local, 0xA5, p->local_bytes * b.n_threads);
+  b.warps = buf_get(&tl->warps, b.n_warps * sizeof *b.warps);
+  size_t regs_per_warp = (size_t)p->n_regs * 32;
+  uint64_t *regs = buf_get(&tl->regs, regs_per_warp * b.n_warps * sizeof *regs);
+  for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w);
+  for (;;) {
+    unsigned live = 0, waiting = 0;
+    for (unsigned w = 0; w < b.n_warps && !b.faulted; w++) {
+      sim_warp_t *wp = &b.warps[w];
+      if (!wp->done && !wp->at_bar) run_warp(wp);
+      if (!wp->done) live++;
+      if (wp->at_bar) waiting++;
+    }
+    if (b.faulted || atomic_load_explicit(&g->stop, memory_order_relaxed)) break;
+    if (!live) break;
+    if (waiting == live) barrier_release(&b);
+  }
+  uint64_t n = 0;
+  for (unsigned w = 0; w < b.n_warps; w++) {
+    sim_warp_t *wp = &b.warps[w];
+    n += wp->n_insns;
+    if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, wp->xc.base, wp->xc.ld, wp->xc.st);
+  }
+  atomic_fetch_add_explicit(&g->insns, n, memory_order_relaxed);
+}

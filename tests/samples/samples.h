@@ -1,0 +1,18 @@
+// samples.h: what every sample program shares: a checked CUDA call and a verdict.
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+
+#define CHECK(call)                                                                  \
+  do {                                                                               \
+    cudaError_t e_ = (call);                                                         \
+    if (e_ != cudaSuccess) {                                                         \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      exit(2);                                                                       \
+    }                                                                                \
+  } while (0)
+
+static inline int verdict(const char *name, bool ok) {
+  printf("%s: %s\n", name, ok ? "PASSED" : "FAILED");
+  return ok ? 0 : 1;
+}
