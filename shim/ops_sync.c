@@ -45,51 +45,44 @@ CUresult ft_on_cuStreamQuery_ptsz(CUstream s) {
 CUresult ft_on_cuEventQuery(CUevent e) { SYNCED(ft_ord_snap_event(e, vc_), 0, ft_real.cuEventQuery(e)); }
 
 /* ---- events: how the program orders its streams (order.c) ---- */
-#define RECORD(name, ptsz)                                  \
-  CUresult ft_on_##name(CUevent e, CUstream s) {            \
-    CUresult r = ft_real.name(e, s);                        \
-    if (r == CUDA_SUCCESS) {                                \
-      ft_lock();                                            \
-      ft_ord_record(e, FT_STREAM(s, ptsz));                 \
-      ft_unlock();                                          \
-    }                                                       \
-    return r;                                               \
-  }
-RECORD(cuEventRecord, 0)
-RECORD(cuEventRecord_ptsz, 1)
-#define RECORD_FLAGS(name, ptsz)                                    \
-  CUresult ft_on_##name(CUevent e, CUstream s, unsigned flags) {    \
-    CUresult r = ft_real.name(e, s, flags);                         \
-    if (r == CUDA_SUCCESS) {                                        \
-      ft_lock();                                                    \
-      ft_ord_record(e, FT_STREAM(s, ptsz));                         \
-      ft_unlock();                                                  \
-    }                                                               \
-    return r;                                                       \
-  }
-RECORD_FLAGS(cuEventRecordWithFlags, 0)
-RECORD_FLAGS(cuEventRecordWithFlags_ptsz, 1)
-#define WAIT(name, ptsz)                                                  \
-  CUresult ft_on_##name(CUstream s, CUevent e, unsigned flags) {          \
-    CUresult r = ft_real.name(s, e, flags);                               \
-    if (r == CUDA_SUCCESS) {                                              \
-      ft_lock();                                                          \
-      ft_ord_op(FT_STREAM(s, ptsz));                                      \
-      ft_ord_wait(FT_STREAM(s, ptsz), e);                                 \
-      ft_unlock();                                                        \
-    }                                                                     \
-    return r;                                                             \
-  }
-WAIT(cuStreamWaitEvent, 0)
-WAIT(cuStreamWaitEvent_ptsz, 1)
-CUresult ft_on_cuEventDestroy_v2(CUevent e) {
-  CUresult r = ft_real.cuEventDestroy_v2(e);
-  if (r == CUDA_SUCCESS) {
-    ft_lock();
+enum { EV_RECORD, EV_WAIT, EV_DESTROY };
+
+/* After a successful event call: what it says about the order of the streams. */
+static CUresult ordered(CUresult r, int what, CUevent e, CUstream s) {
+  if (r != CUDA_SUCCESS) return r;
+  ft_lock();
+  if (what == EV_RECORD) {
+    ft_ord_record(e, s);
+  } else if (what == EV_WAIT) {
+    ft_ord_op(s);
+    ft_ord_wait(s, e);
+  } else {
     ft_ord_forget_event(e);
-    ft_unlock();
   }
+  ft_unlock();
   return r;
+}
+
+CUresult ft_on_cuEventRecord(CUevent e, CUstream s) {
+  return ordered(ft_real.cuEventRecord(e, s), EV_RECORD, e, FT_STREAM(s, 0));
+}
+CUresult ft_on_cuEventRecord_ptsz(CUevent e, CUstream s) {
+  return ordered(ft_real.cuEventRecord_ptsz(e, s), EV_RECORD, e, FT_STREAM(s, 1));
+}
+CUresult ft_on_cuEventRecordWithFlags(CUevent e, CUstream s, unsigned flags) {
+  return ordered(ft_real.cuEventRecordWithFlags(e, s, flags), EV_RECORD, e, FT_STREAM(s, 0));
+}
+CUresult ft_on_cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned flags) {
+  return ordered(ft_real.cuEventRecordWithFlags_ptsz(e, s, flags), EV_RECORD, e, FT_STREAM(s, 1));
+}
+CUresult ft_on_cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
+  return ordered(ft_real.cuStreamWaitEvent(s, e, flags), EV_WAIT, e, FT_STREAM(s, 0));
+}
+CUresult ft_on_cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags) {
+  return ordered(ft_real.cuStreamWaitEvent_ptsz(s, e, flags), EV_WAIT, e, FT_STREAM(s, 1));
+}
+CUresult ft_on_cuEventDestroy_v2(CUevent e) {
+  return ordered(ft_real.cuEventDestroy_v2(e), EV_DESTROY, e, NULL);
 }
 
 /* ---- graphs: an unknown set of kernels and copies ---- */
