@@ -10,3 +10,6 @@ TEST_ENTRY(stencil2d, 60)
 TEST_ENTRY(cg_csr, 60)
 TEST_ENTRY(streams, 60)
 TEST_ENTRY(vote_ballot, 60)
+/* Each sample under gpuft: fault-free in both checking modes (same output, nothing
+ * detected), and with one bit flipped in the source of its first read-back. */
+TEST_ENTRY(all_under_gpuft, 300)

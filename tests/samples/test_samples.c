@@ -1,5 +1,10 @@
 /* test_samples.c: runs each sample program on the simulator with SIMCUDA_TWINS=0
  * (every kernel through the PTX interpreter) and checks its verdict. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "proc.h"
 #include "runner.h"
 
@@ -32,3 +37,76 @@ SAMPLE_TEST(stencil2d)
 SAMPLE_TEST(cg_csr)
 SAMPLE_TEST(streams)
 SAMPLE_TEST(vote_ballot)
+
+/* ---- under gpuft ---- */
+
+static const struct {
+  const char *name, *path;
+} samples[] = {
+    {"matmul_tiled", SAMPLE_matmul_tiled}, {"reduce_shfl", SAMPLE_reduce_shfl},
+    {"scan", SAMPLE_scan},                 {"histogram", SAMPLE_histogram},
+    {"transpose", SAMPLE_transpose},       {"nbody", SAMPLE_nbody},
+    {"stencil2d", SAMPLE_stencil2d},       {"cg_csr", SAMPLE_cg_csr},
+    {"streams", SAMPLE_streams},           {"vote_ballot", SAMPLE_vote_ballot},
+};
+
+/* Runs a sample under gpuft with `extra` environment; its report's counters. */
+static int under_gpuft(const char *path, const char *const *extra, proc_result_t *r,
+                       uint64_t *detected, uint64_t *uncorrectable) {
+  char rep[128], env_rep[160];
+  snprintf(rep, sizeof rep, "/tmp/gpuft-samples-%d.json", (int)getpid());
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  const char *env[8] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0",
+                        "LD_PRELOAD=" GPUFT_LIB, env_rep, NULL};
+  int n = 4;
+  for (int i = 0; extra && extra[i] && n < 7; i++) env[n++] = extra[i];
+  env[n] = NULL;
+  const char *argv[] = {path, NULL};
+  if (proc_run(argv, env, 120, r) != 0) return -1;
+  char *json = read_file(rep);
+  unlink(rep);
+  int ok = json && json_u64(json, "detected", detected) == 0 &&
+           json_u64(json, "uncorrectable", uncorrectable) == 0;
+  free(json);
+  return ok ? 0 : -1;
+}
+
+TEST_IMPL(all_under_gpuft) {
+  if (!*SAMPLE_matmul_tiled) return TEST_SKIPF("samples not built (no nvcc)");
+  for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+    const char *argv[] = {samples[i].path, NULL};
+    const char *plain_env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
+                               NULL};
+    proc_result_t p;
+    ASSERT_EQ(proc_run(argv, plain_env, 60, &p), 0);
+    ASSERT_EQ(p.status, 0);
+    static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
+    for (int m = 0; m < 2; m++) {
+      const char *extra[] = {modes[m], NULL};
+      proc_result_t g;
+      uint64_t det = 0, unc = 0;
+      if (under_gpuft(samples[i].path, extra, &g, &det, &unc) != 0)
+        FT_FAIL_("%s (%s): no report\n%s", samples[i].name, modes[m], g.err);
+      /* some samples sum with float atomics: their printed residuals vary from run
+       * to run natively too, so the verdict is their own check */
+      if (g.status != 0 || !strstr(g.out, "PASSED"))
+        FT_FAIL_("%s (%s): exit %d\n%s%s", samples[i].name, modes[m], g.status, g.out, g.err);
+      if (det) FT_FAIL_("%s (%s): %ju false detections\n%s", samples[i].name, modes[m],
+                        (uintmax_t)det, g.err);
+      proc_free(&g);
+    }
+    /* one bit of the first read-back's source, at rest under its code */
+    const char *flip[] = {"GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11", NULL};
+    proc_result_t f;
+    uint64_t det = 0, unc = 0;
+    if (under_gpuft(samples[i].path, flip, &f, &det, &unc) != 0)
+      FT_FAIL_("%s (flip): no report\n%s", samples[i].name, f.err);
+    if (f.status != 0 || !strstr(f.out, "PASSED") || det == 0 || unc != 0)
+      FT_FAIL_("%s (one flipped bit before a read-back): exit %d, %ju detected, %ju "
+               "uncorrectable\n%s%s", samples[i].name, f.status, (uintmax_t)det, (uintmax_t)unc,
+               f.out, f.err);
+    proc_free(&f);
+    proc_free(&p);
+  }
+  return TEST_OK;
+}
