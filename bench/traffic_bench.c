@@ -4,7 +4,7 @@
  * against gpuft's report: what its kernels read, what its codes added to copies,
  * its shadow copies), wall time (best of 3 each, alternating), and the replays
  * one injected fault costs (a flip in a read-only input before a kernel reads it).
- *   traffic_bench [--json]        (run with LD_LIBRARY_PATH=build/sim) */
+ *   traffic_bench [--json]        (finds the simulator in the build tree by itself) */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +47,27 @@ static uint64_t stat_of(const char *err, const char *key) {
   return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
+/* The example programs must run on the simulator (its counters are the measurement):
+ * put its libraries first on LD_LIBRARY_PATH unless the caller did. 0, or -1 with a hint. */
+static int use_simulator(void) {
+  const char *old = getenv("LD_LIBRARY_PATH");
+  if (old && strstr(old, SIMCUDA_LIB_DIR)) return 0;
+  if (access(SIMCUDA_LIB_DIR "/libcuda.so.1", R_OK) != 0) {
+    fprintf(stderr, "traffic_bench: the simulator is not built (%s/libcuda.so.1 is missing): "
+                    "cmake --build build --target simcuda simcudart\n", SIMCUDA_LIB_DIR);
+    return -1;
+  }
+  char *v;
+  if (asprintf(&v, "%s%s%s", SIMCUDA_LIB_DIR, old && *old ? ":" : "", old && *old ? old : "") < 0) return -1;
+  setenv("LD_LIBRARY_PATH", v, 1);
+  free(v);
+  fprintf(stderr, "traffic_bench: the programs run on the simulator (LD_LIBRARY_PATH=%s)\n", SIMCUDA_LIB_DIR);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int json = argc > 1 && !strcmp(argv[1], "--json");
+  if (use_simulator() != 0) return 2;
   char rep[256], env_rep[300];
   snprintf(rep, sizeof rep, "/tmp/gpuft-traffic-%d.json", (int)getpid());
   snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
@@ -68,7 +87,8 @@ int main(int argc, char **argv) {
       proc_result_t a, b;
       double x = timed(argv_, plain, &a), y = timed(argv_, with, &b);
       if (x < 0 || y < 0) {
-        fprintf(stderr, "traffic_bench: %s failed\n%s%s", apps[i].name, a.err, b.err);
+        fprintf(stderr, "traffic_bench: %s failed (LD_LIBRARY_PATH=%s)\n%s%s", apps[i].name,
+                getenv("LD_LIBRARY_PATH"), a.err, b.err);
         return 1;
       }
       if (x < tp) tp = x;

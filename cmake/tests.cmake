@@ -22,8 +22,10 @@ else()
   message(FATAL_ERROR "FT_TEST_TIMEOUT_SCALE=${FT_TEST_TIMEOUT_SCALE}: expected a number such as 6")
 endif()
 
+# REAL_DRIVER: the tests also run against a real driver (GPUFT_TEST_DRIVER=real, set by
+# tools/gpu-acceptance); without it they skip there with the reason.
 function(ft_add_test_runner target)
-  cmake_parse_arguments(A "" "LIST" "SOURCES;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(A "REAL_DRIVER" "LIST" "SOURCES;LIBS;ENV" ${ARGN})
   add_executable(${target} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/runner.c)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR})
@@ -31,6 +33,9 @@ function(ft_add_test_runner target)
   target_compile_definitions(${target} PRIVATE FT_TEST_LIST="${listabs}"
                              FT_TIMEOUT_SCALE_CONFIG=${FT_TEST_TIMEOUT_SCALE})
   target_link_libraries(${target} PRIVATE ${A_LIBS} Threads::Threads)
+  if(A_REAL_DRIVER) # its tests also run with GPUFT_TEST_DRIVER=real (tests/runner.c)
+    target_compile_definitions(${target} PRIVATE FT_TEST_REAL_DRIVER_OK=1)
+  endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${listabs})
   file(STRINGS ${listabs} lines REGEX "^[ \t]*TEST_ENTRY\\(")
   foreach(line IN LISTS lines)
@@ -42,9 +47,10 @@ function(ft_add_test_runner target)
     # at configure time, rounded up), with a margin for the runner itself.
     math(EXPR ctest_tmo "${tmo} * ${FT_TIMEOUT_SCALE_INT} + 30")
     set_tests_properties(${target}.${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ctest_tmo})
-    if(A_ENV)
-      set_tests_properties(${target}.${name} PROPERTIES ENVIRONMENT "${A_ENV}")
-    endif()
+    # Permanent faults the tests provoke go to a fresh error history per test in the
+    # build tree (tests/runner.c), never to the user's (~/.cache/gpuft, docs/gpu.md).
+    set_tests_properties(${target}.${name} PROPERTIES
+      ENVIRONMENT "FT_TEST_HISTORY_ROOT=${CMAKE_BINARY_DIR}/test-history;${A_ENV}")
   endforeach()
 endfunction()
 
@@ -52,7 +58,7 @@ endfunction()
 # tests/apps that are built (none without nvcc) to the list variable `out`.
 function(ft_app_defs out)
   set(defs ${${out}})
-  foreach(app vecadd sgemm jacobi multistream multistream_ptds)
+  foreach(app vecadd sgemm jacobi multistream multistream_ptds simplestreams userpatterns)
     if(TARGET ${app})
       string(TOUPPER ${app} up)
       list(APPEND defs APP_${up}="$<TARGET_FILE:${app}>")

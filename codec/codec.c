@@ -73,14 +73,19 @@ const ft_codec_kernels_t *ft_codec_kernels(const char *name) {
 
 int ft_codec_variant_supported(const char *name) { return ft_codec_kernels(name) != NULL; }
 
+static const char *g_why = "";
 static void select_default(void) {
   const char *env = getenv("GPUFT_CODEC");
   const ft_codec_kernels_t *k = NULL;
   if (env && *env) k = ft_codec_kernels(env);
-  if (!k) k = ft_codec_kernels("avx512");
-  if (!k) k = ft_codec_kernels("avx2");
-  if (!k) k = &ft_kernels_scalar;
+  g_why = k ? "GPUFT_CODEC" : "";
+  if (!k) k = ft_codec_pick(); /* pick.c: the fastest measured here */
   __atomic_store_n(&g_kernels, k, __ATOMIC_RELEASE);
+}
+
+const char *ft_codec_variant_why(void) {
+  pthread_once(&g_once, select_default);
+  return g_why[0] ? g_why : ft_codec_pick_report();
 }
 
 static const ft_codec_kernels_t *kernels(void) {

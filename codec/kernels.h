@@ -11,4 +11,8 @@ extern const ft_codec_kernels_t ft_kernels_avx512;
 #define FT_CODEC_HAVE_X86 1
 #endif
 
+/* pick.c: the fastest supported variant, measured; and what was measured. */
+const ft_codec_kernels_t *ft_codec_pick(void);
+const char *ft_codec_pick_report(void);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "../ptx/access.h" /* ft_ptx_place_t (the shim has an access.h of its own) */
 
 /* ---- Itanium C++ mangled names: which parameters are pointers to const ----
  * Enough of the grammar for kernel signatures: builtin types, pointers,
@@ -241,8 +242,33 @@ static void fill_layout(ft_func_t *fn) {
   } else if (ft_drv.cuFuncGetName) {
     ft_drv.cuFuncGetName(&name, f);
   }
+  if (name) strncpy(fn->name, name, sizeof fn->name - 1);
+  const ft_ptx_place_t *pl;
+  size_t np;
+  uint32_t kf;
+  if (name && ft_facts_lookup(name, &pl, &np, &kf) == 0 && !(kf & FT_PTX_K_INCOMPLETE)) {
+    /* the kernel's own code says what it does with each place; other slots hold
+     * no pointer it uses */
+    fn->facts = 1;
+    fn->kflags = kf;
+    memset(fn->slot_acc, FT_ACC_NONE, sizeof fn->slot_acc);
+    for (size_t i = 0; i < np; i++) {
+      if (pl[i].offset % 8 || pl[i].offset / 8 >= FT_MAX_SLOTS) continue;
+      fn->slot_acc[pl[i].offset / 8] = pl[i].access == FT_PTX_ACC_NONE ? FT_ACC_NONE
+                                       : pl[i].access == FT_PTX_ACC_READ ? FT_ACC_READ
+                                                                         : FT_ACC_WRITE;
+      if (pl[i].exact) fn->places_exact++;
+      else fn->places_conservative++;
+    }
+    FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)", fn->name,
+             fn->places_exact, fn->places_conservative);
+    return;
+  }
   if (name) {
-    strncpy(fn->name, name, sizeof fn->name - 1);
+    /* No PTX (SASS-only image, or not understood): every argument may be written,
+     * except pointers to const, verified after the launch (a replay tells if the
+     * kernel wrote through one anyway) */
+    FT_DEBUG("kernel %s: no PTX analysed: conservative", fn->name);
     uint64_t cmask, pmask;
     if (ft_demangle_const_params(name, &cmask, &pmask) == n) {
       for (int i = 0; i < n && i < 64; i++)
@@ -260,6 +286,8 @@ ft_func_t *ft_func_get(CUfunction f) {
   if (!fn) return NULL;
   fn->handle = (void *)f;
   fill_layout(fn);
+  FT_DEBUG("kernel %s: %d parameters, %s", fn->name[0] ? fn->name : "(unnamed)", fn->nparams,
+           fn->layout_ok ? "arguments checked" : "layout unknown: treated as writing everything");
   fn->next = g_buckets[h];
   g_buckets[h] = fn;
   return fn;
@@ -282,12 +310,6 @@ int ft_func_skipped(ft_func_t *fn) {
     p = comma ? comma + 1 : NULL;
   }
   return fn->skip;
-}
-
-void ft_access_observe(ft_func_t *fn, int slot, int changed) {
-  if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
-  if (changed) fn->slot_changed[slot]++;
-  else fn->slot_unchanged[slot]++;
 }
 
 void ft_access_learn_write(ft_func_t *fn, int slot) {

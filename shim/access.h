@@ -19,7 +19,9 @@ struct ft_func_s {
   char name[256];
   int skip, skip_known;
   uint8_t slot_acc[FT_MAX_SLOTS]; /* FT_ACC_* per 8-byte slot of the parameter buffer */
-  uint32_t slot_changed[FT_MAX_SLOTS], slot_unchanged[FT_MAX_SLOTS];
+  int facts;       /* 1: slot_acc from the kernel's PTX; 0: conservative (and const hints) */
+  uint32_t kflags; /* FT_PTX_K_*: memory it reaches not through its arguments, ... */
+  int places_exact, places_conservative;
 };
 
 /* The function's record (layout queried once); NULL if out of memory. Lock held. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "quarantine.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
 
@@ -167,9 +168,11 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     if (ctotal) {
       ft_st.permanent++;
       ft_st.uncorrectable++;
-      for (size_t i = 0; i < nev && i < 40; i++)
+      for (size_t i = 0; i < nev && i < 40; i++) {
         ft_event(a, g * G + ev[i].offset, ev[i].bit,
                  "bit does not take a write (permanent fault)", FT_OUT_UNCORRECTABLE, where);
+        if (!is_shadow) ft_history_record_permanent(d->ctx, a->base + g * G + ev[i].offset, ev[i].bit);
+      }
       return GROUP_STUCK;
     }
     for (size_t i = 0; i < nev && i < 40; i++) {
@@ -177,8 +180,9 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       int code_bit = ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT;
       const char *kind = data_bit ? "data bit" : code_bit ? "code bit" : "level-2 code";
       uint64_t off = g * G + ev[i].offset;
-      if (data_bit && !is_shadow && seen_before(a, off, ev[i].bit)) {
+      if (data_bit && !is_shadow && (seen_before(a, off, ev[i].bit) || ft_history_is_bad(a->base + off))) {
         ft_st.permanent++;
+        ft_history_record_permanent(d->ctx, a->base + off, ev[i].bit);
         ft_event(a, off, ev[i].bit, "data bit, again after a rewrite (permanent fault)",
                  FT_OUT_CORRECTED, where);
       } else {
@@ -268,10 +272,8 @@ static void lost(findings_t *f, ft_alloc_t *a, uint64_t off, const char *what) {
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
-  if (j->kind == FT_JOB_ENCODE) {
-    ft_access_observe(j->fn, j->argslot, res->changed != 0);
-    return;
-  }
+  if (j->kind == FT_JOB_ENCODE) return;
+  if (j->voided) return; /* another stream wrote it meanwhile: says nothing */
   uint32_t nbad = __atomic_load_n(&res->n_bad, __ATOMIC_ACQUIRE);
   if (!nbad) return;
   FT_DEBUG("job %ju (epoch %ju, %s) found %u damaged groups in allocation #%ju", (uintmax_t)j->seq,
@@ -405,6 +407,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   f.watch = watch;
   uint64_t uncorrectable0 = ft_st.uncorrectable, restored0 = ft_st.restored;
   int replayed = 0;
+  ft_rest_commit(); /* encode what came to rest, verify what was read in the epoch */
   drain(&f);
   if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER && !f.lost) {
     /* from now on nobody closes the epoch before it is replayed */
@@ -418,8 +421,13 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     uint64_t gen = g_replay_gen;
     ft_unlock();
     exclusive = ft_op_exclusive_begin() == 0;
-    if (exclusive && ft_real.cuCtxSynchronize) ft_real.cuCtxSynchronize();
+    uint64_t vc[FT_ORD_STREAMS];
     ft_lock();
+    ft_ord_snap_all(vc); /* nothing new is issued while the operation lock is exclusive */
+    ft_unlock();
+    int synced = exclusive && ft_real.cuCtxSynchronize && ft_real.cuCtxSynchronize() == CUDA_SUCCESS;
+    ft_lock();
+    if (synced) ft_ord_synced(vc, 1);
     if (!exclusive) {
       FT_WARN_CAPPED(4, "replay postponed: another thread's operation is still running");
       goto out;
@@ -499,6 +507,7 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
    * the lock is fine: a job issued meanwhile is not this commit's to see. */
   if (!__atomic_load_n(&g_jobs_hint, __ATOMIC_RELAXED) && !ft_epoch_ops() &&
       !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED) &&
+      !__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED) &&
       __atomic_load_n(&g_verdict, __ATOMIC_RELAXED) == CUDA_SUCCESS)
     return CUDA_SUCCESS;
   ft_lock();
@@ -512,8 +521,20 @@ CUresult ft_commit(void) { return ft_commit_ex(NULL, NULL); }
 
 CUresult ft_commit_all(void) {
   CUresult r = CUDA_SUCCESS;
-  if (__atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) && ft_real.cuCtxSynchronize)
+  if ((__atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) ||
+       __atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED)) &&
+      ft_real.cuCtxSynchronize) {
+    uint64_t vc[FT_ORD_STREAMS];
+    ft_lock();
+    ft_ord_snap_all(vc);
+    ft_unlock();
     r = ft_real.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS) {
+      ft_lock();
+      ft_ord_synced(vc, 1);
+      ft_unlock();
+    }
+  }
   CUresult v = ft_commit();
   return r != CUDA_SUCCESS ? r : v;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "quarantine.h"
 
 #define MAX_DEVS 16
 static ft_dev_t g_devs[MAX_DEVS];
@@ -75,6 +76,7 @@ ft_dev_t *ft_dev_current(void) {
   memset(d, 0, sizeof *d);
   d->ctx = ctx;
   d->ok = setup(d) == 0;
+  if (d->ok) ft_history_ctx_start(ctx); /* known bad words, quarantine (docs/gpu.md) */
   if (d->ok)
     FT_DEBUG("context %p: kernels loaded (%s)", (void *)ctx,
              d->mod.twins ? "simulator twins" : "device code");

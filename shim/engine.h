@@ -23,8 +23,16 @@ extern int ft_drv_complete; /* every entry of reals.def was found */
 enum {
   FT_ST_UNINIT = 0, /* allocated, code not valid yet (content never fully written) */
   FT_ST_CLEAN,      /* code matches content (as of the end of the enqueued work) */
-  FT_ST_UNPROT      /* not protected: managed memory, out of device memory for codes, ... */
+  FT_ST_UNPROT,     /* not protected: managed memory, out of device memory for codes, ... */
+  FT_ST_INFLIGHT    /* written, code stale: in flight until it comes to rest (rest.c) */
 };
+#define FT_REST_USERS 16
+/* A use of an allocation: stream index (order.c), its tick, whether it wrote. */
+typedef struct {
+  int16_t s;
+  uint8_t w;
+  uint64_t t;
+} ft_use_t;
 typedef struct ft_dev_s ft_dev_t;
 typedef struct ft_alloc_s {
   CUdeviceptr base;
@@ -46,6 +54,13 @@ typedef struct ft_alloc_s {
   CUdeviceptr shadow; /* device copy: data, then (128-aligned) code */
   uint64_t h2d_epoch; /* epoch in which an upload to it was logged */
   int read_since_upload; /* something read it since that upload (a replay needs it) */
+  /* rest intervals (rest.c): the uses since it was last known to be at rest */
+  ft_use_t uses[FT_REST_USERS];
+  int nuses;
+  uint64_t uses_lost;     /* a use could not be recorded: unordered until this many ctx syncs */
+  uint64_t written_epoch; /* last epoch a kernel or copy wrote it */
+  int read_owed;          /* GPUFT_CHECK=epoch: read since last verified, verify owed at commit */
+  int busy;               /* a copy into it is being enqueued in pieces */
 } ft_alloc_t;
 
 enum {
@@ -68,6 +83,52 @@ void ft_reg_remove(ft_alloc_t *a);
 size_t ft_reg_count(void);
 ft_alloc_t *ft_reg_at(size_t i);
 void ft_set_state(ft_alloc_t *a, int state);
+
+/* ---- Order of the program's work (order.c) and rest intervals (rest.c) ---- */
+#define FT_ORD_STREAMS 64
+/* An operation is being issued on stream s: advance its clock. Returns the
+ * stream's index, or -1 for a stream beyond what is tracked. Lock held. */
+int ft_ord_op(CUstream s);
+uint64_t ft_ord_tick(int i);
+int ft_ord_stream_index(CUstream s); /* without issuing: -1 if unknown */
+/* Whether work issued on stream index i from now on is ordered after tick t of
+ * stream index `by`; whether the host has seen it complete. */
+int ft_ord_covers(int i, int by, uint64_t t);
+int ft_ord_host_covers(int by, uint64_t t);
+void ft_ord_record(CUevent e, CUstream s);
+void ft_ord_wait(CUstream s, CUevent e);
+/* Before a synchronisation: the clocks it will cover (all streams, one stream,
+ * an event); after it returned, ft_ord_synced says the host has seen them. */
+void ft_ord_snap_all(uint64_t *vc);
+void ft_ord_snap_stream(CUstream s, uint64_t *vc);
+void ft_ord_snap_event(CUevent e, uint64_t *vc);
+void ft_ord_synced(const uint64_t *vc, int whole_context);
+void ft_ord_forget_event(CUevent e);
+extern uint64_t ft_ord_ctx_syncs;
+
+/* Whether every earlier use of `a` (only its writes when writes_only) is ordered
+ * before an operation on stream index i (not: it is not at rest for it). */
+int ft_rest_ordered(const ft_alloc_t *a, int i, int writes_only);
+/* Record a use of `a` by the operation just issued on stream index i. */
+void ft_rest_use(ft_alloc_t *a, int i, int write);
+/* The host has seen every recorded use complete (then forgets them). */
+int ft_rest_done(ft_alloc_t *a);
+/* Allocations in flight or owed a verification: commits look for them. */
+extern int ft_rest_owed_hint;
+void ft_rest_mark_owed(void);
+/* At a commit: encode what came to rest, verify what GPUFT_CHECK=epoch deferred,
+ * on gpuft's stream, and wait for it. Lock held. */
+void ft_rest_commit(void);
+/* Bring `a` back under a code now, on stream s (its uses are ordered before s). */
+void ft_rest_encode(ft_alloc_t *a, CUstream s);
+/* A copy or memset about to write `a` on stream s: restore point when at rest,
+ * in flight when another stream may be writing it. Returns the stream index. */
+int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole);
+/* After its code was updated: in flight if another stream's writes are unordered. */
+void ft_rest_write_end(ft_alloc_t *a, CUstream s);
+/* A copy reads `a` on stream s: 1 if its source may be verified behind it (at
+ * rest under a code); an in-flight `a` that came to rest is encoded instead. */
+int ft_rest_read(ft_alloc_t *a, CUstream s);
 
 /* ---- Per-context device state (dev.c) ---- */
 #define FT_LEDGER_SLOTS 1024
@@ -125,6 +186,9 @@ typedef struct ft_job_rec_s {
   int argslot;
   CUdeviceptr dst; /* verify+copy: the shadow written */
   uint64_t epoch;
+  int ord_s;     /* stream index and tick it was issued at (order.c) */
+  uint64_t ord_t;
+  int voided;    /* its result may show a concurrent write: ignored */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
 /* Enqueue kernel `kind` over groups [g0, g1) of `a` on `stream`, with a ledger
@@ -134,9 +198,14 @@ int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
 /* The same with an explicit copy destination (FT_JOB_VERIFY_COPY). */
 int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                       CUdeviceptr dst, CUstream stream, struct ft_func_s *fn, int argslot);
-/* Enqueue an encode of the whole allocation without a ledger slot. */
-int ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream);
+/* Enqueue an encode of groups [g0, g1) without a ledger slot. When it cannot be
+ * enqueued the allocation is left in flight (FT_ST_INFLIGHT): its code is never
+ * trusted, and a later commit tries again. */
+void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream);
 int ft_jobs_pending(void);
+/* A write on stream index i not ordered after pending verifications of `a` on other
+ * streams: their results could show the write, not damage; they are dropped. */
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i);
 extern int ft_jobs_pending_hint;
 
 /* ---- Commit (commit.c) ---- */
@@ -159,6 +228,9 @@ extern uint64_t ft_epoch; /* current epoch number, from 1 */
  * of it (no restore point needed). Issues the "verify before write" job itself. */
 void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct ft_func_s *fn,
                       int slot);
+/* The same when `a` is not at rest (another stream may be using it): only a
+ * restore point that needs no read of it now (its valid checkpoint) is taken. */
+void ft_restore_point_unread(ft_alloc_t *a);
 /* Log an operation of the program for replay. */
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
                    unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);
@@ -186,9 +258,14 @@ void ft_shadow_release(ft_alloc_t *a);
 void ft_epoch_forget_alloc(const ft_alloc_t *a);
 
 /* ---- Launches (launch.c, access.c) ---- */
-enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE };
+enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE, FT_ACC_NONE /* not a pointer it uses */ };
+/* Access facts from the PTX of the program's images (facts.c, on ptx/). */
+struct ft_ptx_place_s;
+int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size_t *n,
+                    uint32_t *flags);
+void ft_facts_image(const void *image, size_t size);
+void ft_facts_forget(void);
 typedef struct ft_func_s ft_func_t;
-void ft_access_observe(ft_func_t *fn, int argslot, int changed);
 void ft_access_learn_write(ft_func_t *fn, int argslot);
 /* Which parameters of a mangled C++ name are pointers to const: bit i set for
  * parameter i (only for the first 64). Returns the number of parameters parsed,

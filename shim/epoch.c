@@ -225,9 +225,14 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
     return;
   }
   a->rp_epoch = ft_epoch;
-  if (a->state != FT_ST_CLEAN || whole) {
+  if (a->state == FT_ST_UNINIT || whole) {
     /* nothing valid to come back to, or nothing of it survives the write */
     a->rp = FT_RP_NOT_NEEDED;
+    return;
+  }
+  if (a->state == FT_ST_INFLIGHT) {
+    /* content without a code: a copy of it could not be trusted */
+    a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
     return;
   }
   if (a->mirror && a->mirror_valid) {
@@ -246,6 +251,13 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
   }
   a->rp = FT_RP_LOST;
   ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+}
+
+void ft_restore_point_unread(ft_alloc_t *a) {
+  if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) return;
+  a->rp_epoch = ft_epoch;
+  a->rp = a->state == FT_ST_UNINIT ? FT_RP_NOT_NEEDED
+          : a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
 }
 
 void ft_epoch_close(void) {
@@ -323,11 +335,12 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
     ft_alloc_t *a = v >= 4096 ? ft_reg_find((CUdeviceptr)v) : NULL;
     if (!a || !a->code || a->state == FT_ST_UNPROT) continue;
     int acc = o->fn->slot_acc[off / 8];
+    if (acc == FT_ACC_NONE) continue;
     if (acc == FT_ACC_READ)
       ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
                    o->fn, (int)(off / 8));
     else
-      ft_reencode(d, a, 0, (a->size + G - 1) / G, d->stream);
+      ft_rest_encode(a, d->stream);
   }
   return CUDA_SUCCESS;
 }
@@ -376,6 +389,8 @@ int ft_epoch_replay(ft_dev_t *d) {
                      (uintmax_t)a->id);
       return -1;
     }
+    /* data and code as they were at the start of the epoch, under a valid code */
+    if (a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) ft_set_state(a, FT_ST_CLEAN);
   }
   for (size_t i = 0; i < g_nops; i++) {
     CUresult r = replay_op(d, &g_ops[i]);

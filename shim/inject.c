@@ -262,21 +262,23 @@ void ft_inject_d2h(CUdeviceptr src, CUstream s) {
   }
 }
 
-void ft_inject_report(FILE *out) {
-  fprintf(out, "  \"injections\": [");
+void ft_inject_report(ft_jw_t *w) {
+  ft_jw_arr(w, "injections");
   for (int i = 0; i < g_n; i++) {
     const fault_t *f = &g_f[i];
+    ft_jw_obj(w, NULL);
     int done = is_done(f);
-    fprintf(out, "%s\n    {\"applied\": %s", i ? "," : "", done ? "true" : "false");
+    ft_jw_b(w, "applied", done);
     if (done) {
-      fprintf(out,
-              ", \"allocation\": %ju, \"size\": %ju, \"offset\": %ju, \"where\": \"%s\", "
-              "\"bits\": [",
-              (uintmax_t)f->alloc_id, (uintmax_t)f->alloc_size, (uintmax_t)f->at_offset, f->where);
-      for (int b = 0; b < f->nflipped; b++) fprintf(out, "%s%d", b ? ", " : "", f->flipped[b]);
-      fprintf(out, "]");
+      ft_jw_u(w, "allocation", f->alloc_id);
+      ft_jw_u(w, "size", f->alloc_size);
+      ft_jw_u(w, "offset", f->at_offset);
+      ft_jw_s(w, "where", f->where);
+      ft_jw_arr(w, "bits");
+      for (int b = 0; b < f->nflipped; b++) ft_jw_i(w, NULL, f->flipped[b]);
+      ft_jw_end(w);
     }
-    fprintf(out, "}");
+    ft_jw_end(w);
   }
-  fprintf(out, "%s],\n", g_n ? "\n  " : "");
+  ft_jw_end(w);
 }

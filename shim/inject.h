@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "ft.h"
+#include "json_writer.h"
 
 void ft_inject_init(void);
 int ft_inject_active(void);
@@ -16,6 +17,6 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
                       CUstream s);
 void ft_inject_d2h(CUdeviceptr src, CUstream s);
 /* The "injections" member of the JSON report. */
-void ft_inject_report(FILE *out);
+void ft_inject_report(ft_jw_t *w);
 
 #endif

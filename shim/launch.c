@@ -54,6 +54,7 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
     ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
     if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
     int slot = (int)(off / 8), acc = fn->slot_acc[slot];
+    if (acc == FT_ACC_NONE) continue; /* not a pointer the kernel uses */
     int i;
     for (i = 0; i < n; i++)
       if (refs[i].a == a) break;
@@ -83,8 +84,8 @@ void ft_unknown_writer_after(CUstream s) {
   for (size_t i = 0; d && i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
-    ft_reencode(d, a, 0, (a->size + G - 1) / G, s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+    ft_reencode(d, a, 0, (a->size + G - 1) / G, s);
     a->mirror_valid = 0;
   }
   ft_unlock();
@@ -147,9 +148,32 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   }
   int skip = ft_func_skipped(fn);
   if (!skip) ft_st.launches_protected++;
+  int epoch_mode = FT_OPT(CHECK) == FT_CHECK_EPOCH;
+  int j = ft_ord_op(s);
+  int verify_after[MAX_REFS], alone[MAX_REFS];
   for (int i = 0; i < nref; i++) {
     ft_alloc_t *a = refs[i].a;
-    if (refs[i].acc != FT_ACC_READ) ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot);
+    int write = refs[i].acc != FT_ACC_READ;
+    /* at rest for this launch: every earlier write of it is ordered before */
+    int rest = ft_rest_ordered(a, j, 1);
+    alone[i] = rest;
+    verify_after[i] = 0;
+    if (a->state == FT_ST_INFLIGHT && rest &&
+        (!epoch_mode || a->written_epoch != ft_epoch || a->rp_epoch != ft_epoch))
+      ft_rest_encode(a, s); /* it came to rest: back under a code before it is used */
+    if (!write) {
+      verify_after[i] = a->state == FT_ST_CLEAN && rest && !skip;
+      continue;
+    }
+    if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j);
+    if (a->state == FT_ST_CLEAN && !rest) {
+      /* another stream's work on it may still be running: it is not at rest, so
+       * it is neither verified nor copied now */
+      ft_restore_point_unread(a);
+      ft_set_state(a, FT_ST_INFLIGHT);
+    } else {
+      ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot);
+    }
   }
   CUresult r = real(call);
   if (r == CUDA_SUCCESS) {
@@ -158,19 +182,28 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
       uint64_t ng = (a->size + G - 1) / G;
-      if (refs[i].acc == FT_ACC_READ && !skip) {
-        if (a->state == FT_ST_CLEAN)
+      if (refs[i].acc == FT_ACC_READ) {
+        if (verify_after[i] && epoch_mode) {
+          a->read_owed = 1; /* verified once, after its last reader: at commit */
+          ft_rest_mark_owed();
+        } else if (verify_after[i]) {
           ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, ng, s, fn, refs[i].slot);
-      } else if (refs[i].acc == FT_ACC_READ) {
-        /* skipped kernel: trust its const declarations, check nothing */
-      } else if (a->state == FT_ST_CLEAN && !skip) {
-        ft_job_issue(d, FT_JOB_ENCODE, FT_WHY_WRITE_AFTER, a, 0, ng, s, fn, refs[i].slot);
-        a->mirror_valid = 0;
-      } else {
-        ft_reencode(d, a, 0, ng, s);
-        if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-        a->mirror_valid = 0;
+        }
+        ft_rest_use(a, j, 0);
+        continue;
       }
+      a->mirror_valid = 0;
+      a->written_epoch = ft_epoch;
+      if (alone[i] && !epoch_mode) {
+        /* the only writer: its output comes back under a code behind it */
+        ft_set_state(a, FT_ST_CLEAN);
+        ft_reencode(d, a, 0, ng, s);
+      } else {
+        /* in flight until every writer is done: a commit encodes it */
+        ft_set_state(a, FT_ST_INFLIGHT);
+        ft_rest_mark_owed();
+      }
+      ft_rest_use(a, j, 1);
     }
   }
   ft_unlock();

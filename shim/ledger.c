@@ -66,6 +66,8 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->argslot = argslot;
   j->dst = dst;
   j->epoch = ft_epoch;
+  j->ord_s = ft_ord_stream_index(stream);
+  j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t)};
   int which = kind == FT_JOB_ENCODE ? FTK_ENCODE : kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY
@@ -104,19 +106,29 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
   return issue(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
 }
 
-int ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
-  if (g1 <= g0 || !a->code) return 0;
+void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
+  if (g1 <= g0 || !a->code) return;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0};
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, FTK_ENCODE, &sp, NULL, stream);
   if (r != CUDA_SUCCESS) {
-    FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
-    return -1;
+    FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d): the allocation stays in flight "
+                   "until a later commit encodes it", (int)r);
+    if (a->state != FT_ST_UNPROT) {
+      ft_set_state(a, FT_ST_INFLIGHT);
+      ft_rest_mark_owed();
+    }
+    return;
   }
   uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
   if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
   ft_st.bytes_encoded_device += bytes;
   ft_st.encodes++;
-  return 0;
+}
+
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i) {
+  for (ft_job_rec_t *j = g_head; j; j = j->next)
+    if (j->a == a && j->kind != FT_JOB_ENCODE && !ft_ord_covers(i, j->ord_s, j->ord_t))
+      j->voided = 1;
 }
 
 /* The device state a job was issued in (for reading its slot). */

@@ -50,9 +50,12 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   if (a) {
     *handled = 1;
     size_t off = (size_t)(dst - a->base);
-    ft_restore_point(a->dev, a, FT_STREAM(s, ptsz), off == 0 && n == a->size, NULL, -1);
+    ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size);
+    a->busy++; /* the upload lets go of the lock between chunks: not at rest meanwhile */
     r = ft_upload(a->dev, a, off, src, n, FT_STREAM(s, ptsz), sync);
+    a->busy--;
     if (r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
+    ft_rest_write_end(a, FT_STREAM(s, ptsz));
   }
   ft_unlock();
   ft_op_end();
@@ -93,7 +96,7 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
   ft_lock();
   ft_alloc_t *a = protected_range(src, n);
   if (a) a->read_since_upload = 1;
-  if (a && a->state == FT_ST_CLEAN) {
+  if (a && ft_rest_read(a, s)) {
     uint64_t off = src - a->base;
     if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, s, NULL, -1) == 0)
       *out = a;
@@ -164,7 +167,7 @@ static void before_d2d(CUdeviceptr dst, size_t n, CUstream s) {
   if (!n) return;
   ft_lock();
   ft_alloc_t *da = protected_range(dst, n);
-  if (da) ft_restore_point(da->dev, da, s, dst == da->base && n == da->size, NULL, -1);
+  if (da) ft_rest_write_begin(da, s, dst == da->base && n == da->size);
   ft_unlock();
 }
 
@@ -175,7 +178,8 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   ft_log_d2d(dst, src, n);
   ft_alloc_t *da = protected_range(dst, n), *sa = protected_range(src, n);
   if (sa) sa->read_since_upload = 1;
-  if (sa && sa->state == FT_ST_CLEAN) {
+  int src_clean = sa && ft_rest_read(sa, s);
+  if (src_clean) {
     uint64_t off = src - sa->base;
     ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, off / G, (off + n + G - 1) / G, s,
                  NULL, -1);
@@ -183,7 +187,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   if (da) {
     uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
     int whole = doff == 0 && n == da->size;
-    int aligned = sa && sa->state == FT_ST_CLEAN && doff % G == 0 && soff % G == 0 &&
+    int aligned = src_clean && doff % G == 0 && soff % G == 0 &&
                   (n % G == 0 || (doff + n == da->size && soff + n == sa->size));
     if (aligned && (da->state == FT_ST_CLEAN || whole)) {
       /* same block and group structure: the codes travel with the data, so an
@@ -206,6 +210,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
     }
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
     da->mirror_valid = 0;
+    ft_rest_write_end(da, s);
   }
   ft_unlock();
 }
@@ -288,8 +293,8 @@ static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CU
   if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN)
     ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, 0, (sa->size + G - 1) / G, s, NULL, -1);
   if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
-    ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
+    ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
     da->mirror_valid = 0;
   }
   ft_unlock();

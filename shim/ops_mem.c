@@ -79,25 +79,40 @@ static CUresult after_alloc(CUresult r, CUdeviceptr *dptr, size_t size, int mana
   return r;
 }
 
+/* With GPUFT_QUARANTINE, gpuft's device state (and with it the pages it holds back,
+ * quarantine.c) is set up before the program's first allocation in a context. */
+static void before_alloc(void) {
+  if (!FT_OPT(QUARANTINE)) return;
+  ft_lock();
+  ft_dev_current();
+  ft_unlock();
+}
+
 CUresult ft_on_cuMemAlloc_v2(CUdeviceptr *dptr, size_t n) {
+  before_alloc();
   return after_alloc(ft_real.cuMemAlloc_v2(dptr, n), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w, size_t h,
                                   unsigned elem) {
+  before_alloc();
   CUresult r = ft_real.cuMemAllocPitch_v2(dptr, pitch, w, h, elem);
   return after_alloc(r, dptr, r == CUDA_SUCCESS ? *pitch * h : 0, 0);
 }
 CUresult ft_on_cuMemAllocAsync(CUdeviceptr *dptr, size_t n, CUstream s) {
+  before_alloc();
   return after_alloc(ft_real.cuMemAllocAsync(dptr, n, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t n, CUstream s) {
+  before_alloc();
   return after_alloc(ft_real.cuMemAllocAsync_ptsz(dptr, n, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t n, CUmemoryPool p, CUstream s) {
+  before_alloc();
   return after_alloc(ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t n, CUmemoryPool p,
                                             CUstream s) {
+  before_alloc();
   return after_alloc(ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags) {
@@ -176,7 +191,7 @@ static void before_memset(CUdeviceptr p, size_t bytes, CUstream s) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
-    ft_restore_point(a->dev, a, s, p == a->base && bytes == a->size, NULL, -1);
+    ft_rest_write_begin(a, s, p == a->base && bytes == a->size);
   ft_unlock();
 }
 
@@ -206,6 +221,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
       ft_reencode(d, a, off / FT_GROUP_BYTES, (end + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
     a->mirror_valid = 0; /* the checkpoint no longer equals the content */
+    ft_rest_write_end(a, s);
   }
   ft_unlock();
 }

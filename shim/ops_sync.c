@@ -5,17 +5,92 @@
  * have written is re-encoded so that it is not mistaken for corruption. */
 #include "engine.h"
 
-CUresult ft_on_cuCtxSynchronize(void) { return ft_after_sync(ft_real.cuCtxSynchronize()); }
-CUresult ft_on_cuCtxSynchronize_v2(CUcontext c) { return ft_after_sync(ft_real.cuCtxSynchronize_v2(c)); }
-CUresult ft_on_cuStreamSynchronize(CUstream s) { return ft_after_sync(ft_real.cuStreamSynchronize(s)); }
-CUresult ft_on_cuStreamSynchronize_ptsz(CUstream s) {
-  return ft_after_sync(ft_real.cuStreamSynchronize_ptsz(s));
+/* What the host will know to be finished once the call returns (order.c): the
+ * clocks as they were when it began; then the commit. */
+#define SYNCED(snap, whole, call)                   \
+  do {                                              \
+    uint64_t vc_[FT_ORD_STREAMS];                   \
+    ft_lock();                                      \
+    snap;                                           \
+    ft_unlock();                                    \
+    CUresult r_ = (call);                           \
+    if (r_ == CUDA_SUCCESS) {                       \
+      ft_lock();                                    \
+      ft_ord_synced(vc_, whole);                    \
+      ft_unlock();                                  \
+    }                                               \
+    return ft_after_sync(r_);                       \
+  } while (0)
+
+CUresult ft_on_cuCtxSynchronize(void) { SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize()); }
+CUresult ft_on_cuCtxSynchronize_v2(CUcontext c) {
+  SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize_v2(c));
 }
-CUresult ft_on_cuEventSynchronize(CUevent e) { return ft_after_sync(ft_real.cuEventSynchronize(e)); }
+CUresult ft_on_cuStreamSynchronize(CUstream s) {
+  SYNCED(ft_ord_snap_stream(FT_STREAM(s, 0), vc_), 0, ft_real.cuStreamSynchronize(s));
+}
+CUresult ft_on_cuStreamSynchronize_ptsz(CUstream s) {
+  SYNCED(ft_ord_snap_stream(FT_STREAM(s, 1), vc_), 0, ft_real.cuStreamSynchronize_ptsz(s));
+}
+CUresult ft_on_cuEventSynchronize(CUevent e) {
+  SYNCED(ft_ord_snap_event(e, vc_), 0, ft_real.cuEventSynchronize(e));
+}
 /* A query that reports completion is a synchronisation the program relies on. */
-CUresult ft_on_cuStreamQuery(CUstream s) { return ft_after_sync(ft_real.cuStreamQuery(s)); }
-CUresult ft_on_cuStreamQuery_ptsz(CUstream s) { return ft_after_sync(ft_real.cuStreamQuery_ptsz(s)); }
-CUresult ft_on_cuEventQuery(CUevent e) { return ft_after_sync(ft_real.cuEventQuery(e)); }
+CUresult ft_on_cuStreamQuery(CUstream s) {
+  SYNCED(ft_ord_snap_stream(FT_STREAM(s, 0), vc_), 0, ft_real.cuStreamQuery(s));
+}
+CUresult ft_on_cuStreamQuery_ptsz(CUstream s) {
+  SYNCED(ft_ord_snap_stream(FT_STREAM(s, 1), vc_), 0, ft_real.cuStreamQuery_ptsz(s));
+}
+CUresult ft_on_cuEventQuery(CUevent e) { SYNCED(ft_ord_snap_event(e, vc_), 0, ft_real.cuEventQuery(e)); }
+
+/* ---- events: how the program orders its streams (order.c) ---- */
+#define RECORD(name, ptsz)                                  \
+  CUresult ft_on_##name(CUevent e, CUstream s) {            \
+    CUresult r = ft_real.name(e, s);                        \
+    if (r == CUDA_SUCCESS) {                                \
+      ft_lock();                                            \
+      ft_ord_record(e, FT_STREAM(s, ptsz));                 \
+      ft_unlock();                                          \
+    }                                                       \
+    return r;                                               \
+  }
+RECORD(cuEventRecord, 0)
+RECORD(cuEventRecord_ptsz, 1)
+#define RECORD_FLAGS(name, ptsz)                                    \
+  CUresult ft_on_##name(CUevent e, CUstream s, unsigned flags) {    \
+    CUresult r = ft_real.name(e, s, flags);                         \
+    if (r == CUDA_SUCCESS) {                                        \
+      ft_lock();                                                    \
+      ft_ord_record(e, FT_STREAM(s, ptsz));                         \
+      ft_unlock();                                                  \
+    }                                                               \
+    return r;                                                       \
+  }
+RECORD_FLAGS(cuEventRecordWithFlags, 0)
+RECORD_FLAGS(cuEventRecordWithFlags_ptsz, 1)
+#define WAIT(name, ptsz)                                                  \
+  CUresult ft_on_##name(CUstream s, CUevent e, unsigned flags) {          \
+    CUresult r = ft_real.name(s, e, flags);                               \
+    if (r == CUDA_SUCCESS) {                                              \
+      ft_lock();                                                          \
+      ft_ord_op(FT_STREAM(s, ptsz));                                      \
+      ft_ord_wait(FT_STREAM(s, ptsz), e);                                 \
+      ft_unlock();                                                        \
+    }                                                                     \
+    return r;                                                             \
+  }
+WAIT(cuStreamWaitEvent, 0)
+WAIT(cuStreamWaitEvent_ptsz, 1)
+CUresult ft_on_cuEventDestroy_v2(CUevent e) {
+  CUresult r = ft_real.cuEventDestroy_v2(e);
+  if (r == CUDA_SUCCESS) {
+    ft_lock();
+    ft_ord_forget_event(e);
+    ft_unlock();
+  }
+  return r;
+}
 
 /* ---- graphs: an unknown set of kernels and copies ---- */
 #define GRAPH(name, ptsz)                                             \
@@ -36,8 +111,8 @@ static void touched(CUdeviceptr p, CUstream s) {
   ft_epoch_unreplayable("an unmodelled write (stream memory operation, batch copy)");
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT) {
-    ft_reencode(a->dev, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+    ft_reencode(a->dev, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
     a->mirror_valid = 0;
   }
   ft_unlock();

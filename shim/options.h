@@ -28,7 +28,14 @@
   X(CHUNK, SIZE, "8MiB", 4096, FT_GiB(1), 0, "host-to-device pipeline chunk")                      \
   X(SKIP_KERNELS, STR, "", 0, 0, 0, "comma-separated kernel-name substrings left unprotected")     \
   X(INJECT, STR, "", 0, 0, 0, "fault injection into real device memory (see docs/options.md)")     \
-  X(CODEC, STR, "", 0, 0, 0, "force a host codec variant: scalar, avx2 or avx512")
+  X(CODEC, STR, "", 0, 0, 0, "force a host codec variant: scalar, avx2 or avx512") \
+  X(CHECK, ENUM, "launch", 0, 0, "launch|epoch",                                             \
+    "check after every launch, or once per epoch (data written inside one stays in flight)") \
+  X(SUMMARY, BOOL, "1", 0, 1, 0, "print the summary on stderr at exit")                         \
+  X(ERROR_EXITCODE, INT, "0", 0, 255, 0, "exit status when errors were not repaired (0: unchanged)") \
+  X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)") \
+  X(HISTORY_DIR, STR, "", 0, 0, 0, "per-GPU error history folder (default ~/.cache/gpuft)")   \
+  X(QUARANTINE, BOOL, "0", 0, 1, 0, "hold the 2 MiB pages of known bad addresses away from the program")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, lo, hi, choices, doc) FT_OPT_##name,
@@ -58,6 +65,7 @@ extern const char *ft_opt_str[FT_N_OPTIONS];
 
 enum { FT_MODE_DETECT, FT_MODE_CORRECT, FT_MODE_RECOVER };
 enum { FT_ONFAIL_ABORT, FT_ONFAIL_ERROR, FT_ONFAIL_WARN };
+enum { FT_CHECK_LAUNCH, FT_CHECK_EPOCH };
 
 /* Read every GPUFT_<NAME> once; invalid values warn and keep the default, values out
  * of range warn and take the nearest bound. */

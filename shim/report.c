@@ -1,29 +1,131 @@
-/* report.c: what gpuft did, at exit: a short summary on stderr when the program
- * used CUDA, and the JSON report at GPUFT_REPORT (DESIGN.md section 9). */
+/* report.c: what gpuft did: the summary on stderr and the JSON report at
+ * GPUFT_REPORT (docs/report.md, DESIGN.md section 9), at exit and also when the
+ * program is stopped by a signal (SIGTERM at a job's time limit, abort()). */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "codec.h"
 #include "engine.h"
 #include "inject.h"
+#include "json_writer.h"
+#include "report_path.h"
+
+/* The report's schema version: bump it when a field changes meaning or goes away
+ * (adding a field does not change it). docs/report.md documents each version. */
+#define FT_REPORT_SCHEMA 1
 
 static int g_forked_child;
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fputc('\\', f);
-    if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
-}
+/* What the process is, captured at load (the command line) or first report (GPU). */
+static struct {
+  double start;         /* wall-clock seconds since the epoch */
+  char cmdline[4096];   /* /proc/self/cmdline: arguments separated by NUL */
+  size_t cmdlen;
+  int gpu_ok, device, driver_version;
+  char gpu_name[128], gpu_uuid[48];
+} g_proc;
+
+/* How the run ended, as the report says it. */
+typedef struct {
+  int signal; /* 0: normal exit (or gpuft_write_report) */
+  int locked; /* the engine lock was taken: counters and allocations consistent */
+  int at_exit;
+} ft_end_t;
 
 static const char *const outcome_name[] = {"corrected", "restored", "recovered", "uncorrectable",
                                            "detected"};
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The MPI / Slurm rank of this process, from the launchers' variables; NULL if none. */
+static const char *rank_text(void) {
+  static const char *const vars[] = {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                     "PMIX_RANK", "MV2_COMM_WORLD_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v) return v;
+  }
+  return NULL;
+}
+
+static void host_name(char *out, size_t cap) {
+  if (gethostname(out, cap) != 0) out[0] = 0;
+  out[cap - 1] = 0;
+}
+
+/* "2026-11-24T16:03:56.123Z" without gmtime (not async-signal-safe): days to civil
+ * date by Howard Hinnant's algorithm. */
+static void iso_time(ft_jw_t *w, double t) {
+  int64_t secs = (int64_t)t, days = secs / 86400, sod = secs % 86400;
+  int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+  int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9, y = yoe + era * 400 + (m <= 2);
+  int64_t parts[6] = {y, m, d, sod / 3600, sod / 60 % 60, sod % 60};
+  static const char sep[6] = {'-', '-', 'T', ':', ':', '.'};
+  ft_jw_raw(w, "\"");
+  for (int i = 0; i < 6; i++) {
+    if (i && parts[i] < 10) ft_jw_raw(w, "0");
+    ft_jw_num_i(w, parts[i]);
+    ft_jw_rawn(w, &sep[i], 1);
+  }
+  int ms = (int)((t - (double)secs) * 1000);
+  ft_jw_raw(w, ms < 100 ? (ms < 10 ? "00" : "0") : "");
+  ft_jw_num_i(w, ms);
+  ft_jw_raw(w, "Z\"");
+}
+
+static const char *signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGABRT: return "SIGABRT";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    default: return "signal";
+  }
+}
+
+/* The GPU the program used (its current context's device, else device 0), asked
+ * once from the driver; never from a signal handler. */
+static void query_gpu(void) {
+  if (g_proc.gpu_ok || !ft_drv.cuDeviceGetName || !ft_drv.cuDeviceGetUuid_v2) return;
+  CUdevice dev = 0;
+  if (!ft_drv.cuCtxGetDevice || ft_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
+  CUuuid u;
+  if (ft_drv.cuDeviceGetName(g_proc.gpu_name, sizeof g_proc.gpu_name, dev) != CUDA_SUCCESS ||
+      ft_drv.cuDeviceGetUuid_v2(&u, dev) != CUDA_SUCCESS)
+    return;
+  /* nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
+  static const char hex[] = "0123456789abcdef";
+  char *p = g_proc.gpu_uuid + sprintf(g_proc.gpu_uuid, "GPU-");
+  for (int i = 0; i < 16; i++) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+    *p++ = hex[(unsigned char)u.bytes[i] >> 4];
+    *p++ = hex[(unsigned char)u.bytes[i] & 15];
+  }
+  *p = 0;
+  if (!ft_drv.cuDriverGetVersion || ft_drv.cuDriverGetVersion(&g_proc.driver_version) != CUDA_SUCCESS)
+    g_proc.driver_version = 0;
+  g_proc.device = (int)dev;
+  g_proc.gpu_ok = 1;
+}
 
 /* Coverage: close the open intervals of live allocations (engine lock held). */
 static double coverage(void) {
@@ -43,110 +145,366 @@ static uint64_t unprotected_ops(void) {
   return u;
 }
 
-int ft_report_write_json(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  ft_lock();
+/* Per-hook counts as an object of the non-zero ones. */
+static void hook_counts(ft_jw_t *w, const char *key, uint64_t (*count)(ft_hook_id_t)) {
+  ft_jw_obj(w, key);
+  for (int i = 0; i < FT_N_HOOKS; i++) {
+    uint64_t c = count((ft_hook_id_t)i);
+    if (c) ft_jw_u(w, ft_hooks[i].name, c);
+  }
+  ft_jw_end(w);
+}
+
+/* THE list of the report's fields (docs/report.md, schema FT_REPORT_SCHEMA): a new
+ * field is one line here and one row in the docs. Runs with the engine lock held
+ * when end->locked (from a signal handler it may not be). */
+static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   const ft_engine_stats_t *s = &ft_st;
   static const char *const modes[] = {"detect", "correct", "recover"};
-  fprintf(f, "{\n  \"gpuft_version\": \"%s\",\n  \"enabled\": %s,\n  \"pid\": %d,\n", GPUFT_VERSION,
-          ft_enabled ? "true" : "false", (int)getpid());
-  fprintf(f, "  \"mode\": \"%s\",\n  \"codec\": \"%s\",\n", modes[FT_OPT(MODE) % 3],
-          ft_codec_variant());
-  fprintf(f,
-          "  \"errors\": {\"detected\": %ju, \"corrected\": %ju, \"recovered\": %ju, "
-          "\"restored_from_checkpoint\": %ju, \"uncorrectable\": %ju, \"permanent\": %ju, "
-          "\"code_words\": %ju},\n",
-          (uintmax_t)s->detected, (uintmax_t)s->corrected, (uintmax_t)s->recovered,
-          (uintmax_t)s->restored, (uintmax_t)s->uncorrectable, (uintmax_t)s->permanent,
-          (uintmax_t)s->code_errors);
-  fprintf(f,
-          "  \"bytes\": {\"protected\": %ju, \"checkpoint\": %ju, \"shadow\": %ju, \"encoded_host\": %ju, "
-          "\"encoded_device\": %ju, \"verified_device\": %ju},\n",
-          (uintmax_t)s->bytes_protected_peak, (uintmax_t)s->bytes_checkpoint_peak,
-          (uintmax_t)s->bytes_shadow,
-          (uintmax_t)s->bytes_encoded_host, (uintmax_t)s->bytes_encoded_device,
-          (uintmax_t)s->bytes_verified_device);
-  fprintf(f,
-          "  \"launches\": %ju,\n  \"launches_protected\": %ju,\n  \"verifications\": %ju,\n"
-          "  \"encodes\": %ju,\n  \"unprotected_ops\": %ju,\n  \"unknown_writers\": %ju,\n"
-          "  \"learned_writes\": %ju,\n  \"replays\": %ju,\n  \"replayed_ops\": %ju,\n"
-          "  \"allocations\": %ju,\n  \"allocations_unprotected\": %ju,\n"
-          "  \"cpu_seconds\": %.6f,\n  \"coverage\": %.6f,\n",
-          (uintmax_t)s->launches, (uintmax_t)s->launches_protected, (uintmax_t)s->verifications,
-          (uintmax_t)s->encodes, (uintmax_t)unprotected_ops(), (uintmax_t)s->unknown_writers,
-          (uintmax_t)s->learned_writes, (uintmax_t)s->replays, (uintmax_t)s->replayed_ops,
-          (uintmax_t)s->allocations,
-          (uintmax_t)s->allocations_unprotected, s->cpu_seconds, coverage());
-  ft_inject_report(f);
-  fprintf(f, "  \"events\": [");
-  for (int i = 0; i < ft_nevents; i++) {
+  char host[256];
+  host_name(host, sizeof host);
+  double t_end = wall_now();
+
+  ft_jw_i(w, "schema", FT_REPORT_SCHEMA);
+  ft_jw_s(w, "gpuft_version", GPUFT_VERSION);
+  ft_jw_b(w, "enabled", ft_enabled);
+  /* where and when: enough to tie a finding to a process, a node and a board */
+  ft_jw_i(w, "pid", (int64_t)getpid());
+  const char *rank = rank_text();
+  if (rank) ft_jw_s(w, "rank", rank);
+  else ft_jw_null(w, "rank");
+  ft_jw_s(w, "host", host);
+  ft_jw_arr(w, "command");
+  for (size_t i = 0; i < g_proc.cmdlen; i += strlen(g_proc.cmdline + i) + 1)
+    ft_jw_s(w, NULL, g_proc.cmdline + i);
+  ft_jw_end(w);
+  ft_jw_raw(w, ",\n  \"start\": ");
+  iso_time(w, g_proc.start);
+  ft_jw_raw(w, ",\n  \"end\": ");
+  iso_time(w, t_end);
+  ft_jw_f(w, "seconds", t_end - g_proc.start, 3);
+  ft_jw_obj(w, "ended");
+  ft_jw_s(w, "how", end->signal ? "signal" : end->at_exit ? "exit" : "on request");
+  ft_jw_i(w, "signal", end->signal);
+  ft_jw_s(w, "signal_name", end->signal ? signal_name(end->signal) : NULL);
+  ft_jw_b(w, "complete", !end->signal); /* work in flight at a signal was not verified */
+  ft_jw_end(w);
+  if (g_proc.gpu_ok) {
+    ft_jw_obj(w, "gpu");
+    ft_jw_i(w, "device", g_proc.device);
+    ft_jw_s(w, "name", g_proc.gpu_name);
+    ft_jw_s(w, "uuid", g_proc.gpu_uuid);
+    ft_jw_i(w, "driver_version", g_proc.driver_version);
+    ft_jw_end(w);
+  } else {
+    ft_jw_null(w, "gpu");
+  }
+  ft_jw_s(w, "mode", modes[FT_OPT(MODE) % 3]);
+  ft_jw_s(w, "codec", ft_codec_variant());
+
+  ft_jw_obj(w, "errors");
+  ft_jw_u(w, "detected", s->detected);
+  ft_jw_u(w, "corrected", s->corrected);
+  ft_jw_u(w, "recovered", s->recovered);
+  ft_jw_u(w, "restored_from_checkpoint", s->restored);
+  ft_jw_u(w, "uncorrectable", s->uncorrectable);
+  ft_jw_u(w, "permanent", s->permanent);
+  ft_jw_u(w, "code_words", s->code_errors);
+  ft_jw_end(w);
+  ft_jw_obj(w, "bytes");
+  ft_jw_u(w, "protected", s->bytes_protected_peak);
+  ft_jw_u(w, "checkpoint", s->bytes_checkpoint_peak);
+  ft_jw_u(w, "shadow", s->bytes_shadow);
+  ft_jw_u(w, "encoded_host", s->bytes_encoded_host);
+  ft_jw_u(w, "encoded_device", s->bytes_encoded_device);
+  ft_jw_u(w, "verified_device", s->bytes_verified_device);
+  ft_jw_end(w);
+  ft_jw_u(w, "launches", s->launches);
+  ft_jw_u(w, "launches_protected", s->launches_protected);
+  ft_jw_u(w, "verifications", s->verifications);
+  ft_jw_u(w, "encodes", s->encodes);
+  ft_jw_u(w, "unprotected_ops", unprotected_ops());
+  ft_jw_u(w, "unknown_writers", s->unknown_writers);
+  ft_jw_u(w, "learned_writes", s->learned_writes);
+  ft_jw_u(w, "replays", s->replays);
+  ft_jw_u(w, "replayed_ops", s->replayed_ops);
+  ft_jw_u(w, "allocations", s->allocations);
+  ft_jw_u(w, "allocations_unprotected", s->allocations_unprotected);
+  ft_jw_f(w, "cpu_seconds", s->cpu_seconds, 6);
+  /* the registry may be mid-change when a signal arrives without the lock */
+  if (end->locked) ft_jw_f(w, "coverage", coverage(), 6);
+  else ft_jw_null(w, "coverage");
+  ft_inject_report(w);
+  ft_jw_arr(w, "events");
+  for (int i = 0; i < ft_nevents && i < FT_MAX_EVENTS; i++) {
     const ft_error_event_t *e = &ft_events[i];
-    fprintf(f,
-            "%s\n    {\"allocation\": %ju, \"base\": \"%#jx\", \"size\": %ju, \"offset\": %ju, "
-            "\"bit\": %d, \"kind\": ",
-            i ? "," : "", (uintmax_t)e->alloc_id, (uintmax_t)e->alloc_base,
-            (uintmax_t)e->alloc_size, (uintmax_t)e->offset, e->bit);
-    json_str(f, e->kind);
-    fprintf(f, ", \"outcome\": \"%s\", \"where\": ", outcome_name[e->outcome % 5]);
-    json_str(f, e->where);
-    fputc('}', f);
+    char base[24] = "0x";
+    ft_jw_t hb;
+    ft_jw_fixed(&hb, base + 2, sizeof base - 2);
+    for (int sh = 60, started = 0; sh >= 0; sh -= 4) { /* "%#jx" without stdio */
+      unsigned nib = (unsigned)(e->alloc_base >> sh) & 15;
+      if (!nib && !started && sh) continue;
+      started = 1;
+      ft_jw_rawn(&hb, &"0123456789abcdef"[nib], 1);
+    }
+    ft_jw_obj(w, NULL);
+    ft_jw_u(w, "allocation", e->alloc_id);
+    ft_jw_s(w, "base", base);
+    ft_jw_u(w, "size", e->alloc_size);
+    ft_jw_u(w, "offset", e->offset);
+    ft_jw_i(w, "bit", e->bit);
+    ft_jw_s(w, "kind", e->kind);
+    ft_jw_s(w, "outcome", outcome_name[e->outcome % 5]);
+    ft_jw_s(w, "where", e->where);
+    ft_jw_end(w);
   }
-  fprintf(f, "%s],\n", ft_nevents ? "\n  " : "");
-  ft_unlock();
-  fprintf(f, "  \"driver_calls\": %ju,\n  \"calls\": {", (uintmax_t)ft_total_calls());
-  int first = 1;
-  for (int i = 0; i < FT_N_HOOKS; i++) {
-    uint64_t c = ft_calls((ft_hook_id_t)i);
-    if (!c) continue;
-    fprintf(f, "%s\n    \"%s\": %ju", first ? "" : ",", ft_hooks[i].name, (uintmax_t)c);
-    first = 0;
-  }
-  fprintf(f, "%s},\n  \"unprotected\": {", first ? "" : "\n  ");
-  first = 1;
-  for (int i = 0; i < FT_N_HOOKS; i++) {
-    uint64_t c = ft_unprotected_calls((ft_hook_id_t)i);
-    if (!c) continue;
-    fprintf(f, "%s\n    \"%s\": %ju", first ? "" : ",", ft_hooks[i].name, (uintmax_t)c);
-    first = 0;
-  }
-  fprintf(f, "%s},\n  \"unhooked_entry_points\": [", first ? "" : "\n  ");
+  ft_jw_end(w);
+  ft_jw_u(w, "driver_calls", ft_total_calls());
+  hook_counts(w, "calls", ft_calls);
+  hook_counts(w, "unprotected", ft_unprotected_calls);
+  ft_jw_arr(w, "unhooked_entry_points");
   const char *names[128];
-  int n = ft_unhooked_names(names, 128);
-  for (int i = 0; i < n; i++) {
-    fputs(i ? ", " : "", f);
-    json_str(f, names[i]);
+  int n = end->signal ? 0 : ft_unhooked_names(names, 128); /* it takes a lock */
+  for (int i = 0; i < n; i++) ft_jw_s(w, NULL, names[i]);
+  ft_jw_end(w);
+}
+
+static void report_json(ft_jw_t *w, const ft_end_t *end) {
+  ft_jw_obj(w, NULL);
+  report_fields(w, end);
+  ft_jw_end(w);
+}
+
+static int write_all(const char *path, const char *buf, size_t len) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  size_t done = 0;
+  while (done < len) {
+    ssize_t k = write(fd, buf + done, len - done);
+    if (k <= 0) break;
+    done += (size_t)k;
   }
-  fprintf(f, "]\n}\n");
-  return fclose(f) == 0 ? 0 : -1;
+  return close(fd) == 0 && done == len ? 0 : -1;
+}
+
+static int write_report(const char *path, const ft_end_t *end) {
+  ft_jw_t w;
+  ft_jw_heap(&w);
+  query_gpu();
+  ft_lock();
+  report_json(&w, end);
+  ft_unlock();
+  int rc = w.truncated ? -1 : write_all(path, w.buf, w.len);
+  free(w.buf);
+  return rc;
+}
+
+/* gpuft_write_report(path): the report so far, on the program's request. */
+int ft_report_write_json(const char *path) {
+  ft_end_t end = {.locked = 1};
+  return write_report(path, &end);
+}
+
+/* ---- The summary: one, in words a user can act on ---- */
+
+static void line(ft_jw_t *w, const char *s) {
+  ft_jw_raw(w, "gpuft: ");
+  ft_jw_raw(w, s);
+}
+
+static void mib(ft_jw_t *w, uint64_t bytes) {
+  int kib = bytes < 1048576;
+  ft_jw_num_f(w, (double)bytes / (kib ? 1024.0 : 1048576.0), 1);
+  ft_jw_raw(w, kib ? " KiB" : " MiB");
+}
+
+/* The summary's text (engine lock held, or a signal's best effort). */
+static void summary(ft_jw_t *w, const ft_end_t *end, const char *report_path) {
+  const ft_engine_stats_t *s = &ft_st;
+  const char *rank = rank_text();
+  line(w, "pid ");
+  ft_jw_num_i(w, (int64_t)getpid());
+  if (rank) ft_jw_raw(w, ", rank "), ft_jw_raw(w, rank);
+  ft_jw_raw(w, ": errors: ");
+  ft_jw_num_u(w, s->detected), ft_jw_raw(w, " detected, ");
+  ft_jw_num_u(w, s->corrected), ft_jw_raw(w, " corrected, ");
+  ft_jw_num_u(w, s->recovered), ft_jw_raw(w, " recovered, ");
+  ft_jw_num_u(w, s->uncorrectable), ft_jw_raw(w, " uncorrectable; ");
+  mib(w, s->bytes_protected_peak);
+  ft_jw_raw(w, " protected in ");
+  ft_jw_num_u(w, s->allocations - s->allocations_unprotected);
+  ft_jw_raw(w, " of ");
+  ft_jw_num_u(w, s->allocations);
+  ft_jw_raw(w, " allocations, ");
+  ft_jw_num_u(w, s->launches_protected);
+  ft_jw_raw(w, " of ");
+  ft_jw_num_u(w, s->launches);
+  ft_jw_raw(w, " launches checked; ");
+  ft_jw_num_u(w, unprotected_ops());
+  ft_jw_raw(w, " unprotected operations\n");
+  for (int i = 0; i < ft_nevents && i < 5; i++) {
+    const ft_error_event_t *e = &ft_events[i];
+    line(w, "  allocation ");
+    ft_jw_num_u(w, e->alloc_id);
+    ft_jw_raw(w, ", offset ");
+    ft_jw_num_u(w, e->offset);
+    ft_jw_raw(w, ", bit ");
+    ft_jw_num_i(w, e->bit);
+    ft_jw_raw(w, ": ");
+    ft_jw_raw(w, e->kind ? e->kind : "?");
+    ft_jw_raw(w, ", ");
+    ft_jw_raw(w, outcome_name[e->outcome % 5]);
+    ft_jw_raw(w, " (");
+    ft_jw_raw(w, e->where ? e->where : "?");
+    ft_jw_raw(w, ")\n");
+  }
+  if (ft_nevents > 5) {
+    line(w, "  ... and ");
+    ft_jw_num_i(w, ft_nevents - 5);
+    ft_jw_raw(w, " more events in the report\n");
+  }
+  /* Nothing reached protection: say why it matters and what to do. */
+  if (!s->allocations) {
+    line(w, "nothing was protected: the program made ");
+    ft_jw_num_u(w, ft_total_calls());
+    ft_jw_raw(w, " driver calls through gpuft but no device allocation reached it. If the "
+                 "program does use GPU memory, its calls bypass gpuft: link it with the shared "
+                 "CUDA runtime (nvcc -cudart=shared) and run with GPUFT_LOG=debug to see what "
+                 "gpuft intercepts\n");
+  } else if (s->allocations == s->allocations_unprotected) {
+    line(w, "nothing was protected: every allocation was left unprotected (managed memory, "
+            "or no room for the code: see GPUFT_SHADOW_MAX and GPUFT_CKPT_MAX)\n");
+  } else if (s->launches && !s->launches_protected) {
+    line(w, "no kernel launch was checked: gpuft could not read these kernels' arguments "
+            "(library kernels, or no parameter information); their outputs are re-encoded, "
+            "not verified. GPUFT_LOG=debug names the kernels\n");
+  }
+  if (s->uncorrectable) {
+    line(w, "");
+    ft_jw_num_u(w, s->uncorrectable);
+    ft_jw_raw(w, " error(s) could not be repaired: results computed from that memory may be "
+                 "wrong; rerun the job (GPUFT_ON_FAIL decides what the program was told)\n");
+  }
+  if (end->signal) {
+    line(w, "the program was stopped by ");
+    ft_jw_raw(w, signal_name(end->signal));
+    ft_jw_raw(w, end->signal == SIGABRT ? " (abort)" : "");
+    ft_jw_raw(w, ": work still in flight was not verified\n");
+  }
+  if (report_path) {
+    line(w, "report: ");
+    ft_jw_raw(w, report_path);
+    ft_jw_raw(w, "\n");
+  }
+}
+
+/* The report's path for this process: the template expanded; a forked child that
+ * would overwrite its parent's report adds .PID. */
+static int report_path(char *out, size_t cap) {
+  const char *tmpl = FT_OPT_S(REPORT);
+  if (!tmpl || !tmpl[0] || ft_report_path_for(tmpl, (long)getpid(), out, cap) != 0) return -1;
+  if (g_forked_child && !strstr(tmpl, "%p")) {
+    ft_jw_t w;
+    ft_jw_fixed(&w, out + strlen(out), cap - strlen(out));
+    ft_jw_raw(&w, ".");
+    ft_jw_num_i(&w, (int64_t)getpid());
+    if (w.truncated) return -1;
+  }
+  return 0;
+}
+
+static int used_cuda(void) {
+  return __atomic_load_n(&ft_ready, __ATOMIC_ACQUIRE) && ft_enabled && ft_total_calls() > 0;
+}
+
+/* GPUFT_ERROR_EXITCODE / GPUFT_DETECTION_EXITCODE: the exit status that tells a
+ * script what happened without reading the report; 0 when neither applies. */
+static int exit_code_for(const ft_engine_stats_t *s) {
+  int unrepaired = s->uncorrectable > 0 || s->detected > s->corrected + s->recovered;
+  if (FT_OPT(ERROR_EXITCODE) && unrepaired) return (int)FT_OPT(ERROR_EXITCODE);
+  if (FT_OPT(DETECTION_EXITCODE) && (s->detected || s->uncorrectable))
+    return (int)FT_OPT(DETECTION_EXITCODE);
+  return 0;
 }
 
 static void at_exit(void) {
-  if (!__atomic_load_n(&ft_ready, __ATOMIC_ACQUIRE) || !ft_enabled) return;
-  uint64_t total = ft_total_calls();
-  if (total == 0) return; /* a program that never used CUDA: say nothing */
+  if (!used_cuda()) return; /* a program that never used CUDA: say nothing */
   /* results still in flight are part of the run */
   ft_commit_all();
-  if (ft_log_level >= FT_LOG_WARN) {
-    ft_lock();
-    const ft_engine_stats_t *s = &ft_st;
-    ft_log(FT_LOG_INFO,
-           "%.1f MiB protected in %ju allocations, %ju of %ju launches checked; errors: %ju "
-           "detected, %ju corrected, %ju recovered, %ju uncorrectable; %ju unprotected operations",
-           (double)s->bytes_protected_peak / 1048576.0, (uintmax_t)(s->allocations - s->allocations_unprotected),
-           (uintmax_t)s->launches_protected, (uintmax_t)s->launches, (uintmax_t)s->detected,
-           (uintmax_t)s->corrected, (uintmax_t)s->recovered, (uintmax_t)s->uncorrectable,
-           (uintmax_t)unprotected_ops());
-    ft_unlock();
+  char path[4096];
+  ft_end_t end = {.locked = 1, .at_exit = 1};
+  int have_path = report_path(path, sizeof path) == 0;
+  int written = have_path && write_report(path, &end) == 0;
+  /* the launcher's temporary report, removed when the program ends: not worth naming */
+  const char *tmp = getenv("GPUFT_REPORT_TEMPORARY");
+  int name_it = written && !(tmp && tmp[0] == '1');
+  if (have_path && !written) FT_WARN("cannot write the report to %s", path);
+  ft_jw_t w;
+  ft_jw_heap(&w);
+  ft_lock();
+  if (FT_OPT(SUMMARY) && ft_log_level >= FT_LOG_WARN) summary(&w, &end, name_it ? path : NULL);
+  int code = exit_code_for(&ft_st);
+  ft_unlock();
+  if (w.len) {
+    ssize_t k = write(STDERR_FILENO, w.buf, w.len);
+    (void)k;
   }
-  const char *path = FT_OPT_S(REPORT);
-  if (path && path[0]) {
-    char buf[4096];
-    if (g_forked_child) { /* never overwrite the parent's report */
-      snprintf(buf, sizeof buf, "%s.%d", path, (int)getpid());
-      path = buf;
+  free(w.buf);
+  if (code) { /* the status a script checks; handlers registered before ours are skipped */
+    FT_INFO("exit status %d (GPUFT_%s_EXITCODE)", code,
+            code == FT_OPT(ERROR_EXITCODE) ? "ERROR" : "DETECTION");
+    fflush(NULL);
+    _exit(code);
+  }
+}
+
+/* ---- Stopped by a signal: the report from a handler ---- */
+
+/* Pre-allocated: a handler may not call malloc. 1 MiB holds the largest report
+ * (256 events, every hook). */
+static char g_sigbuf[1 << 20], g_sigpath[4096];
+static const int g_catch[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGABRT};
+
+static void on_signal(int sig) {
+  static volatile sig_atomic_t busy;
+  int saved = errno;
+  if (!busy && used_cuda()) {
+    busy = 1;
+    /* Never wait for the lock: its holder may be the interrupted thread. */
+    int locked = pthread_mutex_trylock(&ft_eng_lock) == 0;
+    ft_end_t end = {.signal = sig, .locked = locked};
+    ft_jw_t w;
+    ft_jw_fixed(&w, g_sigbuf, sizeof g_sigbuf);
+    int have_path = report_path(g_sigpath, sizeof g_sigpath) == 0, written = 0;
+    if (have_path) {
+      report_json(&w, &end);
+      written = !w.truncated && write_all(g_sigpath, w.buf, w.len) == 0;
     }
-    if (ft_report_write_json(path) != 0) FT_WARN("cannot write the report to %s", path);
+    const char *tmp = getenv("GPUFT_REPORT_TEMPORARY");
+    if (tmp && tmp[0] == '1') written = 0;
+    ft_jw_fixed(&w, g_sigbuf, sizeof g_sigbuf);
+    if (FT_OPT(SUMMARY) && ft_log_level >= FT_LOG_WARN) summary(&w, &end, written ? g_sigpath : NULL);
+    if (locked) pthread_mutex_unlock(&ft_eng_lock);
+    ssize_t k = write(STDERR_FILENO, w.buf, w.len);
+    (void)k;
+  }
+  errno = saved;
+  /* SA_RESETHAND restored the default action: the signal, raised again, ends the
+   * process as it would have without gpuft once this handler returns. */
+  raise(sig);
+}
+
+/* Only signals whose action is the default (termination): a program's own
+ * handlers, and signals it ignores, are left alone. */
+static void catch_signals(void) {
+  for (size_t i = 0; i < sizeof g_catch / sizeof *g_catch; i++) {
+    struct sigaction old;
+    if (sigaction(g_catch[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        old.sa_handler != SIG_DFL)
+      continue;
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND | SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(g_catch[i], &sa, NULL);
   }
 }
 
@@ -155,8 +513,24 @@ static void atfork_child(void) {
   ft_stats_atfork_child();
 }
 
+static void read_cmdline(void) {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, g_proc.cmdline, sizeof g_proc.cmdline - 1);
+  close(fd);
+  g_proc.cmdlen = n > 0 ? (size_t)n : 0;
+  g_proc.cmdline[g_proc.cmdlen] = 0;
+  /* a command line cut short ends with a whole argument */
+  while (g_proc.cmdlen && g_proc.cmdline[g_proc.cmdlen - 1]) g_proc.cmdlen--;
+}
+
 /* Load time: nothing visible, only what must exist before any CUDA call. */
 __attribute__((constructor)) static void ft_load(void) {
+  g_proc.start = wall_now();
+  read_cmdline();
   pthread_atfork(NULL, NULL, atfork_child);
   atexit(at_exit);
+  const char *e = getenv("GPUFT_ENABLE");
+  if (!e || (strcmp(e, "0") && strcasecmp(e, "false") && strcasecmp(e, "off") && strcasecmp(e, "no")))
+    catch_signals();
 }

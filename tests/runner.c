@@ -3,9 +3,11 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,8 +75,31 @@ static double timeout_scale(void) {
   return v > c ? v : c;
 }
 
+/* Each test gets an empty error history of its own (GPUFT_HISTORY_DIR, docs/gpu.md):
+ * permanent faults an earlier test or run recorded must not change what gpuft does in
+ * this one. Made under FT_TEST_HISTORY_ROOT (set by CTest), removed afterwards. */
+static int history_dir(const ft_test_t *t, char *dir, size_t cap) {
+  const char *root = getenv("FT_TEST_HISTORY_ROOT");
+  if (!root || !*root) return 0;
+  mkdir(root, 0755);
+  snprintf(dir, cap, "%s/%s.XXXXXX", root, t->name);
+  return mkdtemp(dir) != NULL;
+}
+static void history_remove(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char path[1400];
+  while (d && (e = readdir(d)))
+    if (e->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+      unlink(path);
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
 /* Returns 0 pass, 1 fail, 2 skip. */
 static int run_one(int idx, const ft_test_t *t) {
+  char hist[1024];
+  int own_hist = history_dir(t, hist, sizeof hist);
   int pfd[2];
   if (pipe(pfd) != 0) { perror("pipe"); return 1; }
   fflush(stdout);
@@ -86,6 +111,15 @@ static int run_one(int idx, const ft_test_t *t) {
     close(pfd[0]);
     skip_fd = pfd[1];
     setpgid(0, 0);
+    if (own_hist) setenv("GPUFT_HISTORY_DIR", hist, 1);
+#ifndef FT_TEST_REAL_DRIVER_OK
+    /* Test binaries not declared REAL_DRIVER (cmake/tests.cmake) rely on the simulator:
+     * its libcuda, its twins, its fault seam. On a GPU they skip, saying so. */
+    const char *drv = getenv("GPUFT_TEST_DRIVER");
+    if (drv && !strcmp(drv, "real"))
+      exit(ft_test_skip("needs the simulator (its libcuda, twins or fault seam SIMCUDA_FLIP); "
+                        "GPUFT_TEST_DRIVER=real runs against the real driver"));
+#endif
     int rc = t->fn();
     fflush(stdout);
     fflush(stderr);
@@ -113,6 +147,7 @@ static int run_one(int idx, const ft_test_t *t) {
   ssize_t n = read(pfd[0], reason, sizeof reason - 1);
   reason[n > 0 ? n : 0] = 0;
   close(pfd[0]);
+  if (own_hist) history_remove(hist);
   double dt = now_s() - t0;
   if (timed_out) {
     printf("not ok %d - %s # timeout after %.0f s\n", idx, t->name, limit);

@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +19,12 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "report_json.h"
 
 #define MAX_AT 16
 #define MAX_ARGS 16
 #define MAX_COMPARE 16
+#define MAX_IGNORE 16
 #define PROBE_OFFSET "1152921504606846976" /* 2^60: clipped to the allocation's last byte */
 
 enum { AT_CALL, AT_LAUNCH, AT_D2H };
@@ -41,8 +45,15 @@ typedef struct {
   double tfactor;
   at_t at[MAX_AT];
   int nat;
-  const char *compare[MAX_COMPARE];
-  int ncompare;
+  const char *compare[MAX_COMPARE]; /* --compare=file:PATH */
+  int ncompare, cmp_stdout;          /* cmp_stdout: stdout compared too (the default) */
+  regex_t ignore[MAX_IGNORE];        /* --ignore: lines left out of every comparison */
+  const char *ignore_text[MAX_IGNORE];
+  int nignore;
+  const char *check;   /* --check=SCRIPT GOLDEN RUN: the user's own comparison */
+  const char *results; /* --results=FILE: one line per finished run, resumable */
+  const char *plot;    /* --plot=FILE.png */
+  int progress;        /* a progress line on stderr (a terminal) */
   const char *lib_override;
   char **prog;
   char lib[PATH_MAX], tmp[PATH_MAX / 2];
@@ -60,8 +71,10 @@ typedef struct {
   ft_outcome_t out;
   char *out_text, *err_text, *report;
   size_t out_len;
-  uint64_t file_hash[MAX_COMPARE];
-  int file_ok[MAX_COMPARE];
+  char *file_text[MAX_COMPARE]; /* the --compare files, NULL if not written */
+  size_t file_len[MAX_COMPARE];
+  int skip; /* finished in an earlier, interrupted campaign (--results) */
+  int done; /* classified (in this campaign or the earlier one) */
 } run_t;
 
 static volatile sig_atomic_t g_stop;
@@ -78,12 +91,6 @@ static uint64_t mix(uint64_t *s) { /* splitmix64, as shim/inject.c */
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-static uint64_t fnv1a(const char *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-  return h;
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -316,13 +323,7 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   r->out_text = slurp(p, &r->out_len);
   snprintf(p, sizeof p, "%s/stderr", r->dir);
   r->err_text = slurp(p, NULL);
-  for (int i = 0; i < c->ncompare; i++) {
-    size_t n;
-    char *s = slurp(c->compare[i], &n);
-    r->file_ok[i] = s != NULL;
-    r->file_hash[i] = s ? fnv1a(s, n) ^ n : 0;
-    free(s);
-  }
+  for (int i = 0; i < c->ncompare; i++) r->file_text[i] = slurp(c->compare[i], &r->file_len[i]);
   /* gpuft's reports: the program's, and <report>.<pid> of its forked children */
   int listed = 0, applied = 0;
   DIR *d = opendir(r->dir);
@@ -340,7 +341,7 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   }
   if (d) closedir(d);
   ft_remove_dir(r->dir);
-  int dropped = 0, flips = ft_obs_scan_stderr(o, r->err_text, c->sim && !r->probe, &dropped);
+  int dropped = 0, flips = ft_obs_scan_stderr(r->err_text, c->sim && !r->probe, &dropped);
   if (!r->spec[0] && !r->probe) o->injected = 0;
   else if (c->sim && !r->probe) o->injected = flips > 0; /* the simulator logs every flip */
   else if (applied || flips) o->injected = 1;
@@ -356,7 +357,11 @@ static int run_all(const cfg_t *c, run_t *runs, int n, int jobs, double timeout,
   int next = 0, nactive = 0, finished = 0;
   if (jobs > 64) jobs = 64;
   while (finished < n) {
-    while (nactive < jobs && next < n && !g_stop) {
+    while (next < n && runs[next].skip) { /* done in an earlier campaign (--results) */
+      next++;
+      finished++;
+    }
+    while (nactive < jobs && next < n && !g_stop && !runs[next].skip) {
       run_t *r = &runs[next];
       snprintf(r->dir, sizeof r->dir, "%s/run%d", c->tmp, next);
       if (start(c, r, timeout) != 0) {
@@ -413,6 +418,10 @@ static void free_run(run_t *r) {
   free(r->err_text);
   free(r->report);
   r->out_text = r->err_text = r->report = NULL;
+  for (int i = 0; i < MAX_COMPARE; i++) {
+    free(r->file_text[i]);
+    r->file_text[i] = NULL;
+  }
 }
 
 /* ---- The faults ---- */
@@ -481,9 +490,7 @@ static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t c
   snprintf(out, cap, "at=%s,target=%s,bits=%s,seed=%ju", event, target, bits, (uintmax_t)seed);
 }
 
-/* --injector sim: the simulator cannot aim at a random byte of an allocation, so a
- * probe run per target asks GPUFT_INJECT for an offset past the end, which it clips to
- * the allocation's last byte: that gives the size. */
+/* --injector sim: the simulator aims at a launch argument or a copy source only. */
 static int check_sim_at(const cfg_t *c) {
   for (int a = 0; a < c->nat; a++) {
     const at_t *at = &c->at[a];
@@ -496,28 +503,50 @@ static int check_sim_at(const cfg_t *c) {
   return 0;
 }
 
-static int probe_sizes(cfg_t *c) {
+/* One probe run per --at alternative (and launch argument) before the campaign: a
+ * GPUFT_INJECT fault at the first event of the alternative, at an offset past the
+ * end, which gpuft clips to the allocation's last byte. Its report says whether the
+ * event happens at all (an --at that never matches stops the campaign here, not after
+ * N runs that inject nothing) and, for the simulator, the target's size (it cannot
+ * aim at a random byte of an allocation by itself). */
+static int probe_at(cfg_t *c, double timeout) {
   for (int a = 0; a < c->nat; a++) {
     at_t *at = &c->at[a];
+    if (at->kind == AT_CALL && !at->k_lo) continue; /* drawn among the golden run's calls */
     for (int i = 0; i < (at->nargs ? at->nargs : 1); i++) {
       char spec[300];
-      if (at->kind == AT_LAUNCH)
+      if (at->kind == AT_LAUNCH && at->nargs)
         snprintf(spec, sizeof spec, "at=launch:%s:%ju,target=arg:%d,offset=" PROBE_OFFSET,
                  at->kernel, (uintmax_t)at->k_lo, at->args[i]);
-      else
+      else if (at->kind == AT_LAUNCH)
+        snprintf(spec, sizeof spec, "at=launch:%s:%ju,target=random,offset=" PROBE_OFFSET,
+                 at->kernel, (uintmax_t)at->k_lo);
+      else if (at->kind == AT_D2H)
         snprintf(spec, sizeof spec, "at=d2h:%ju,target=src,offset=" PROBE_OFFSET, (uintmax_t)at->k_lo);
+      else
+        snprintf(spec, sizeof spec, "at=call:%ju,target=random,offset=" PROBE_OFFSET, (uintmax_t)at->k_lo);
       run_t r = {.probe = spec};
-      if (run_all(c, &r, 1, 1, 0, NULL) != 0) return -1;
-      const char *p = r.report ? strstr(r.report, "{\"applied\": true") : NULL;
-      const char *off = p ? strstr(p, "\"offset\": ") : NULL;
-      at->size[i] = off ? strtoull(off + 10, NULL, 10) + 1 : 0;
-      if (!at->size[i]) {
-        fprintf(stderr, "gpuft campaign: warning: --at %s: no allocation found at that event "
-                        "(never reached, or not a pointer); its faults go in the first 128 bytes\n",
-                at->text);
-        at->size[i] = 128;
-      }
+      if (run_all(c, &r, 1, 1, timeout, NULL) != 0) return -1;
+      char err[256];
+      json_t *js = r.report ? ft_report_parse(r.report, err, sizeof err) : NULL;
+      json_t *inj = json_array_get(json_object_get(js, "injections"), 0);
+      /* the report, or gpuft's log if the fault killed the program before it */
+      int applied = json_is_true(json_object_get(inj, "applied")) || r.obs.injected == 1;
+      at->size[i] = applied ? ft_ju64(inj, "offset") + 1 : 0;
+      json_decref(js);
       free_run(&r);
+      if (!applied) {
+        fprintf(stderr, "gpuft campaign: --at %s never happens in this program: ", at->text);
+        if (at->kind == AT_LAUNCH)
+          fprintf(stderr, "no launch %ju of a kernel whose name contains \"%s\"%s (GPUFT_LOG=debug "
+                          "names the kernels gpuft sees)\n", (uintmax_t)at->k_lo, at->kernel,
+                  at->nargs ? " with a device pointer in that argument" : "");
+        else if (at->kind == AT_D2H)
+          fprintf(stderr, "fewer than %ju device-to-host copies of protected memory\n", (uintmax_t)at->k_lo);
+        else
+          fprintf(stderr, "fewer than %ju intercepted driver calls\n", (uintmax_t)at->k_lo);
+        return -1;
+      }
     }
   }
   return 0;
@@ -541,6 +570,7 @@ typedef struct {
   double golden_s, timeout_s, wall_s;
   int golden_code;
   uint64_t driver_calls, calls; /* calls: those GPUFT_INJECT's at=call:N counts */
+  char gpu[128];                /* the golden run's GPU, as its report names it */
 } summary_t;
 
 static void print_table(const cfg_t *c, const summary_t *s) {
@@ -551,8 +581,8 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   printf("\n  %d runs, %s-bit faults (%s injector), seed %ju, at", c->n, bits,
          c->sim ? "simulator" : "gpuft", (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) printf("%s %s", i ? " or" : "", c->at[i].text);
-  printf("\n  golden run: exit %d, %.3f s, %ju driver calls (%ju for at=call); hang timeout %.2f s\n\n",
-         s->golden_code, s->golden_s, (uintmax_t)s->driver_calls,
+  printf("\n  golden run on %s: exit %d, %.3f s, %ju driver calls (%ju for at=call); hang timeout %.2f s\n\n",
+         s->gpu[0] ? s->gpu : "an unnamed GPU", s->golden_code, s->golden_s, (uintmax_t)s->driver_calls,
          (uintmax_t)s->calls, s->timeout_s);
   printf("  %-24s %6s %7s   %s\n", "outcome", "runs", "%", "95 % CI (Wilson)");
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
@@ -565,69 +595,254 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   printf("  %-24s %6ju   (the fault was never applied: not in the percentages)\n",
          "not injected", (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
   printf("  campaign time %.1f s, %d run(s) at a time\n", s->wall_s, c->jobs);
+  uint64_t finished = s->injected + s->count[FT_OUT_NOT_INJECTED];
+  if (finished < (uint64_t)c->n) printf("  (interrupted: %ju of %d runs finished)\n", (uintmax_t)finished, c->n);
 }
 
-static void print_json(const cfg_t *c, const summary_t *s, const run_t *runs) {
+static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t *runs) {
   char bits[32];
   bits_text(c, bits, sizeof bits);
-  printf("{\"program\": [");
+  fprintf(f, "{\"program\": [");
   for (char **a = c->prog; *a; a++) {
-    if (a != c->prog) printf(", ");
-    json_str(stdout, *a);
+    if (a != c->prog) fprintf(f, ", ");
+    json_str(f, *a);
   }
-  printf("], \"injector\": \"%s\", \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
+  fprintf(f, "], \"gpu\": ");
+  json_str(f, s->gpu);
+  fprintf(f, ", \"injector\": \"%s\", \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
          c->sim ? "sim" : "gpuft", bits, (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) {
-    if (i) printf(", ");
-    json_str(stdout, c->at[i].text);
+    if (i) fprintf(f, ", ");
+    json_str(f, c->at[i].text);
   }
-  printf("],\n \"runs\": %d, \"injected\": %ju, \"not_injected\": %ju,\n", c->n,
+  fprintf(f, "],\n \"runs\": %d, \"injected\": %ju, \"not_injected\": %ju,\n", c->n,
          (uintmax_t)s->injected, (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
-  printf(" \"golden\": {\"exit\": %d, \"seconds\": %.4f, \"driver_calls\": %ju}, "
+  fprintf(f, " \"golden\": {\"exit\": %d, \"seconds\": %.4f, \"driver_calls\": %ju}, "
          "\"calls_counted\": %ju, \"timeout_seconds\": %.3f, \"wall_seconds\": %.2f, \"jobs\": %d,\n \"outcomes\": {",
          s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, (uintmax_t)s->calls, s->timeout_s, s->wall_s, c->jobs);
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
     ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
-    printf("%s\n  \"%s\": {\"count\": %ju, \"percent\": %.2f, \"ci95\": [%.2f, %.2f]}", k ? "," : "",
+    fprintf(f, "%s\n  \"%s\": {\"count\": %ju, \"percent\": %.2f, \"ci95\": [%.2f, %.2f]}", k ? "," : "",
            ft_outcome_keys[k], (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
   }
-  printf("},\n \"sdc\": %ju,\n \"run_list\": [", (uintmax_t)s->count[FT_OUT_SDC]);
-  for (int i = 0; i < c->n; i++) {
+  fprintf(f, "},\n \"sdc\": %ju,\n \"run_list\": [", (uintmax_t)s->count[FT_OUT_SDC]);
+  for (int i = 0, first = 1; i < c->n; i++) {
     const run_t *r = &runs[i];
-    printf("%s\n  {\"run\": %d, \"outcome\": \"%s\", \"exit\": %d, \"signal\": %d, \"seconds\": %.3f, "
-           "\"fault\": ", i ? "," : "", i + 1, ft_outcome_keys[r->out], r->obs.code, r->obs.signal,
+    if (!r->done) continue; /* an interrupted campaign lists what finished */
+    fprintf(f, "%s\n  {\"run\": %d, \"outcome\": \"%s\", \"exit\": %d, \"signal\": %d, \"seconds\": %.3f, "
+           "\"fault\": ", first ? "" : ",", i + 1, ft_outcome_keys[r->out], r->obs.code, r->obs.signal,
            r->obs.seconds);
-    json_str(stdout, r->spec);
-    printf("}");
+    first = 0;
+    json_str(f, r->spec);
+    fprintf(f, "}");
   }
-  printf("\n ]}\n");
+  fprintf(f, "\n ]}\n");
 }
 
 /* ---- The campaign ---- */
 
 /* cuGetProcAddress calls of a report: counted in driver_calls but not by GPUFT_INJECT's
  * at=call:N (they go through their own door), so a random call is drawn without them. */
-static uint64_t resolve_calls(const char *report) {
-  const char *p = report ? strstr(report, "\"calls\": {") : NULL;
-  const char *end = p ? strchr(p, '}') : NULL;
+static uint64_t resolve_calls(json_t *report) {
+  const char *name;
+  json_t *v;
   uint64_t n = 0;
-  for (; p && (p = strstr(p + 1, "\"cuGetProcAddress")) && p < end;) {
-    const char *colon = strchr(p, ':');
-    if (colon && colon < end) n += strtoull(colon + 1, NULL, 10);
-  }
+  json_object_foreach(json_object_get(report, "calls"), name, v)
+    if (!strncmp(name, "cuGetProcAddress", 16) && json_is_integer(v)) n += (uint64_t)json_integer_value(v);
   return n;
 }
 
 static const run_t *g_golden;
 static int g_bad_spec; /* gpuft did not understand GPUFT_INJECT: every run would be "not injected" */
 
+/* text without the lines that match an --ignore expression (malloc'ed) */
+static char *kept_lines(const cfg_t *c, const char *text, size_t len, size_t *out_len) {
+  char *out = malloc(len + 1), *line = malloc(len + 1);
+  size_t n = 0;
+  for (size_t i = 0; out && line && i < len;) {
+    size_t e = i;
+    while (e < len && text[e] != '\n') e++;
+    memcpy(line, text + i, e - i);
+    line[e - i] = 0;
+    int drop = 0;
+    for (int k = 0; k < c->nignore && !drop; k++) drop = regexec(&c->ignore[k], line, 0, NULL, 0) == 0;
+    if (!drop) {
+      memcpy(out + n, text + i, e - i + (e < len));
+      n += e - i + (e < len);
+    }
+    i = e + 1;
+  }
+  free(line);
+  if (out) out[n] = 0;
+  *out_len = n;
+  return out;
+}
+
+static int write_file(const char *path, const char *s, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  size_t w = fwrite(s, 1, n, f);
+  return fclose(f) == 0 && w == n ? 0 : -1;
+}
+
+/* One output of the golden run and of a run: the same, after --ignore, by bytes or
+ * by the user's --check script (exit 0: acceptable). */
+static int same_text(const cfg_t *c, const char *g, size_t gl, const char *r, size_t rl) {
+  if (!g || !r) return !g && !r;
+  size_t ga, ra;
+  char *gk = kept_lines(c, g, gl, &ga), *rk = kept_lines(c, r, rl, &ra);
+  int same = 0;
+  if (gk && rk && !c->check) {
+    same = ga == ra && !memcmp(gk, rk, ga);
+  } else if (gk && rk) {
+    char gp[PATH_MAX], rp[PATH_MAX];
+    snprintf(gp, sizeof gp, "%s/check-golden", c->tmp);
+    snprintf(rp, sizeof rp, "%s/check-run", c->tmp);
+    if (write_file(gp, gk, ga) == 0 && write_file(rp, rk, ra) == 0) {
+      fflush(NULL);
+      pid_t pid = fork();
+      if (pid == 0) {
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul >= 0) dup2(nul, 1);
+        execl("/bin/sh", "sh", "-c", "exec \"$0\" \"$1\" \"$2\"", c->check, gp, rp, (char *)NULL);
+        _exit(127);
+      }
+      int st = 0;
+      while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      same = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+      if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) >= 126)
+        fprintf(stderr, "gpuft campaign: --check %s could not run (status %d)\n", c->check, WEXITSTATUS(st));
+    }
+  }
+  free(gk);
+  free(rk);
+  return same;
+}
+
+/* --compare: stdout (default), exit (the status only, compared in ft_classify), and
+ * file:PATH outputs. */
 static int same_output(const cfg_t *c, const run_t *g, const run_t *r) {
-  if (!c->ncompare)
-    return g->out_len == r->out_len && (!r->out_len || !memcmp(g->out_text, r->out_text, r->out_len));
+  if (c->cmp_stdout && !same_text(c, g->out_text ? g->out_text : "", g->out_len,
+                                  r->out_text ? r->out_text : "", r->out_len))
+    return 0;
   for (int i = 0; i < c->ncompare; i++)
-    if (!r->file_ok[i] || r->file_hash[i] != g->file_hash[i]) return 0;
+    if (!r->file_text[i] || !same_text(c, g->file_text[i], g->file_len[i], r->file_text[i], r->file_len[i]))
+      return 0;
   return 1;
+}
+
+/* ---- Progress and the results file ---- */
+
+static FILE *g_results;
+static uint64_t g_count[FT_N_OUTCOMES];
+static int g_done, g_todo; /* runs finished in this invocation, and to run in it */
+static double g_t0;
+
+static void progress(const cfg_t *c, int final) {
+  if (!c->progress) return;
+  if (final) {
+    fprintf(stderr, "\r\033[K");
+    return;
+  }
+  double t = now_s() - g_t0, eta = g_done ? t / g_done * (g_todo - g_done) : 0;
+  fprintf(stderr, "\r\033[K  run %d/%d:", g_done, g_todo);
+  for (int k = 0; k < FT_N_OUTCOMES; k++)
+    if (g_count[k]) fprintf(stderr, " %ju %s,", (uintmax_t)g_count[k], ft_outcome_keys[k]);
+  fprintf(stderr, " ETA %dm%02ds", (int)eta / 60, (int)eta % 60);
+}
+
+/* One line per finished run, flushed at once: an interrupted campaign loses only the
+ * runs in flight, and the same command resumes it. */
+static void record(const run_t *r, int i) {
+  if (!g_results) return;
+  json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:f, s:s}", "run", i + 1, "outcome",
+                        ft_outcome_keys[r->out], "exit", r->obs.code, "signal", r->obs.signal,
+                        "seconds", r->obs.seconds, "fault", r->spec);
+  if (o) json_dumpf(o, g_results, JSON_COMPACT);
+  json_decref(o);
+  fputc('\n', g_results);
+  fflush(g_results);
+}
+
+/* What a results file must match to be resumed: everything that decides the faults
+ * and the classes (not -n, -j, the output format). */
+static json_t *identity(const cfg_t *c) {
+  json_t *id = json_object(), *a = json_array();
+  char bits[32];
+  bits_text(c, bits, sizeof bits);
+  for (char **p = c->prog; *p; p++) json_array_append_new(a, json_string(*p));
+  json_object_set_new(id, "program", a);
+  json_object_set_new(id, "injector", json_string(c->sim ? "sim" : "gpuft"));
+  json_object_set_new(id, "bits", json_string(bits));
+  json_object_set_new(id, "seed", json_integer((json_int_t)c->seed));
+  json_object_set_new(id, "at", a = json_array());
+  for (int i = 0; i < c->nat; i++) json_array_append_new(a, json_string(c->at[i].text));
+  json_object_set_new(id, "compare", a = json_array());
+  if (c->cmp_stdout) json_array_append_new(a, json_string("stdout"));
+  for (int i = 0; i < c->ncompare; i++) json_array_append_new(a, json_string(c->compare[i]));
+  json_object_set_new(id, "ignore", a = json_array());
+  for (int i = 0; i < c->nignore; i++) json_array_append_new(a, json_string(c->ignore_text[i]));
+  json_object_set_new(id, "check", c->check ? json_string(c->check) : json_null());
+  return id;
+}
+
+/* Opens --results: reads the runs an earlier campaign with the same identity
+ * finished (marking them skip) and appends from there. -1 if it is another's. */
+static int open_results(const cfg_t *c, run_t *runs, int *resumed) {
+  *resumed = 0;
+  json_t *id = identity(c);
+  FILE *f = fopen(c->results, "r");
+  int rc = 0;
+  if (f) {
+    char *line = NULL;
+    size_t cap = 0;
+    int first = 1;
+    while (getline(&line, &cap, f) > 0) {
+      json_t *o = json_loads(line, 0, NULL);
+      if (first) {
+        first = 0;
+        if (!json_equal(json_object_get(o, "campaign"), id)) {
+          fprintf(stderr, "gpuft campaign: %s holds the results of another campaign (other program, "
+                          "faults or comparison): remove it or name another --results file\n", c->results);
+          rc = -1;
+        }
+      } else if (o) { /* a line cut short by a kill is not a run */
+        int i = (int)json_integer_value(json_object_get(o, "run")) - 1;
+        const char *key = json_string_value(json_object_get(o, "outcome"));
+        for (int k = 0; key && i >= 0 && i < c->n && k < FT_N_OUTCOMES; k++)
+          if (!strcmp(key, ft_outcome_keys[k]) && !runs[i].skip) {
+            runs[i].skip = runs[i].done = 1;
+            runs[i].out = (ft_outcome_t)k;
+            runs[i].obs.code = (int)json_integer_value(json_object_get(o, "exit"));
+            runs[i].obs.signal = (int)json_integer_value(json_object_get(o, "signal"));
+            runs[i].obs.seconds = json_number_value(json_object_get(o, "seconds"));
+            (*resumed)++;
+          }
+      }
+      json_decref(o);
+      if (rc) break;
+    }
+    free(line);
+    fclose(f);
+    if (first) f = NULL; /* empty: start it */
+  }
+  if (!rc) {
+    g_results = fopen(c->results, "a");
+    if (!g_results) {
+      fprintf(stderr, "gpuft campaign: cannot write %s: %s\n", c->results, strerror(errno));
+      rc = -1;
+    } else if (!f) {
+      json_t *h = json_pack("{s:i, s:O}", "gpuft_campaign_results", 1, "campaign", id);
+      json_dumpf(h, g_results, JSON_COMPACT);
+      fputc('\n', g_results);
+      fflush(g_results);
+      json_decref(h);
+    }
+  }
+  json_decref(id);
+  return rc;
 }
 
 static void classify_run(const cfg_t *c, run_t *r, int i) {
@@ -637,85 +852,145 @@ static void classify_run(const cfg_t *c, run_t *r, int i) {
   if (c->verbose)
     fprintf(stderr, "gpuft campaign: run %d: %s (exit %d, signal %d, %.3f s) %s\n", i + 1,
             ft_outcome_names[r->out], r->obs.code, r->obs.signal, r->obs.seconds, r->spec);
+  record(r, i);
+  r->done = 1;
+  g_count[r->out]++;
+  g_done++;
+  progress(c, 0);
   /* keep only what the summary needs: 1,000 runs of a chatty program add up */
   free_run(r);
 }
 
+/* ---- Command line ---- */
+
+enum { O_BITS = 1000, O_AT, O_SEED, O_INJECTOR, O_COMPARE, O_IGNORE, O_CHECK, O_RESULTS, O_PLOT,
+       O_TFACTOR, O_LIB, O_JSON, O_FAIL_SDC };
+
+/* The option as the user wrote it, for messages ("-n", "--runs"). */
+static void given_name(char **argv, int optind_now, const char *optarg_now, char *out, size_t cap) {
+  const char *a = argv[optind_now - 1];
+  if (optarg_now && a == optarg_now && optind_now >= 2) a = argv[optind_now - 2];
+  size_t n = strcspn(a, "=");
+  if (a[0] == '-' && a[1] != '-' && n > 2) n = 2; /* -n5 */
+  snprintf(out, cap, "%.*s", (int)n, a);
+}
+
 static int parse_args(cfg_t *c, int argc, char **argv) {
-  int i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--")) {
-      i++;
-      break;
-    }
-    if (a[0] != '-') break;
-    const char *eq = strchr(a, '=');
-    char name[32];
-    size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-    snprintf(name, sizeof name, "%.*s", (int)(nl < 31 ? nl : 31), a);
-    if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-      help();
-      exit(0);
-    }
-    if (!strcmp(name, "--json")) { c->json = 1; continue; }
-    if (!strcmp(name, "--fail-on-sdc")) { c->fail_on_sdc = 1; continue; }
-    if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) { c->verbose = 1; continue; }
-    static const char *const with_value[] = {"-n", "--runs", "--bits", "--at", "--seed", "--injector",
-                                             "--compare", "--timeout-factor", "-j", "--jobs", "--lib"};
-    int known = 0;
-    for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) known |= !strcmp(name, with_value[k]);
-    if (!known) {
-      fprintf(stderr, "gpuft campaign: unknown option '%s' (gpuft campaign --help)\n", a);
-      return -1;
-    }
-    const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
-    if (!v) {
-      fprintf(stderr, "gpuft campaign: option '%s' needs a value\n", a);
-      return -1;
-    }
+  static const struct option opts[] = {
+      {"runs", required_argument, NULL, 'n'},     {"jobs", required_argument, NULL, 'j'},
+      {"verbose", no_argument, NULL, 'v'},        {"help", no_argument, NULL, 'h'},
+      {"bits", required_argument, NULL, O_BITS},  {"at", required_argument, NULL, O_AT},
+      {"seed", required_argument, NULL, O_SEED},  {"injector", required_argument, NULL, O_INJECTOR},
+      {"compare", required_argument, NULL, O_COMPARE}, {"ignore", required_argument, NULL, O_IGNORE},
+      {"check", required_argument, NULL, O_CHECK}, {"results", required_argument, NULL, O_RESULTS},
+      {"plot", required_argument, NULL, O_PLOT},  {"timeout-factor", required_argument, NULL, O_TFACTOR},
+      {"lib", required_argument, NULL, O_LIB},    {"json", no_argument, NULL, O_JSON},
+      {"fail-on-sdc", no_argument, NULL, O_FAIL_SDC}, {0, 0, 0, 0}};
+  int opt, stdout_named = 0, exit_named = 0;
+  optind = 1;
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, "+:n:j:vh", opts, NULL)) != -1) {
+    char name[64];
+    given_name(argv, optind, optarg, name, sizeof name);
+    const char *v = optarg;
     uint64_t u;
     char *end;
     int bad = 0;
-    if (!strcmp(name, "-n") || !strcmp(name, "--runs")) {
-      bad = parse_u64(v, &u) || u < 1 || u > 10000000;
-      c->n = (int)u;
-    } else if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
-      bad = parse_u64(v, &u) || u < 1 || u > 64;
-      c->jobs = (int)u;
-    } else if (!strcmp(name, "--seed")) {
-      bad = parse_u64(v, &c->seed);
-    } else if (!strcmp(name, "--bits")) {
-      c->burst = !strncmp(v, "burst:", 6);
-      bad = parse_u64(c->burst ? v + 6 : v, &u) || u < 1 || (c->burst ? u > 64 : u > 2);
-      c->bits = (int)u;
-    } else if (!strcmp(name, "--at")) {
-      bad = c->nat == MAX_AT || parse_at(v, &c->at[c->nat]) != 0;
-      c->nat += !bad;
-    } else if (!strcmp(name, "--injector")) {
-      bad = strcmp(v, "gpuft") && strcmp(v, "sim");
-      c->sim = !strcmp(v, "sim");
-    } else if (!strcmp(name, "--compare")) {
-      bad = c->ncompare == MAX_COMPARE;
-      if (!bad) c->compare[c->ncompare++] = v;
-    } else if (!strcmp(name, "--timeout-factor")) {
-      c->tfactor = strtod(v, &end);
-      bad = *end || !(c->tfactor > 0);
-    } else {
-      c->lib_override = v;
+    switch (opt) {
+      case 'h': help(); exit(0);
+      case 'v': c->verbose = 1; break;
+      case O_JSON: c->json = 1; break;
+      case O_FAIL_SDC: c->fail_on_sdc = 1; break;
+      case 'n': bad = parse_u64(v, &u) || u < 1 || u > 10000000; c->n = (int)u; break;
+      case 'j': bad = parse_u64(v, &u) || u < 1 || u > 64; c->jobs = (int)u; break;
+      case O_SEED: bad = parse_u64(v, &c->seed); break;
+      case O_BITS:
+        c->burst = !strncmp(v, "burst:", 6);
+        bad = parse_u64(c->burst ? v + 6 : v, &u) || u < 1 || (c->burst ? u > 64 : u > 2);
+        c->bits = (int)u;
+        break;
+      case O_AT:
+        bad = c->nat == MAX_AT || parse_at(v, &c->at[c->nat]) != 0;
+        c->nat += !bad;
+        break;
+      case O_INJECTOR:
+        bad = strcmp(v, "gpuft") && strcmp(v, "sim");
+        c->sim = !strcmp(v, "sim");
+        break;
+      case O_COMPARE: /* stdout | exit | file:PATH (a bare PATH: the old spelling) */
+        if (!strcmp(v, "stdout")) stdout_named = 1;
+        else if (!strcmp(v, "exit")) exit_named = 1;
+        else if (!(bad = c->ncompare == MAX_COMPARE || !v[0] || !strcmp(v, "file:")))
+          c->compare[c->ncompare++] = strncmp(v, "file:", 5) ? v : v + 5;
+        break;
+      case O_IGNORE:
+        bad = c->nignore == MAX_IGNORE || regcomp(&c->ignore[c->nignore], v, REG_EXTENDED | REG_NOSUB) != 0;
+        if (!bad) c->ignore_text[c->nignore++] = v;
+        break;
+      case O_CHECK: c->check = v; break;
+      case O_RESULTS: c->results = v; break;
+      case O_PLOT: c->plot = v; break;
+      case O_TFACTOR: c->tfactor = strtod(v, &end); bad = *end || !(c->tfactor > 0); break;
+      case O_LIB: c->lib_override = v; break;
+      case ':':
+        fprintf(stderr, "gpuft campaign: option '%s' needs a value\n", name);
+        return -1;
+      default:
+        fprintf(stderr, "gpuft campaign: unknown option '%s' (gpuft campaign --help)\n", name);
+        return -1;
     }
     if (bad) {
       fprintf(stderr, "gpuft campaign: invalid value for %s: '%s'\n", name, v);
       return -1;
     }
   }
-  if (i >= argc || !c->n) {
+  /* stdout is compared unless only files or the exit status were named */
+  c->cmp_stdout = stdout_named || (!exit_named && !c->ncompare);
+  if (optind >= argc || !c->n) {
     usage(stderr);
-    fprintf(stderr, "gpuft campaign: %s\n", i >= argc ? "no program given" : "-n N is required");
+    fprintf(stderr, "gpuft campaign: %s\n", optind >= argc ? "no program given" : "-n N is required");
     return -1;
   }
-  c->prog = argv + i;
+  c->prog = argv + optind;
   return 0;
+}
+
+/* --plot: tools/campaign_plot.py (matplotlib) draws the outcome bars and their
+ * intervals from the --json document; installed in share/gpuft next to bin/. */
+static int plot(const cfg_t *c, const summary_t *s, const run_t *runs) {
+  char script[PATH_MAX + 64] = "", json[PATH_MAX + 32], exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    snprintf(script, sizeof script, "%s/../share/gpuft/campaign_plot.py", exe);
+  }
+#ifdef GPUFT_PLOT_SCRIPT
+  if (!script[0] || access(script, R_OK) != 0) snprintf(script, sizeof script, "%s", GPUFT_PLOT_SCRIPT);
+#endif
+  snprintf(json, sizeof json, "%s/campaign.json", c->tmp);
+  FILE *f = fopen(json, "w");
+  if (!f) return -1;
+  print_json(f, c, s, runs);
+  fclose(f);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* the distribution's interpreter first: python3-matplotlib is installed for it,
+     * and a python3 earlier in PATH (a virtual environment, pyenv) may lack it */
+    const char *py = getenv("GPUFT_PYTHON");
+    if (py && *py) execlp(py, py, script, json, c->plot, (char *)NULL);
+    if (access("/usr/bin/python3", X_OK) == 0) execl("/usr/bin/python3", "python3", script, json, c->plot, (char *)NULL);
+    execlp("python3", "python3", script, json, c->plot, (char *)NULL);
+    fprintf(stderr, "gpuft campaign: --plot needs python3 (and matplotlib): %s\n", strerror(errno));
+    _exit(127);
+  }
+  int st = 0;
+  while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  unlink(json);
+  return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
 int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override, char *out)) {
@@ -733,6 +1008,7 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
     fprintf(stderr, "gpuft campaign: cannot find libgpuft.so; use --lib PATH\n");
     return 2;
   }
+  c->progress = !c->verbose && isatty(STDERR_FILENO);
   const char *log = getenv("GPUFT_LOG");
   c->log_info = !log || !*log || !strcasecmp(log, "warn") || !strcasecmp(log, "error");
   const char *t = getenv("TMPDIR");
@@ -763,57 +1039,79 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
               golden[g].err_text ? golden[g].err_text : "");
       goto out;
     }
-  if (golden[0].obs.code != golden[1].obs.code || !same_output(c, &golden[0], &golden[1])) {
-    fprintf(stderr, "gpuft campaign: the program's %s differs between two runs without a fault; "
-                    "compare files that do not change (--compare PATH)\n",
-            golden[0].obs.code != golden[1].obs.code ? "exit status" : c->ncompare ? "output files" : "stdout");
-    goto out;
-  }
   for (int i = 0; i < c->ncompare; i++)
-    if (!golden[0].file_ok[i]) {
+    if (!golden[0].file_text[i]) {
       fprintf(stderr, "gpuft campaign: the golden run did not write %s\n", c->compare[i]);
       goto out;
     }
+  if (golden[0].obs.code != golden[1].obs.code || !same_output(c, &golden[0], &golden[1])) {
+    fprintf(stderr, "gpuft campaign: the program's %s differs between two runs without a fault: "
+                    "leave the lines that legitimately vary (timings, dates) out with "
+                    "--ignore=REGEX, compare what does not vary (--compare=exit or "
+                    "--compare=file:PATH), or judge the output with --check=SCRIPT\n",
+            golden[0].obs.code != golden[1].obs.code ? "exit status" : c->ncompare ? "output" : "stdout");
+    goto out;
+  }
   if (!golden[0].report) {
     fprintf(stderr, "gpuft campaign: warning: the golden run wrote no gpuft report (did it use "
                     "CUDA? is %s the library?)\n", c->lib);
   }
-  const char *dc = golden[0].report ? strstr(golden[0].report, "\"driver_calls\": ") : NULL;
-  s.driver_calls = dc ? strtoull(dc + 16, NULL, 10) : 0;
-  s.calls = s.driver_calls - resolve_calls(golden[0].report);
+  char jerr[256];
+  json_t *gjs = golden[0].report ? ft_report_parse(golden[0].report, jerr, sizeof jerr) : NULL;
+  s.driver_calls = ft_ju64(gjs, "driver_calls");
+  snprintf(s.gpu, sizeof s.gpu, "%s", ft_jstr(gjs, "gpu.name", ""));
+  s.calls = s.driver_calls - resolve_calls(gjs);
+  json_decref(gjs);
   s.golden_code = golden[0].obs.code;
   s.golden_s = golden[0].obs.seconds > golden[1].obs.seconds ? golden[0].obs.seconds : golden[1].obs.seconds;
   /* A floor: tiny programs vary by more than 10x with the load of the machine. */
   s.timeout_s = c->tfactor * s.golden_s < 1.0 ? 1.0 : c->tfactor * s.golden_s;
-  if (c->sim && probe_sizes(c) != 0) goto out;
+  if (probe_at(c, s.timeout_s) != 0) goto out;
 
   runs = calloc((size_t)c->n, sizeof *runs);
   if (!runs) goto out;
   for (int i = 0; i < c->n; i++)
     make_spec(c, i, s.calls, runs[i].spec, sizeof runs[i].spec);
-  if (run_all(c, runs, c->n, c->jobs, s.timeout_s, classify_run) != 0) {
-    fprintf(stderr, "gpuft campaign: interrupted\n");
-    rc = 130;
-    goto out;
-  }
+  int resumed = 0;
+  if (c->results && open_results(c, runs, &resumed) != 0) goto out;
+  if (resumed)
+    fprintf(stderr, "gpuft campaign: %d of %d runs already done (%s): running the rest\n", resumed,
+            c->n, c->results);
+  g_todo = c->n - resumed;
+  g_t0 = now_s();
+  int interrupted = run_all(c, runs, c->n, c->jobs, s.timeout_s, classify_run) != 0;
+  progress(c, 1);
   if (g_bad_spec) {
     fprintf(stderr, "gpuft campaign: the library did not understand GPUFT_INJECT (e.g. \"%s\"): "
                     "is it older than this launcher?\n", runs[0].spec);
     goto out;
   }
   s.wall_s = now_s() - t0;
+  int done = 0;
   for (int i = 0; i < c->n; i++) {
+    if (!runs[i].done) continue;
+    done++;
     s.count[runs[i].out]++;
     s.injected += runs[i].out != FT_OUT_NOT_INJECTED;
   }
-  if (c->json) print_json(c, &s, runs);
+  if (interrupted) { /* what is finished is a result too */
+    fprintf(stderr, "gpuft campaign: interrupted after %d of %d runs; %s\n", done, c->n,
+            c->results ? "they are kept: the same command resumes the campaign"
+                       : "--results=FILE keeps finished runs and resumes an interrupted campaign");
+    rc = 130;
+    if (!done) goto out;
+  }
+  if (c->json) print_json(stdout, c, &s, runs);
   else print_table(c, &s);
   fflush(stdout);
-  rc = c->fail_on_sdc && s.count[FT_OUT_SDC] ? 1 : 0;
+  if (c->plot && plot(c, &s, runs) != 0) rc = 2;
+  else if (!interrupted) rc = c->fail_on_sdc && s.count[FT_OUT_SDC] ? 1 : 0;
 out:
   free_run(&golden[0]);
   free_run(&golden[1]);
   free(runs);
+  if (g_results) fclose(g_results);
+  g_results = NULL;
   ft_remove_dir(c->tmp);
   return rc;
 }

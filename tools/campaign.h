@@ -34,23 +34,21 @@ typedef struct {
   int same_output;    /* stdout (or the --compare files) identical to the golden run's */
   int injected;       /* 1: the fault was applied, 0: never applied, -1: cannot tell */
   int reports;        /* gpuft reports found (the program and its forked children) */
-  uint64_t detected, corrected, recovered, uncorrectable, replays;
-  int ecc_failure;    /* stderr: the program failed with CUDA's uncorrectable-ECC error */
-  int gpuft_abort;    /* stderr: gpuft aborted the program (GPUFT_ON_FAIL=abort) */
+  uint64_t detected, corrected, recovered, uncorrectable, replays; /* gpuft's reports */
   double seconds;
 } ft_obs_t;
 
 /* The class of a run whose golden run exited with golden_code. */
 ft_outcome_t ft_classify(int golden_code, const ft_obs_t *o);
 
-/* Fills o's report fields from one gpuft JSON report (summed over calls, so that a
+/* Fills o's report fields from one gpuft JSON report (parsed with jansson) (summed over calls, so that a
  * program's forked children count too); injected_out gets how many injections the
  * report lists and applied_out how many were applied. Returns 0, -1 if not a report. */
 int ft_obs_add_report(ft_obs_t *o, const char *json, int *listed_out, int *applied_out);
-/* Scans a run's stderr for what gpuft and the simulator say (ECC failure, abort,
- * "GPUFT_INJECT: flipped", "simcuda: flip"); returns the number of flips seen by
- * the given injector (0: gpuft, 1: simulator) and whether a fault was dropped. */
-int ft_obs_scan_stderr(ft_obs_t *o, const char *err, int sim, int *dropped);
+/* Scans a run's stderr for the injectors' logs ("GPUFT_INJECT: flipped", "simcuda:
+ * flip"): the number of flips by the given injector (0: gpuft, 1: simulator) and
+ * whether a fault was dropped. Evidence that a fault landed, never an outcome. */
+int ft_obs_scan_stderr(const char *err, int sim, int *dropped);
 
 /* Wilson score interval for k successes in n trials at normal quantile z (1.96 for
  * 95 %); lo = hi = 0 when n is 0. */
@@ -62,5 +60,10 @@ void ft_remove_dir(const char *dir);
 /* `gpuft campaign ARGS` (argv[0] is "campaign"); find_lib resolves --lib as the
  * launcher does. Returns the exit status. */
 int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override, char *out));
+
+/* `gpuft report FILE...` (tools/report_cmd.c). */
+int ft_report_cmd_main(int argc, char **argv);
+/* `gpuft demo` (tools/demo.c). */
+int ft_demo_main(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "report_json.h"
 
 const char *const ft_outcome_names[FT_N_OUTCOMES] = {
 #define X(id, name) name,
@@ -22,10 +23,10 @@ ft_outcome_t ft_classify(int golden_code, const ft_obs_t *o) {
   if (o->injected == 0) return FT_OUT_NOT_INJECTED;
   if (o->timed_out) return FT_OUT_HANG;
   /* Reported first: a program that stopped on gpuft's verdict (an ECC error returned
-   * by a synchronising call, or GPUFT_ON_FAIL=abort) failed safely, whatever its
-   * output; with GPUFT_ON_FAIL=warn it may even have finished. */
-  if (o->uncorrectable > 0 || o->gpuft_abort || (o->ecc_failure && !o->signal))
-    return FT_OUT_DUE;
+   * by a synchronising call, or GPUFT_ON_FAIL=abort, whose report is written at the
+   * abort) failed safely, whatever its output; with GPUFT_ON_FAIL=warn it may even
+   * have finished. The report says so, not the program's messages. */
+  if (o->uncorrectable > 0 || o->detected > o->corrected + o->recovered) return FT_OUT_DUE;
   if (o->signal) return FT_OUT_CRASH;
   if (o->code != golden_code) return o->code != 0 ? FT_OUT_CRASH : FT_OUT_SDC;
   if (!o->same_output) return FT_OUT_SDC;
@@ -36,37 +37,26 @@ ft_outcome_t ft_classify(int golden_code, const ft_obs_t *o) {
   return FT_OUT_MASKED;
 }
 
-/* The number after "key": at or after from (within the object that starts there). */
-static uint64_t num_after(const char *from, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\":", key);
-  const char *p = from ? strstr(from, pat) : NULL;
-  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
-int ft_obs_add_report(ft_obs_t *o, const char *json, int *listed_out, int *applied_out) {
-  const char *errs = json ? strstr(json, "\"errors\": {") : NULL;
-  if (!errs || !strstr(json, "\"gpuft_version\"")) return -1;
+int ft_obs_add_report(ft_obs_t *o, const char *text, int *listed_out, int *applied_out) {
+  char err[256];
+  json_t *js = ft_report_parse(text, err, sizeof err);
+  if (!js) return -1;
   o->reports++;
-  o->detected += num_after(errs, "detected");
-  o->corrected += num_after(errs, "corrected");
-  o->recovered += num_after(errs, "recovered");
-  o->uncorrectable += num_after(errs, "uncorrectable");
-  o->replays += num_after(json, "replays");
+  o->detected += ft_ju64(js, "errors.detected");
+  o->corrected += ft_ju64(js, "errors.corrected");
+  o->recovered += ft_ju64(js, "errors.recovered");
+  o->uncorrectable += ft_ju64(js, "errors.uncorrectable");
+  o->replays += ft_ju64(js, "replays");
+  size_t i;
+  json_t *inj;
   int listed = 0, applied = 0;
-  const char *inj = strstr(json, "\"injections\": [");
-  const char *end = NULL; /* the matching ']' (each entry has a "bits" array) */
-  int depth = 0;
-  for (const char *q = inj ? strchr(inj, '[') : NULL; q && *q && !end; q++) {
-    if (*q == '[') depth++;
-    else if (*q == ']' && --depth == 0) end = q;
-  }
-  for (const char *p = inj; p && p < end && (p = strstr(p, "{\"applied\": ")) && p < end; p++) {
+  json_array_foreach(json_object_get(js, "injections"), i, inj) {
     listed++;
-    if (!strncmp(p + 12, "true", 4)) applied++;
+    applied += json_is_true(json_object_get(inj, "applied"));
   }
   if (listed_out) *listed_out += listed;
   if (applied_out) *applied_out += applied;
+  json_decref(js);
   return 0;
 }
 
@@ -76,15 +66,12 @@ static int count(const char *s, const char *needle) {
   return n;
 }
 
-int ft_obs_scan_stderr(ft_obs_t *o, const char *err, int sim, int *dropped) {
+/* The injectors' own logs: whether a fault landed when no report says it (the
+ * simulator's flips, or a program that died before writing its report). Never used
+ * to decide an outcome. */
+int ft_obs_scan_stderr(const char *err, int sim, int *dropped) {
+  if (dropped) *dropped = err && sim && strstr(err, "simcuda: fault \"") && strstr(err, "\" dropped: ");
   if (!err) return 0;
-  /* The runtime's name and string for CUDA_ERROR_ECC_UNCORRECTABLE, and the driver
-   * enum itself for programs that print that. */
-  if (strstr(err, "cudaErrorECCUncorrectable") || strstr(err, "CUDA_ERROR_ECC_UNCORRECTABLE") ||
-      strstr(err, "uncorrectable ECC error"))
-    o->ecc_failure = 1;
-  if (strstr(err, "(GPUFT_ON_FAIL=abort)")) o->gpuft_abort = 1;
-  if (dropped) *dropped = sim && strstr(err, "simcuda: fault \"") && strstr(err, "\" dropped: ");
   return sim ? count(err, "simcuda: flip before=") : count(err, "gpuft: GPUFT_INJECT: flipped");
 }
 

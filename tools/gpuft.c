@@ -3,6 +3,7 @@
  * library's own parser, and summarises gpuft's report when the program exits. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +14,10 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "report_path.h"
+#include "devtools.h"
 #include "options.h"
+#include "options_text.h"
 
 #ifndef GPUFT_VERSION
 #define GPUFT_VERSION "unknown"
@@ -30,27 +34,15 @@ static int cmd_campaign(int argc, char **argv) { /* tools/campaign.c */
 static const struct {
   const char *name;
   int (*run)(int argc, char **argv);
-} subcommands[] = {{"campaign", cmd_campaign}};
+} subcommands[] = {
+    /* one row per subcommand: {"name", function(argc, argv)}, argv[0] being the name */
+    {"campaign", cmd_campaign},
+    {"report", ft_report_cmd_main}, /* tools/report_cmd.c */
+    {"demo", ft_demo_main},         /* tools/demo.c */
+    FT_DEVTOOLS_SUBCOMMANDS,        /* tools/devtools.h: selftest, memtest, history */
+};
 
 /* ---- Options ---- */
-
-/* "CKPT_MAX" -> "ckpt-max" */
-static void flag_name(const char *name, char *out, size_t cap) {
-  size_t i = 0;
-  for (; name[i] && i + 1 < cap; i++)
-    out[i] = name[i] == '_' ? '-' : (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-  out[i] = 0;
-}
-
-static const char *kind_meta(const ft_option_t *o) {
-  switch (o->kind) {
-    case FT_OPTK_BOOL: return "BOOL";
-    case FT_OPTK_INT: return "N";
-    case FT_OPTK_SIZE: return "SIZE";
-    case FT_OPTK_ENUM: return o->choices;
-    default: return "TEXT";
-  }
-}
 
 /* The library that --lib names, or the one installed next to this executable, or (in
  * a build tree with another layout) the one this launcher was built with. */
@@ -75,7 +67,9 @@ static int find_library(const char *override, char *out) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft [options] [--] program [args...]\n"
-          "       gpuft campaign ...   fault-injection campaigns (gpuft campaign --help)\n");
+          "       gpuft campaign ...   fault-injection campaigns (gpuft campaign --help)\n"
+          "       gpuft report FILE... print or merge gpuft's JSON reports (one per rank)\n"
+          "       gpuft demo           a bit flip in an SGEMM on the simulator, with and without gpuft\n");
 }
 
 static void help(const char *lib_override) {
@@ -94,95 +88,33 @@ static void help(const char *lib_override) {
   for (int i = 0; i < FT_N_OPTIONS; i++) {
     const ft_option_t *o = &ft_options[i];
     char flag[64];
-    flag_name(o->name, flag, sizeof flag);
-    printf("  --%s=%s  [GPUFT_%s, default %s]\n      %s\n", flag, kind_meta(o), o->name,
+    ft_flag_name(o->name, flag, sizeof flag);
+    printf("  --%s=%s  [GPUFT_%s, default %s]\n      %s\n", flag, ft_kind_meta(o), o->name,
            o->def[0] ? o->def : "\"\"", o->doc);
   }
   printf("\nBOOL: 1/0/true/false/on/off/yes/no (--flag alone means 1); SIZE: bytes with an\n"
          "optional K/KiB/M/MiB/G/GiB suffix; N: a non-negative integer.\n");
 }
 
-/* ---- Report summary ---- */
+/* ---- After the program: only what the library cannot know ---- */
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *s = malloc(cap);
-  size_t got;
-  while (s && (got = fread(s + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len + 1 == cap) {
-      char *t = realloc(s, cap *= 2);
-      if (!t) free(s);
-      s = t;
-    }
-  }
-  fclose(f);
-  if (s) s[len] = 0;
-  return s;
-}
-
-/* First `"key": <number>` at or after `from`; 0 if absent. */
-static double jnum(const char *from, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\":", key);
-  const char *p = strstr(from, pat);
-  return p ? strtod(p + strlen(pat), NULL) : 0;
-}
-
-/* `"key": "<text>"` into out. */
-static void jstr(const char *from, const char *key, char *out, size_t cap) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\": \"", key);
-  const char *p = strstr(from, pat);
-  out[0] = 0;
-  if (!p) return;
-  p += strlen(pat);
-  size_t n = strcspn(p, "\"");
-  if (n >= cap) n = cap - 1;
-  memcpy(out, p, n);
-  out[n] = 0;
-}
-
-static void summarise(const char *path, int keep) {
-  char *js = slurp(path);
-  if (!js) {
-    fprintf(stderr, "gpuft: no report (the program did not use CUDA, gpuft was disabled, "
-                    "or the program did not exit normally)\n");
-    return;
-  }
-  char mode[32], codec[32];
-  jstr(js, "mode", mode, sizeof mode);
-  jstr(js, "codec", codec, sizeof codec);
-  const char *errs = strstr(js, "\"errors\":");
-  errs = errs ? errs : js;
-  fprintf(stderr,
-          "gpuft: report: mode %s, codec %s; %.0f of %.0f launches checked, %.1f MiB protected "
-          "at peak, coverage %.1f%%\n",
-          mode, codec, jnum(js, "launches_protected"), jnum(js, "launches"),
-          jnum(js, "protected") / 1048576.0, 100.0 * jnum(js, "coverage"));
-  fprintf(stderr,
-          "gpuft: errors: %.0f detected, %.0f corrected, %.0f recovered, %.0f uncorrectable, "
-          "%.0f permanent; %.0f unprotected operations\n",
-          jnum(errs, "detected"), jnum(errs, "corrected"), jnum(errs, "recovered"),
-          jnum(errs, "uncorrectable"), jnum(errs, "permanent"), jnum(js, "unprotected_ops"));
-  const char *ev = strstr(js, "\"events\":");
-  int shown = 0, total = 0;
-  for (const char *p = ev ? strstr(ev, "{\"allocation\":") : NULL; p;
-       p = strstr(p + 1, "{\"allocation\":"), total++) {
-    if (shown >= 5) continue;
-    char kind[64], outcome[32], where[96];
-    jstr(p, "kind", kind, sizeof kind);
-    jstr(p, "outcome", outcome, sizeof outcome);
-    jstr(p, "where", where, sizeof where);
-    fprintf(stderr, "gpuft:   allocation %.0f, offset %.0f, bit %.0f: %s, %s (%s)\n",
-            jnum(p, "allocation"), jnum(p, "offset"), jnum(p, "bit"), kind, outcome, where);
-    shown++;
-  }
-  if (total > shown) fprintf(stderr, "gpuft:   ... and %d more events\n", total - shown);
-  if (keep) fprintf(stderr, "gpuft: full report: %s\n", path);
-  free(js);
+/* The library prints the summary itself (one, with its advice). The launcher speaks
+ * only when the library could not: no report where one was expected. */
+static void after_run(const char *report, int st) {
+  if (!report[0] || access(report, F_OK) == 0) return;
+  if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+    fprintf(stderr, "gpuft: the program was killed by SIGKILL, which cannot be caught: gpuft "
+                    "could not write its report (a batch system's time limit usually sends "
+                    "SIGTERM first; give the job a grace period)\n");
+  else if (WIFSIGNALED(st))
+    fprintf(stderr, "gpuft: the program died of signal %d (%s) and left no report: either it "
+                    "made no CUDA call that reached gpuft, or its own handler for that signal "
+                    "ended it\n", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  else
+    fprintf(stderr, "gpuft: no report: the program made no CUDA call that reached gpuft (or "
+                    "GPUFT_ENABLE=0). If it uses the GPU, check that it loads the driver "
+                    "libcuda.so.1 dynamically (the CUDA runtime does), and run it with "
+                    "--log=debug to see what gpuft intercepts\n");
 }
 
 /* ---- Running the program ---- */
@@ -220,8 +152,9 @@ static int prepend_preload(const char *lib_path) {
   return rc;
 }
 
-/* Returns the program's wait status, or -1 if it could not be started. */
-static int run(char **prog, const char *report, int summary, int keep_report) {
+/* Returns the program's wait status, or -1 if it could not be started. report: the
+ * report's path template ("" for none); the launcher checks it was written. */
+static int run(char **prog, const char *report_tmpl, int check) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
@@ -245,7 +178,9 @@ static int run(char **prog, const char *report, int summary, int keep_report) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
-  if (summary) summarise(report, keep_report);
+  char report[PATH_MAX] = "";
+  if (check && report_tmpl[0] && ft_report_path_for(report_tmpl, (long)pid, report, sizeof report) == 0)
+    after_run(report, st);
   return st;
 }
 
@@ -254,56 +189,67 @@ static int missing_value(const char *opt) {
   return 2;
 }
 
+/* ---- Command line (getopt_long; the table's options become long options) ---- */
+
+enum { OPT_LIB = 1000, OPT_TABLE = 2000 };
+
+/* getopt_long's table: the launcher's own options, then one per table row. The
+ * names live in `names` (ft_flag_name of each row). */
+static struct option *long_options(char names[][64]) {
+  static const struct option own[] = {{"lib", required_argument, NULL, OPT_LIB},
+                                      {"quiet", no_argument, NULL, 'q'},
+                                      {"help", no_argument, NULL, 'h'},
+                                      {"version", no_argument, NULL, 'V'}};
+  size_t n_own = sizeof own / sizeof *own;
+  struct option *o = calloc(n_own + FT_N_OPTIONS + 1, sizeof *o);
+  if (!o) return NULL;
+  memcpy(o, own, sizeof own);
+  for (int k = 0; k < FT_N_OPTIONS; k++) {
+    ft_flag_name(ft_options[k].name, names[k], 64);
+    /* a boolean alone means 1 (--enable); others take a value (--x=V or --x V) */
+    o[n_own + (size_t)k] = (struct option){names[k],
+                                            ft_options[k].kind == FT_OPTK_BOOL ? optional_argument
+                                                                               : required_argument,
+                                            NULL, OPT_TABLE + k};
+  }
+  return o;
+}
+
 int main(int argc, char **argv) {
   for (size_t s = 0; argc > 1 && s < sizeof subcommands / sizeof *subcommands; s++)
     if (!strcmp(argv[1], subcommands[s].name)) return subcommands[s].run(argc - 1, argv + 1);
 
   const char *value[FT_N_OPTIONS] = {0}, *lib_override = NULL;
-  int quiet = 0, i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--")) {
-      i++;
-      break;
+  int quiet = 0, version = 0, c;
+  static char names[FT_N_OPTIONS][64];
+  struct option *opts = long_options(names);
+  if (!opts) return 126;
+  opterr = 0; /* our own messages, which name the option as given */
+  /* "+": stop at the program's name; ":": a missing value is reported as ':' */
+  while ((c = getopt_long(argc, argv, "+:qhV", opts, NULL)) != -1) {
+    const char *given = argv[optind - 1];
+    switch (c) {
+      case 'h': help(lib_override); free(opts); return 0;
+      case 'V': version = 1; break;
+      case 'q': quiet = 1; break;
+      case OPT_LIB: lib_override = optarg; break;
+      case ':': free(opts); return missing_value(given);
+      case '?':
+        if (optopt) fprintf(stderr, "gpuft: unknown option '-%c' (gpuft --help lists them)\n", optopt);
+        else fprintf(stderr, "gpuft: unknown option '%s' (gpuft --help lists them)\n", given);
+        free(opts);
+        return 2;
+      default: value[c - OPT_TABLE] = optarg ? optarg : "1";
     }
-    if (a[0] != '-' || !a[1]) break; /* the program */
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      help(lib_override);
-      return 0;
-    }
-    if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-      char lib[PATH_MAX];
-      printf("gpuft %s\nlibrary: %s\n", GPUFT_VERSION,
-             find_library(lib_override, lib) == 0 ? lib : "(not found)");
-      return 0;
-    }
-    if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      quiet = 1;
-      continue;
-    }
-    const char *eq = strchr(a, '=');
-    size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
-    if (nlen == 5 && !strncmp(a, "--lib", 5)) {
-      if (!eq && i + 1 >= argc) return missing_value(a);
-      lib_override = eq ? eq + 1 : argv[++i];
-      continue;
-    }
-    int id = -1;
-    for (int k = 0; k < FT_N_OPTIONS && id < 0; k++) {
-      char flag[64];
-      flag_name(ft_options[k].name, flag, sizeof flag);
-      if (a[0] == '-' && a[1] == '-' && nlen - 2 == strlen(flag) && !strncmp(a + 2, flag, nlen - 2))
-        id = k;
-    }
-    if (id < 0) {
-      fprintf(stderr, "gpuft: unknown option '%s' (gpuft --help lists them)\n", a);
-      return 2;
-    }
-    if (eq) value[id] = eq + 1;
-    else if (ft_options[id].kind == FT_OPTK_BOOL) value[id] = "1";
-    else if (i + 1 < argc) value[id] = argv[++i];
-    else return missing_value(a);
   }
+  free(opts);
+  if (version) {
+    char lib[PATH_MAX];
+    printf("gpuft %s\nlibrary: %s\n", GPUFT_VERSION,
+           find_library(lib_override, lib) == 0 ? lib : "(not found)");
+    return 0;
+  }
+  int i = optind;
   if (i >= argc) {
     usage(stderr);
     fprintf(stderr, "gpuft: no program given (gpuft --help)\n");
@@ -326,6 +272,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gpuft: error: invalid option value; the program was not started\n");
     return 2;
   }
+  if (quiet) setenv("GPUFT_SUMMARY", "0", 1); /* the library's summary is the only one */
 
   char lib[PATH_MAX];
   if (find_library(lib_override, lib) != 0) {
@@ -339,7 +286,8 @@ int main(int argc, char **argv) {
     return 126;
   }
 
-  /* The report: where the user asked (option or environment), else a temporary file. */
+  /* The report: where the user asked (option or environment), else a temporary file
+   * that only tells the launcher whether the library got to write one. */
   char tmpdir[PATH_MAX] = "", report[PATH_MAX + 32] = "";
   const char *given = value[FT_OPT_REPORT] ? value[FT_OPT_REPORT] : getenv("GPUFT_REPORT");
   if (given && *given) {
@@ -350,11 +298,12 @@ int main(int argc, char **argv) {
     if (mkdtemp(tmpdir)) {
       snprintf(report, sizeof report, "%s/report.json", tmpdir);
       setenv("GPUFT_REPORT", report, 1);
+      setenv("GPUFT_REPORT_TEMPORARY", "1", 1); /* the summary does not name it */
     } else {
       tmpdir[0] = 0;
     }
   }
-  int st = run(argv + i, report, !quiet && report[0], !tmpdir[0]);
+  int st = run(argv + i, report, !quiet);
   if (tmpdir[0]) ft_remove_dir(tmpdir);
   if (st == -1) return 126;
   if (WIFSIGNALED(st)) { /* die the same way, so the caller sees what the program did */

@@ -263,10 +263,31 @@ TEST_IMPL(variant_env_forcing) {
   return TEST_OK;
 }
 
+/* An invalid GPUFT_CODEC leaves the choice to the start-up measurement (pick.c): the
+ * variant whose encode measured fastest, among every supported one, and it stays. */
 TEST_IMPL(variant_env_invalid_keeps_default) {
   setenv("GPUFT_CODEC", "no-such-variant", 1);
-  const char *best = ft_codec_variant_supported("avx512") ? "avx512"
-                     : ft_codec_variant_supported("avx2") ? "avx2" : "scalar";
-  ASSERT_STR_EQ(ft_codec_variant(), best);
+  const char *chosen = ft_codec_variant(), *why = ft_codec_variant_why();
+  printf("chosen %s (%s)\n", chosen, why);
+  ASSERT(strncmp(why, "measured encode:", 16) == 0);
+  const char *names[] = {"scalar", "avx2", "avx512"};
+  double best = -1, got[3] = {-1, -1, -1};
+  int nmeasured = 0;
+  for (int i = 0; i < 3; i++) {
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s ", names[i]);
+    const char *p = strstr(why, pat);
+    ASSERT_EQ(p != NULL, ft_codec_variant_supported(names[i]) != 0);
+    if (!p) continue;
+    got[i] = strtod(p + strlen(pat), NULL);
+    ASSERT(got[i] > 0);
+    nmeasured++;
+    if (got[i] > best) best = got[i];
+  }
+  ASSERT_GE(nmeasured, 1);
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(chosen, names[i])) ASSERT(got[i] == best);
+  ASSERT_STR_EQ(ft_codec_variant(), chosen); /* cached: no second measurement */
+  ASSERT_STR_EQ(ft_codec_variant_why(), why);
   return TEST_OK;
 }

@@ -32,8 +32,13 @@ static char **make_env(const char *const env[]) {
       if (name_eq(environ[i], env[j])) drop = 1;
     if (!drop) out[k++] = environ[i];
   }
+  /* GPUFT_TEST_DRIVER=real (tools/gpu-acceptance): the tests that can run on a real
+   * driver do, so the simulator's folder is not put in front of it. */
+  const char *drv = getenv("GPUFT_TEST_DRIVER");
+  int real = drv && !strcmp(drv, "real");
   for (size_t j = 0; j < m; j++)
-    if (strchr(env[j], '=')) out[k++] = (char *)env[j];
+    if (strchr(env[j], '=') && !(real && !strncmp(env[j], "LD_LIBRARY_PATH=", 16)))
+      out[k++] = (char *)env[j];
   out[k] = NULL;
   return out;
 }

@@ -218,6 +218,11 @@ int main(void) {
 
   /* ---- synchronisation ---- */
   CHECK(cuEventRecord(ev, s));
+  CALL(cuEventRecord_ptsz, PFN_cuEventRecord_v7000_ptsz, ev, 0);
+  CALL(cuEventRecordWithFlags, PFN_cuEventRecordWithFlags_v11010, ev, s, 0);
+  CALL(cuEventRecordWithFlags_ptsz, PFN_cuEventRecordWithFlags_v11010_ptsz, ev, 0, 0);
+  CALL(cuStreamWaitEvent, PFN_cuStreamWaitEvent_v3020, 0, ev, 0);
+  CALL(cuStreamWaitEvent_ptsz, PFN_cuStreamWaitEvent_v7000_ptsz, 0, ev, 0);
   CALL(cuEventSynchronize, PFN_cuEventSynchronize_v2000, ev);
   CALL(cuEventQuery, PFN_cuEventQuery_v2000, ev);
   CALL(cuStreamSynchronize, PFN_cuStreamSynchronize_v2000, s);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "campaign.h"
@@ -104,6 +105,8 @@ static void check_structure(const char *js) {
   ASSERT_EQ(js[0], '{');
 }
 
+static char *outcomes(const char *js);
+
 TEST_IMPL(wilson_known_values) {
   /* Newcombe, "Two-sided confidence intervals for the single proportion" (Stat. Med.
    * 1998), table I, method 3 (score interval without continuity correction). */
@@ -147,16 +150,16 @@ TEST_IMPL(classify_cases) {
   o = ok;
   o.code = 2;
   o.same_output = 0;
-  o.ecc_failure = 1; /* the program stopped on cudaErrorECCUncorrectable */
+  o.detected = 1; /* the program stopped on an error gpuft detected and did not repair */
   ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_DUE);
-  o.ecc_failure = 0; /* a failure nobody explained */
+  o.corrected = 1; /* ... it was repaired: the failure is nobody's explanation */
   ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_CRASH);
   ASSERT_EQ((int)ft_classify(2, &o), (int)FT_OUT_SDC); /* same failing status as the golden run, other output */
   o = ok;
   o.signal = 6;
-  o.gpuft_abort = 1; /* GPUFT_ON_FAIL=abort */
+  o.uncorrectable = 1; /* GPUFT_ON_FAIL=abort: the report is written at the abort */
   ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_DUE);
-  o.gpuft_abort = 0;
+  o.uncorrectable = 0;
   ASSERT_EQ((int)ft_classify(0, &o), (int)FT_OUT_CRASH);
   o = ok;
   o.code = 0;
@@ -194,22 +197,27 @@ TEST_IMPL(report_and_stderr) {
   ASSERT_EQ(applied, 2);
   ASSERT_EQ(ft_obs_add_report(&o, "not a report", NULL, NULL), -1);
 
-  ft_obs_t e = {0};
+  /* the same counters whatever the key order and spacing (a JSON parser reads it) */
+  const char *reordered = "{\"replays\":3,\"errors\":{\"uncorrectable\":0,\"recovered\":1,"
+                          "\"corrected\":1,\"detected\":2},\"gpuft_version\":\"x\"}";
+  ft_obs_t o2 = {0};
+  ASSERT_EQ(ft_obs_add_report(&o2, reordered, NULL, NULL), 0);
+  ASSERT_EQ(o2.detected, 2u);
+  ASSERT_EQ(o2.corrected, 1u);
+  ASSERT_EQ(o2.replays, 3u);
+  /* a message that quotes a key is not a report */
+  ASSERT_EQ(ft_obs_add_report(&o2, "gpuft: \"errors\": {\"detected\": 5}", NULL, NULL), -1);
+  ASSERT_EQ(o2.detected, 2u);
+
   int dropped = 1;
-  ASSERT_EQ(ft_obs_scan_stderr(&e, "gpuft: GPUFT_INJECT: flipped 1 bit(s) of allocation #1\n", 0,
+  ASSERT_EQ(ft_obs_scan_stderr("gpuft: GPUFT_INJECT: flipped 1 bit(s) of allocation #1\n", 0,
                                &dropped), 1);
   ASSERT_EQ(dropped, 0);
-  ASSERT_EQ(e.ecc_failure, 0);
-  ASSERT_EQ(ft_obs_scan_stderr(&e, "x.cu:47: cudaMemcpy(...): uncorrectable ECC error encountered "
-                                   "(cudaErrorECCUncorrectable)\n", 0, NULL), 0);
-  ASSERT_EQ(e.ecc_failure, 1);
-  ASSERT_EQ(ft_obs_scan_stderr(&e, "gpuft: error: ...; aborting (GPUFT_ON_FAIL=abort)\n", 0, NULL), 0);
-  ASSERT_EQ(e.gpuft_abort, 1);
   const char *sim = "simcuda: flip before=d2h:1,src,offset=5,bits=0: addr=0x1 mask=0x01\n"
                     "simcuda: flip before=d2h:1,src,offset=9,bits=3: addr=0x2 mask=0x08\n"
                     "simcuda: fault \"before=d2h:1,src,offset=99999,bits=0\" dropped: offset 99999 "
                     "leaves the allocation\n";
-  ASSERT_EQ(ft_obs_scan_stderr(&e, sim, 1, &dropped), 2);
+  ASSERT_EQ(ft_obs_scan_stderr(sim, 1, &dropped), 2);
   ASSERT_EQ(dropped, 1);
   return TEST_OK;
 }
@@ -316,23 +324,209 @@ TEST_IMPL(crafted_hang) {
 
 TEST_IMPL(not_injected) {
   if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  /* an --at that never happens stops the campaign before its runs, whatever the injector */
   static const char *const at[] = {"launch:no_such_kernel:1", "d2h:99", "launch:vecadd:2,arg=0"};
-  for (int i = 0; i < 3; i++) {
-    const char *args[] = {"-n", "3", "--json", "--at", at[i], "--", APP_VECADD, "4096", NULL};
-    proc_result_t r = campaign(args, NULL, 60);
-    ASSERT_EQ(r.status, 0);
-    ASSERT_EQ(field(r.out, "not_injected"), 3u);
-    ASSERT_EQ(field(r.out, "injected"), 0u);
-    HAS(r.out, "\"masked\": {\"count\": 0, \"percent\": 0.00, \"ci95\": [0.00, 0.00]}");
+  for (int i = 0; i < 3; i++)
+    for (int sim = 0; sim < 2; sim++) {
+      if (sim && i == 0) continue; /* the simulator needs an argument */
+      const char *args[] = {"-n", "3", "--json", "--injector", sim ? "sim" : "gpuft", "--at", at[i],
+                            "--", APP_VECADD, "4096", NULL};
+      proc_result_t r = campaign(args, NULL, 60);
+      if (r.status != 2) FT_FAIL_("--at %s: status %d\n%s", at[i], r.status, r.err);
+      HAS(r.err, "never happens in this program");
+      ASSERT_STR_EQ(r.out, "");
+      proc_free(&r);
+    }
+  /* a range that reaches past the last launch: the runs beyond it are "not injected" */
+  const char *args[] = {"-n", "8", "--json", "--at", "launch:vecadd:1-2,arg=0", "--", APP_VECADD, "4096", NULL};
+  proc_result_t r = campaign(args, NULL, 100);
+  ASSERT_EQ(r.status, 0);
+  ASSERT_GT(field(r.out, "not_injected"), 0u);
+  ASSERT_GT(field(r.out, "injected"), 0u);
+  ASSERT_EQ(field(r.out, "injected") + field(r.out, "not_injected"), 8u);
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* A program that prints a timing line, as NVIDIA's samples do: compared as it is, every
+ * run differs; with --ignore, --compare=exit, --compare=file: or --check it does not. */
+TEST_IMPL(compare_ignore_check) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  char dir[] = "/tmp/gpuft-campaign-cmp-XXXXXX", check[300], file[300], fileopt[320], cmd[1024];
+  ASSERT(mkdtemp(dir));
+  snprintf(file, sizeof file, "%s/out.txt", dir);
+  snprintf(fileopt, sizeof fileopt, "--compare=file:%s", file);
+  /* the checker accepts when the line "result: ..." is the same */
+  snprintf(check, sizeof check, "%s/check.sh", dir);
+  FILE *f = fopen(check, "w");
+  ASSERT(f);
+  fprintf(f, "#!/bin/sh\n[ \"$(grep '^result' \"$1\")\" = \"$(grep '^result' \"$2\")\" ]\n");
+  fclose(f);
+  ASSERT_EQ(chmod(check, 0755), 0);
+  snprintf(cmd, sizeof cmd, "\"$APP\" 4096 > %s; echo result: $(grep checksum %s); echo \"time: $(date +%%N) ms\"",
+           file, file);
+  static const struct {
+    const char *opt;
+    int ok;
+  } cases[] = {{NULL, 0}, {"--ignore=^time: [0-9]+ ms$", 1}, {"--compare=exit", 1}, {"file", 1},
+               {"check", 1}, {"--ignore=^nothing$", 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char opt[400];
+    const char *o = cases[i].opt;
+    if (o && !strcmp(o, "file")) o = fileopt;
+    else if (o && !strcmp(o, "check")) snprintf(opt, sizeof opt, "--check=%s", check), o = opt;
+    /* -j 1: every run writes the same file */
+    const char *args[] = {"-n", "3", "-j", "1", "--json", "--at", "launch:vecadd:1,arg=0|1", o ? o : "--json",
+                          "--", "/bin/sh", "-c", cmd, NULL};
+    proc_result_t r = campaign(args, NULL, 100);
+    if (!cases[i].ok) {
+      if (r.status != 2) FT_FAIL_("%s: status %d", o ? o : "(stdout)", r.status);
+      HAS(r.err, "differs between two runs without a fault");
+      HAS(r.err, "--ignore=REGEX");
+    } else {
+      if (r.status != 0) FT_FAIL_("%s: status %d\n%s", o, r.status, r.err);
+      if (count_of(r.out, "sdc") || count_of(r.out, "corrected") + count_of(r.out, "recovered") != 3)
+        FT_FAIL_("%s:\n%s", o, r.out);
+    }
     proc_free(&r);
   }
-  /* the same with the simulator's injector (it logs what it flipped) */
-  const char *args[] = {"-n", "2", "--json", "--injector", "sim", "--at", "d2h:99", "--",
-                        APP_VECADD, "4096", NULL};
-  proc_result_t r = campaign(args, NULL, 60);
+  /* --check that rejects everything: each run is a silent data corruption */
+  const char *rej[] = {"-n", "2", "--json", "--check=/bin/false", "--", APP_VECADD, "4096", NULL};
+  proc_result_t r = campaign(rej, NULL, 100);
+  ASSERT_EQ(r.status, 2); /* ... already the golden runs differ by its verdict */
+  proc_free(&r);
+  const char *bad[] = {"-n", "2", "--ignore=(", "--", "/bin/true", NULL};
+  r = campaign(bad, NULL, 30);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "invalid value for --ignore");
+  proc_free(&r);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ASSERT_EQ(system(cmd), 0);
+  return TEST_OK;
+}
+
+/* --results: finished runs are kept, an interrupted campaign resumes, the outcomes are
+ * those of one uninterrupted campaign, another campaign's file is refused. */
+TEST_IMPL(results_resume) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  char dir[] = "/tmp/gpuft-campaign-res-XXXXXX", res[300], opt[320], cmd[2048];
+  ASSERT(mkdtemp(dir));
+  snprintf(res, sizeof res, "%s/results.jsonl", dir);
+  snprintf(opt, sizeof opt, "--results=%s", res);
+  const char *full[] = {"-n", "8", "--json", "--seed", "5", "--at", "launch:vecadd:1,arg=0|1",
+                        "--", APP_VECADD, "4096", NULL};
+  proc_result_t r = campaign(full, NULL, 120);
   ASSERT_EQ(r.status, 0);
-  ASSERT_EQ(field(r.out, "not_injected"), 2u);
-  HAS(r.err, "no allocation found at that event");
+  char *want = outcomes(r.out);
+  proc_free(&r);
+  const char *part[] = {"-n", "3", "--json", "--seed", "5", opt, "--at", "launch:vecadd:1,arg=0|1",
+                        "--", APP_VECADD, "4096", NULL};
+  r = campaign(part, NULL, 120);
+  ASSERT_EQ(r.status, 0);
+  proc_free(&r);
+  const char *rest[] = {"-n", "8", "--json", "--seed", "5", opt, "--at", "launch:vecadd:1,arg=0|1",
+                        "--", APP_VECADD, "4096", NULL};
+  r = campaign(rest, NULL, 120);
+  ASSERT_EQ(r.status, 0);
+  HAS(r.err, "3 of 8 runs already done");
+  char *got = outcomes(r.out);
+  ASSERT_STR_EQ(got, want);
+  free(got);
+  proc_free(&r);
+  /* the file has a header and one line per run */
+  snprintf(cmd, sizeof cmd, "wc -l < %s", res);
+  FILE *p = popen(cmd, "r");
+  int lines = 0;
+  ASSERT(p && fscanf(p, "%d", &lines) == 1);
+  pclose(p);
+  ASSERT_EQ(lines, 9);
+  /* another campaign (other seed) refuses the file */
+  const char *other[] = {"-n", "2", "--seed", "6", opt, "--at", "launch:vecadd:1,arg=0|1", "--",
+                         APP_VECADD, "4096", NULL};
+  r = campaign(other, NULL, 60);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "holds the results of another campaign");
+  proc_free(&r);
+  /* Ctrl-C in the middle: the finished runs stay, the same command finishes the rest */
+  unlink(res);
+  snprintf(cmd, sizeof cmd,
+           "%s campaign -n 40 -j 1 --seed 5 %s --at launch:vecadd:1,arg=0 -- \"$APP\" 4096 >/dev/null & p=$!; "
+           "while [ \"$(wc -l < %s 2>/dev/null || echo 0)\" -lt 3 ]; do sleep 0.05; done; kill -INT $p; "
+           "wait $p; echo status=$?",
+           GPUFT_LAUNCHER, opt, res);
+  const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+  const char *env[] = {SIMPATH, "APP=" APP_VECADD, NULL};
+  ASSERT_EQ(proc_run(sh, env, 200, &r), 0);
+  HAS(r.out, "status=130");
+  HAS(r.err, "interrupted after");
+  HAS(r.err, "the same command resumes the campaign");
+  proc_free(&r);
+  snprintf(cmd, sizeof cmd, "wc -l < %s", res);
+  p = popen(cmd, "r");
+  ASSERT(p && fscanf(p, "%d", &lines) == 1);
+  pclose(p);
+  ASSERT(lines >= 3 && lines < 41);
+  const char *again[] = {"-n", "40", "-j", "1", "--json", "--seed", "5", opt, "--at", "launch:vecadd:1,arg=0",
+                         "--", APP_VECADD, "4096", NULL};
+  r = campaign(again, NULL, 200);
+  ASSERT_EQ(r.status, 0);
+  char done[64];
+  snprintf(done, sizeof done, "%d of 40 runs already done", lines - 1);
+  HAS(r.err, done);
+  ASSERT_EQ(field(r.out, "injected") + field(r.out, "not_injected"), 40u);
+  proc_free(&r);
+  free(want);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ASSERT_EQ(system(cmd), 0);
+  return TEST_OK;
+}
+
+/* The progress line: on a terminal only. */
+TEST_IMPL(progress_on_terminal) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  if (access("/usr/bin/script", X_OK) != 0) return TEST_SKIPF("no script(1) to give the campaign a terminal");
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s campaign -n 3 --at launch:vecadd:1,arg=0 -- \"$APP\" 4096", GPUFT_LAUNCHER);
+  const char *tty[] = {"/usr/bin/script", "-qec", cmd, "/dev/null", NULL};
+  const char *env[] = {SIMPATH, "APP=" APP_VECADD, NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(tty, env, 100, &r), 0);
+  ASSERT_EQ(r.status, 0);
+  HAS(r.out, "run 3/3:");
+  HAS(r.out, "ETA");
+  proc_free(&r);
+  const char *args[] = {"-n", "3", "--at", "launch:vecadd:1,arg=0", "--", APP_VECADD, "4096", NULL};
+  r = campaign(args, NULL, 100); /* stderr is a file: quiet */
+  ASSERT_EQ(r.status, 0);
+  ASSERT(!strstr(r.err, "ETA"));
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* --plot: a PNG of the outcome bars (matplotlib, installed by .ci/run). */
+TEST_IMPL(plot_png) {
+  if (!have(APP_VECADD)) return TEST_SKIPF("vecadd is not built (no nvcc)");
+  if (system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0 &&
+      system("python3 -c 'import matplotlib' 2>/dev/null") != 0)
+    return TEST_SKIPF("matplotlib is not installed (apt-get install python3-matplotlib)");
+  char png[128];
+  snprintf(png, sizeof png, "/tmp/gpuft-campaign-plot-%d.png", (int)getpid());
+  unlink(png);
+  char opt[160];
+  snprintf(opt, sizeof opt, "--plot=%s", png);
+  const char *args[] = {"-n", "4", opt, "--at", "launch:vecadd:1,arg=0", "--", APP_VECADD, "4096", NULL};
+  proc_result_t r = campaign(args, NULL, 100);
+  if (r.status != 0) FT_FAIL_("status %d:\n%s", r.status, r.err);
+  HAS(r.out, "plot written to");
+  FILE *f = fopen(png, "rb");
+  ASSERT(f);
+  unsigned char sig[8];
+  ASSERT_EQ(fread(sig, 1, 8, f), 8u);
+  fseek(f, 0, SEEK_END);
+  ASSERT_GT(ftell(f), 10000); /* bars, labels and a title, not an empty canvas */
+  fclose(f);
+  ASSERT_MEM_EQ(sig, "\x89PNG\r\n\x1a\n", 8);
+  unlink(png);
   proc_free(&r);
   return TEST_OK;
 }

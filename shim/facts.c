@@ -1,0 +1,182 @@
+/* facts.c: access facts per kernel (DESIGN.md 5) from the PTX the program carries:
+ * the .nv_fatbin sections of the executable and of every loaded library, and
+ * the images it loads itself (cuModuleLoadData...), analysed by ptx/. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access.h"
+#include "../ptx/access.h"
+#include "fatbin.h"
+
+typedef struct fk_s {
+  char *name;
+  ft_ptx_place_t *places;
+  size_t n;
+  uint32_t flags;
+  struct fk_s *next;
+} fk_t;
+
+#define BUCKETS 1024
+static fk_t *g_facts[BUCKETS];
+static char **g_seen; /* objects already read (by path) */
+static size_t g_nseen;
+static uint64_t g_kernels_analysed;
+
+static size_t hash_name(const char *s) {
+  size_t h = 5381;
+  while (*s) h = h * 33 + (unsigned char)*s++;
+  return h % BUCKETS;
+}
+
+static fk_t *find(const char *name) {
+  for (fk_t *k = g_facts[hash_name(name)]; k; k = k->next)
+    if (!strcmp(k->name, name)) return k;
+  return NULL;
+}
+
+static uint8_t join(uint8_t a, uint8_t b) {
+  return a == FT_PTX_ACC_ESCAPES || b == FT_PTX_ACC_ESCAPES ? FT_PTX_ACC_ESCAPES : (uint8_t)(a | b);
+}
+
+/* A kernel seen twice (two modules with one name): the join of both, as if aliased. */
+static void add(const char *name, const ft_ptx_facts_t *f) {
+  fk_t *k = find(name);
+  if (k) {
+    for (size_t i = 0; i < f->nplaces; i++) {
+      size_t j;
+      for (j = 0; j < k->n && k->places[j].offset != f->places[i].offset; j++) {
+      }
+      if (j == k->n) {
+        k->flags |= FT_PTX_K_INCOMPLETE; /* different layouts: trust neither */
+        continue;
+      }
+      k->places[j].access = join(k->places[j].access, f->places[i].access);
+      k->places[j].exact &= f->places[i].exact;
+    }
+    k->flags |= f->flags;
+    return;
+  }
+  k = calloc(1, sizeof *k);
+  if (!k) return;
+  k->name = strdup(name);
+  k->places = f->nplaces ? malloc(f->nplaces * sizeof *k->places) : NULL;
+  if (!k->name || (f->nplaces && !k->places)) {
+    free(k->name);
+    free(k->places);
+    free(k);
+    return;
+  }
+  if (f->nplaces) memcpy(k->places, f->places, f->nplaces * sizeof *k->places);
+  k->n = f->nplaces;
+  k->flags = f->flags;
+  size_t h = hash_name(name);
+  k->next = g_facts[h];
+  g_facts[h] = k;
+  g_kernels_analysed++;
+}
+
+/* Every kernel of every PTX text of an image. */
+static void analyse_image(const void *image, size_t size, const char *what) {
+  ft_image_ptx_t img;
+  char err[256];
+  if (ft_image_ptx(image, size, &img, err, sizeof err) != 0) {
+    FT_DEBUG("%s: no PTX read (%s)", what, err);
+    return;
+  }
+  for (size_t i = 0; i < img.nptx; i++) {
+    ft_ptx_module_t *m = NULL;
+    if (ft_ptx_parse(img.ptx[i].text, img.ptx[i].len, &m, err, sizeof err) != 0) {
+      FT_INFO("%s: PTX not analysed (%s): its kernels are treated as writing every argument",
+              what, err);
+      continue;
+    }
+    for (size_t k = 0; k < m->nfuncs; k++) {
+      if (!m->funcs[k].is_entry) continue;
+      ft_ptx_facts_t f;
+      if (ft_ptx_facts(m, &m->funcs[k], &f, err, sizeof err) != 0) continue;
+      add(m->funcs[k].name, &f);
+      ft_ptx_facts_free(&f);
+    }
+    ft_ptx_module_free(m);
+  }
+  if (img.nelf && !img.nptx) FT_DEBUG("%s: SASS only, no PTX to analyse", what);
+  ft_image_ptx_free(&img);
+}
+
+static int seen(const char *path) {
+  for (size_t i = 0; i < g_nseen; i++)
+    if (!strcmp(g_seen[i], path)) return 1;
+  char **n = realloc(g_seen, (g_nseen + 1) * sizeof *n);
+  if (!n) return 1;
+  g_seen = n;
+  g_seen[g_nseen] = strdup(path);
+  if (!g_seen[g_nseen]) return 1;
+  g_nseen++;
+  return 0;
+}
+
+/* The .nv_fatbin section of one ELF file on disk. */
+static void analyse_file(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < 64) {
+    close(fd);
+    return;
+  }
+  void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return;
+  const uint8_t *sec;
+  size_t len;
+  if (ft_elf_section(map, (size_t)st.st_size, ".nv_fatbin", &sec, &len) == 0 && len)
+    analyse_image(sec, len, path);
+  munmap(map, (size_t)st.st_size);
+}
+
+static int each_object(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  (void)ctx;
+  const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+  if (!seen(path)) analyse_file(path);
+  return 0;
+}
+
+void ft_facts_image(const void *image, size_t size) {
+  if (image) analyse_image(image, size, "loaded module");
+}
+
+int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, uint32_t *flags) {
+  fk_t *k = find(name);
+  if (!k) {
+    /* libraries loaded since the last look may carry it */
+    dl_iterate_phdr(each_object, NULL);
+    k = find(name);
+  }
+  if (!k) return -1;
+  *places = k->places;
+  *n = k->n;
+  *flags = k->flags;
+  return 0;
+}
+
+void ft_facts_forget(void) {
+  for (int i = 0; i < BUCKETS; i++)
+    while (g_facts[i]) {
+      fk_t *k = g_facts[i];
+      g_facts[i] = k->next;
+      free(k->name);
+      free(k->places);
+      free(k);
+    }
+  for (size_t i = 0; i < g_nseen; i++) free(g_seen[i]);
+  free(g_seen);
+  g_seen = NULL;
+  g_nseen = 0;
+}

@@ -1,0 +1,155 @@
+/* order.c: what the program's own streams, events and synchronisations say about
+ * the order of its work (DESIGN.md 6.2): vector clocks per stream, so that gpuft
+ * knows when a range is at rest without ever adding a wait between two streams. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* A stream's clock: vc[i] is the last operation of stream i that every
+ * operation issued on this stream from now on is ordered after. Index 0 is the
+ * legacy default stream. Streams beyond FT_ORD_STREAMS are not tracked: work on
+ * them is ordered with nothing until the whole context synchronises. */
+typedef struct {
+  CUstream s;
+  pthread_t thread; /* the per-thread default stream is one stream per thread */
+  int blocking;     /* synchronises with the legacy default stream */
+  uint64_t vc[FT_ORD_STREAMS];
+} ord_stream_t;
+
+static ord_stream_t g_st[FT_ORD_STREAMS];
+static int g_nst;
+static uint64_t g_host[FT_ORD_STREAMS]; /* what the host has seen complete */
+uint64_t ft_ord_ctx_syncs;              /* whole-context synchronisations so far */
+
+/* Events: the clock of the stream when the event was recorded. */
+#define EV_BUCKETS 256
+typedef struct ev_s {
+  CUevent e;
+  uint64_t vc[FT_ORD_STREAMS];
+  struct ev_s *next;
+} ev_t;
+static ev_t *g_ev[EV_BUCKETS];
+
+static void merge(uint64_t *dst, const uint64_t *src) {
+  for (int i = 0; i < g_nst; i++)
+    if (src[i] > dst[i]) dst[i] = src[i];
+}
+
+static int lookup(CUstream s, int create) {
+  int per_thread = s == CU_STREAM_PER_THREAD;
+  pthread_t self = per_thread ? pthread_self() : (pthread_t)0;
+  if (s == CU_STREAM_LEGACY || s == 0) {
+    if (g_nst == 0) {
+      memset(&g_st[0], 0, sizeof g_st[0]);
+      g_st[0].s = CU_STREAM_LEGACY;
+      g_nst = 1;
+    }
+    return 0;
+  }
+  for (int i = 1; i < g_nst; i++)
+    if (g_st[i].s == s && (!per_thread || pthread_equal(g_st[i].thread, self))) return i;
+  if (!create) return -1;
+  if (g_nst == 0) lookup(CU_STREAM_LEGACY, 1);
+  if (g_nst == FT_ORD_STREAMS) return -1;
+  ord_stream_t *o = &g_st[g_nst];
+  memset(o, 0, sizeof *o);
+  o->s = s;
+  o->thread = self;
+  unsigned flags = 0;
+  o->blocking = per_thread || (ft_drv.cuStreamGetFlags && ft_drv.cuStreamGetFlags(s, &flags) ==
+                                                                CUDA_SUCCESS &&
+                               !(flags & CU_STREAM_NON_BLOCKING));
+  return g_nst++;
+}
+
+int ft_ord_op(CUstream s) {
+  int i = lookup(s, 1);
+  if (i < 0) return -1;
+  ord_stream_t *o = &g_st[i];
+  /* the host issues this after everything it has seen complete */
+  merge(o->vc, g_host);
+  if (i == 0) {
+    for (int k = 1; k < g_nst; k++)
+      if (g_st[k].blocking) merge(o->vc, g_st[k].vc);
+  } else if (o->blocking) {
+    merge(o->vc, g_st[0].vc);
+  }
+  o->vc[i]++;
+  return i;
+}
+
+int ft_ord_stream_index(CUstream s) { return lookup(s, 0); }
+
+uint64_t ft_ord_tick(int i) { return i >= 0 ? g_st[i].vc[i] : 0; }
+
+int ft_ord_covers(int i, int by, uint64_t t) {
+  if (by < 0) return 0;
+  if (by == i) return 1;
+  return i >= 0 && g_st[i].vc[by] >= t;
+}
+
+int ft_ord_host_covers(int by, uint64_t t) { return by >= 0 && g_host[by] >= t; }
+
+static ev_t *ev_find(CUevent e, int create) {
+  size_t h = ((uintptr_t)e >> 4) % EV_BUCKETS;
+  for (ev_t *v = g_ev[h]; v; v = v->next)
+    if (v->e == e) return v;
+  if (!create) return NULL;
+  ev_t *v = calloc(1, sizeof *v);
+  if (!v) return NULL;
+  v->e = e;
+  v->next = g_ev[h];
+  g_ev[h] = v;
+  return v;
+}
+
+void ft_ord_record(CUevent e, CUstream s) {
+  int i = ft_ord_op(s);
+  ev_t *v = ev_find(e, 1);
+  if (!v) return;
+  if (i < 0) memset(v->vc, 0, sizeof v->vc); /* an untracked stream: orders nothing */
+  else memcpy(v->vc, g_st[i].vc, sizeof v->vc);
+}
+
+void ft_ord_wait(CUstream s, CUevent e) {
+  int i = lookup(s, 1);
+  ev_t *v = ev_find(e, 0);
+  if (i >= 0 && v) merge(g_st[i].vc, v->vc);
+}
+
+/* A synchronisation covers what was issued before it began, not what other
+ * threads issue while it waits: take the clocks first, merge them once it returns. */
+void ft_ord_snap_all(uint64_t *vc) {
+  memset(vc, 0, sizeof(uint64_t) * FT_ORD_STREAMS);
+  for (int i = 0; i < g_nst; i++) merge(vc, g_st[i].vc);
+}
+
+void ft_ord_snap_stream(CUstream s, uint64_t *vc) {
+  int i = lookup(s, 0);
+  memset(vc, 0, sizeof(uint64_t) * FT_ORD_STREAMS);
+  if (i >= 0) memcpy(vc, g_st[i].vc, sizeof g_st[i].vc);
+}
+
+void ft_ord_snap_event(CUevent e, uint64_t *vc) {
+  ev_t *v = ev_find(e, 0);
+  memset(vc, 0, sizeof(uint64_t) * FT_ORD_STREAMS);
+  if (v) memcpy(vc, v->vc, sizeof v->vc);
+}
+
+void ft_ord_synced(const uint64_t *vc, int whole_context) {
+  merge(g_host, vc);
+  if (whole_context) ft_ord_ctx_syncs++;
+}
+
+void ft_ord_forget_event(CUevent e) {
+  size_t h = ((uintptr_t)e >> 4) % EV_BUCKETS;
+  for (ev_t **p = &g_ev[h]; *p; p = &(*p)->next)
+    if ((*p)->e == e) {
+      ev_t *v = *p;
+      *p = v->next;
+      free(v);
+      return;
+    }
+}

@@ -1,0 +1,136 @@
+/* rest.c: rest intervals (DESIGN.md 6.2). A range is at rest when no issued work
+ * can touch it; only then does its code describe it. Each allocation keeps the
+ * uses since it was last known at rest; order.c says whether they are ordered
+ * before new work, and commits bring what has come to rest back under a code. */
+#include "access.h"
+
+#define G ((uint64_t)FT_GROUP_BYTES)
+
+int ft_rest_owed_hint;
+
+void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
+
+static int lost(const ft_alloc_t *a) { return a->uses_lost && a->uses_lost > ft_ord_ctx_syncs; }
+
+int ft_rest_ordered(const ft_alloc_t *a, int i, int writes_only) {
+  if (lost(a)) return 0;
+  for (int k = 0; k < a->nuses; k++) {
+    const ft_use_t *u = &a->uses[k];
+    if (writes_only && !u->w) continue;
+    if (!ft_ord_covers(i, u->s, u->t)) return 0;
+  }
+  return 1;
+}
+
+void ft_rest_use(ft_alloc_t *a, int i, int write) {
+  if (i < 0) {
+    a->uses_lost = ft_ord_ctx_syncs + 1;
+    return;
+  }
+  uint64_t t = ft_ord_tick(i);
+  /* a later use on the same stream covers the earlier ones: clocks only grow */
+  for (int k = 0; k < a->nuses; k++)
+    if (a->uses[k].s == i) {
+      a->uses[k].t = t;
+      a->uses[k].w |= (uint8_t)write;
+      return;
+    }
+  /* drop uses that work on stream i is already ordered after */
+  int n = 0;
+  for (int k = 0; k < a->nuses; k++)
+    if (!ft_ord_covers(i, a->uses[k].s, a->uses[k].t)) a->uses[n++] = a->uses[k];
+  a->nuses = n;
+  if (n == FT_REST_USERS) {
+    a->uses_lost = ft_ord_ctx_syncs + 1;
+    return;
+  }
+  a->uses[n] = (ft_use_t){(int16_t)i, (uint8_t)write, t};
+  a->nuses = n + 1;
+}
+
+int ft_rest_done(ft_alloc_t *a) {
+  if (lost(a) || a->busy) return 0;
+  for (int k = 0; k < a->nuses; k++)
+    if (!ft_ord_host_covers(a->uses[k].s, a->uses[k].t)) return 0;
+  a->nuses = 0;
+  a->uses_lost = 0;
+  return 1;
+}
+
+void ft_rest_encode(ft_alloc_t *a, CUstream s) {
+  ft_set_state(a, FT_ST_CLEAN);
+  ft_reencode(a->dev, a, 0, (a->size + G - 1) / G, s); /* back to in flight if it fails */
+  a->mirror_valid = 0;
+}
+
+void ft_rest_commit(void) {
+  if (!__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED)) return;
+  __atomic_store_n(&ft_rest_owed_hint, 0, __ATOMIC_RELAXED);
+  ft_dev_t *used[8];
+  int nused = 0, owed = 0;
+  for (size_t i = 0; i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (a->state != FT_ST_INFLIGHT && !a->read_owed) continue;
+    if (!ft_rest_done(a)) {
+      FT_DEBUG("allocation #%ju still in use by unfinished work (lost %d, busy %d, %d uses, first %d:%ju)",
+               (uintmax_t)a->id, lost(a), a->busy, a->nuses, a->nuses ? a->uses[0].s : -1,
+               (uintmax_t)(a->nuses ? a->uses[0].t : 0));
+      owed = 1; /* still in use by work the host has not seen finish */
+      continue;
+    }
+    ft_dev_t *d = a->dev;
+    FT_DEBUG("allocation #%ju came to rest: %s", (uintmax_t)a->id,
+             a->state == FT_ST_INFLIGHT ? "encoded" : "verified after its readers");
+    if (a->state == FT_ST_INFLIGHT) {
+      ft_rest_encode(a, d->stream);
+    } else if (a->state == FT_ST_CLEAN) {
+      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
+                   NULL, -1);
+    }
+    a->read_owed = 0;
+    if (a->state == FT_ST_INFLIGHT) owed = 1;
+    int k;
+    for (k = 0; k < nused && used[k] != d; k++) {
+    }
+    if (k == nused && nused < 8) used[nused++] = d;
+  }
+  /* what was enqueued here must be finished before the program's next work can
+   * touch these ranges: gpuft never makes a program stream wait for its own */
+  for (int k = 0; k < nused; k++) ft_real.cuStreamSynchronize(used[k]->stream);
+  if (owed) ft_rest_mark_owed();
+}
+
+int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole) {
+  int j = ft_ord_op(s);
+  int rest = ft_rest_ordered(a, j, 1);
+  if (a->state == FT_ST_INFLIGHT && rest) ft_rest_encode(a, s);
+  if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j);
+  if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1);
+  else ft_restore_point_unread(a);
+  ft_rest_use(a, j, 1);
+  return j;
+}
+
+void ft_rest_write_end(ft_alloc_t *a, CUstream s) {
+  ft_rest_use(a, ft_ord_op(s), 1); /* the use ends with the last piece enqueued */
+  a->written_epoch = ft_epoch;
+  if (!ft_rest_ordered(a, ft_ord_stream_index(s), 1)) {
+    /* another stream may be writing it too: in flight until both are done */
+    ft_set_state(a, FT_ST_INFLIGHT);
+    ft_rest_mark_owed();
+  }
+}
+
+int ft_rest_read(ft_alloc_t *a, CUstream s) {
+  int j = ft_ord_op(s);
+  int rest = ft_rest_ordered(a, j, 1);
+  ft_rest_use(a, j, 0);
+  if (!rest) return 0;
+  if (a->state == FT_ST_INFLIGHT) {
+    /* read back or copied from: it has come to rest, and the code follows */
+    ft_rest_encode(a, s);
+    return 0;
+  }
+  return a->state == FT_ST_CLEAN;
+}
