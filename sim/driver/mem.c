@@ -30,18 +30,30 @@ static size_t ext_n, ext_cap, cursor;
 
 static void *reserve(size_t n) {
   void *p = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    sim_log("cannot reserve %zu bytes of address space (SIMCUDA_MEM_GB too large?)", n);
-    abort();
-  }
-  return p;
+  return p == MAP_FAILED ? NULL : p;
 }
 
 void sim_mem_init(void) {
   page = (size_t)sysconf(_SC_PAGESIZE);
   range_bytes = sim_opt.mem_bytes;
-  dev_base = reserve(range_bytes);
-  alias_base = reserve(range_bytes);
+  /* A device larger than the address space allows (a huge SIMCUDA_MEM_GB, or a
+   * sanitizer's memory layout) shrinks to what can be reserved, with a warning. */
+  for (;;) {
+    dev_base = reserve(range_bytes);
+    alias_base = dev_base ? reserve(range_bytes) : NULL;
+    if (alias_base) break;
+    if (dev_base) munmap(dev_base, range_bytes);
+    if (range_bytes <= ((size_t)64 << 20)) {
+      sim_log("cannot reserve %zu bytes of address space", range_bytes);
+      abort();
+    }
+    range_bytes /= 2;
+  }
+  if (range_bytes != sim_opt.mem_bytes) {
+    fprintf(stderr, "simcuda: cannot reserve %zu bytes of device memory: the device has %zu\n",
+            sim_opt.mem_bytes, range_bytes);
+    sim_opt.mem_bytes = range_bytes;
+  }
   ext_cap = 64;
   ext = malloc(ext_cap * sizeof *ext);
   if (!ext) abort();

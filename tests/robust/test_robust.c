@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -23,6 +24,10 @@ static void run_ok(const char *const argv[], int gp, const char *const *extra, i
   env[n++] = gp ? PRELOAD : "LD_PRELOAD";
   for (int i = 0; extra && extra[i] && n < 23; i++) env[n++] = extra[i];
   env[n] = NULL;
+  /* sanitizer builds are slower: the runner's scale applies here too */
+  const char *sc = getenv("FT_TEST_TIMEOUT_SCALE");
+  double k = sc ? atof(sc) : 1;
+  if (k > 1 && k < 100) timeout_s = (int)(timeout_s * k);
   ASSERT_EQ(proc_run(argv, env, timeout_s, r), 0);
   if (r->status != 0)
     FT_FAIL_("%s (gpuft %s) exited %d\nstdout: %s\nstderr: %.4000s", argv[0], gp ? "on" : "off",
@@ -107,5 +112,26 @@ TEST_IMPL(context_lifecycle) {
       proc_free(&plain);
       proc_free(&r);
     }
+  return TEST_OK;
+}
+
+/* ---- stress: threads x streams x contexts, with a watchdog ---- */
+
+TEST_IMPL(stress_threads_streams_contexts) {
+  /* two fixed seeds and two new ones each run (printed, to replay a failure) */
+  unsigned long long seeds[4] = {1, 2, (unsigned long long)time(NULL), (unsigned long long)getpid()};
+  for (int i = 0; i < 4; i++) {
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", seeds[i]);
+    printf("# seed %s\n", seed);
+    fflush(stdout);
+    const char *argv[] = {EXE_RB_STRESS, seed, "4", "2", "150", NULL};
+    /* little checkpoint budget: uploads beyond it go through staging */
+    const char *extra[] = {"GPUFT_CKPT_MAX=256KiB", "GPUFT_CHUNK=64KiB", NULL};
+    proc_result_t r;
+    run_ok(argv, 1, extra, 280, &r);
+    ASSERT(strstr(r.out, " 0 wrong, 0 failed"));
+    proc_free(&r);
+  }
   return TEST_OK;
 }
