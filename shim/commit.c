@@ -341,9 +341,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
     else if (outcome == GROUP_BAD && !regenerated)
       lost(f, a, list[i] * G,
-           before ? "damaged before a kernel wrote it, and its restore point is damaged too"
-                  : "more than one bit flipped in a 4 KiB group, no checkpoint, and not rewritten "
-                    "since the last synchronisation");
+           FT_OPT(MODE) == FT_MODE_DETECT
+               ? "damaged data detected (GPUFT_MODE=detect: nothing is repaired)"
+           : before ? "damaged before a kernel wrote it, and its restore point is damaged too"
+                    : "more than one bit flipped in a 4 KiB group, no checkpoint, and not rewritten "
+                      "since the last synchronisation");
     if (a == f->watch) f->watch_repaired = 1;
     /* a synchronous read-back is copied again by its caller, unless only a replay
      * can give the right bytes back */
@@ -412,6 +414,16 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   int replayed = 0;
   ft_rest_commit(); /* encode what came to rest, verify what was read in the epoch */
   drain(&f);
+  if (f.consumed && FT_OPT(MODE) == FT_MODE_CORRECT && !f.lost) {
+    /* The damaged data was corrected, but a kernel or a copy had already used it:
+     * what it produced is not repaired, and only a replay could (MODE=recover). */
+    ft_st.uncorrectable += (uint64_t)f.consumed_groups;
+    ft_alloc_t *at = f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0);
+    ft_event(at, 0, -1, "damaged data was used before it was corrected: results not repaired",
+             FT_OUT_UNCORRECTABLE, "commit (GPUFT_MODE=correct)");
+    lost(&f, at, 0, "damaged data was used by a kernel or copy before it was corrected; "
+                    "GPUFT_MODE=correct does not re-execute (GPUFT_MODE=recover does)");
+  }
   if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER && !f.lost) {
     /* from now on nobody closes the epoch before it is replayed */
     __atomic_store_n(&g_replay_pending, 1, __ATOMIC_RELAXED);

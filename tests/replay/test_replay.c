@@ -228,6 +228,10 @@ TEST_IMPL(correct_mode_does_not_replay) {
   gp_run(argv, 1, "before=launch:sgemm:1,arg=0,offset=77,bits=1", extra, &g);
   ASSERT_EQ(gp_get(&g, "corrected"), 1u);
   ASSERT_EQ(gp_get(&g, "replays"), 0u);
+  /* the kernel had read the flipped input: its output is not repaired, and the
+   * program is told (GPUFT_ON_FAIL=error), never a silent "corrected" */
+  ASSERT_GE(gp_get(&g, "uncorrectable"), 1u);
+  ASSERT(g.status != 0);
   gp_free(&g);
   return TEST_OK;
 }
