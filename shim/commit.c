@@ -339,7 +339,9 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
                       ft_epoch_replayable();
     if (outcome == GROUP_STUCK)
       lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
-    else if (outcome == GROUP_BAD && !regenerated)
+    else if (outcome == GROUP_BAD && !regenerated && FT_OPT(MODE) == FT_MODE_DETECT)
+      ft_st.uncorrectable++; /* the program is told it is uncorrectable: so is the count */
+    if (outcome == GROUP_BAD && !regenerated)
       lost(f, a, list[i] * G,
            FT_OPT(MODE) == FT_MODE_DETECT
                ? "damaged data detected (GPUFT_MODE=detect: nothing is repaired)"
