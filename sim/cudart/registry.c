@@ -93,7 +93,7 @@ SIMRT_API void simcudaRegisterTwins(const simcuda_kernel_t *kernels, unsigned n)
       simrt_warn("simcudaRegisterTwins: two different twins for %s; the first one wins",
                  kernels[i].name);
   }
-  simrt_twins_t *s = malloc(sizeof *s);
+  simrt_twins_t *s = calloc(1, sizeof *s); /* forwarded = false */
   if (s) {
     s->k = kernels;
     s->n = n;

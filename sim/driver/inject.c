@@ -189,7 +189,7 @@ static int inject(const char *spec, bool all_or_nothing) {
   for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
     while (*one == ' ') one++;
     if (!*one) continue;
-    fault_t *f = malloc(sizeof *f);
+    fault_t *f = calloc(1, sizeof *f);
     if (!f) abort();
     if (parse_one(one, f) != 0) {
       free(f);
