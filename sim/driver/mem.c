@@ -203,7 +203,8 @@ bool sim_mem_find(uint64_t p, size_t n, sim_alloc_t *out) {
 
 /* ---- global-memory traffic of interpreted kernels, per allocation ---- */
 void sim_mem_traffic_add(uint64_t base, uint64_t ld, uint64_t st) {
-  pthread_rwlock_rdlock(&reg_lock);
+  /* exclusive: sim_mem_find copies whole entries under the shared lock */
+  pthread_rwlock_wrlock(&reg_lock);
   long i = reg_find(base, 0);
   if (i >= 0) {
     __atomic_fetch_add(&reg[i].traffic_ld, ld, __ATOMIC_RELAXED);

@@ -140,6 +140,7 @@ int main(int argc, char **argv) {
   APP_CK(cudaFree(dout));
   APP_CK(cudaFree(dC));
   APP_CK(cudaFree(dcount));
+  free(hx), free(hy), free(hv), free(ho), free(hc), free(ry), free(rv), free(ro), free(rc);
   if (bad) {
     fprintf(stderr, "userpatterns: %ld wrong values\n", bad);
     return 1;
