@@ -94,6 +94,7 @@ void ft_rest_commit(void) {
     for (k = 0; k < nused && used[k] != d; k++) {
     }
     if (k == nused && nused < 8) used[nused++] = d;
+    else if (k == nused) ft_real.cuStreamSynchronize(d->stream); /* no room to remember it */
   }
   /* what was enqueued here must be finished before the program's next work can
    * touch these ranges: gpuft never makes a program stream wait for its own */
