@@ -23,6 +23,7 @@ static CUresult g_verdict = CUDA_SUCCESS;
  * the next commit at a synchronisation point replays. */
 static int g_replay_pending;
 static int g_pending_groups;
+static int g_replay_snap; /* that replay starts from the snapshot (snapshot.c) */
 static uint64_t g_replay_gen; /* replays done: a thread that waited sees whether one ran */
 /* Jobs in the ledger, as last seen (a hint for the lock-free fast path). */
 #define g_jobs_hint ft_jobs_pending_hint
@@ -261,6 +262,7 @@ typedef struct {
   } sus[MAX_SUSPECTS];
   ft_alloc_t *watch;
   int watch_repaired;
+  int snap; /* damage only the snapshot and its log can undo */
 } findings_t;
 
 static void lost(findings_t *f, ft_alloc_t *a, uint64_t off, const char *what) {
@@ -337,6 +339,13 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
                       FT_OPT(MODE) == FT_MODE_RECOVER && a->rp_epoch == ft_epoch &&
                       (a->rp == FT_RP_NOT_NEEDED || a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) &&
                       ft_epoch_replayable();
+    /* Data the GPU produced in an earlier epoch: the snapshot and the log since
+     * hold what it takes to produce it again (DESIGN.md 6.8). */
+    if (outcome == GROUP_BAD && !regenerated && FT_OPT(MODE) == FT_MODE_RECOVER &&
+        ft_snap_can_recover(a)) {
+      regenerated = 1;
+      f->snap = 1;
+    }
     if (outcome == GROUP_STUCK)
       lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
     else if (outcome == GROUP_BAD && !regenerated && FT_OPT(MODE) == FT_MODE_DETECT)
@@ -368,7 +377,9 @@ static void drain(findings_t *f) {
     ft_job_rec_t *next = j->next;
     ftk_job_t *res = ft_job_result(j);
     if (__atomic_load_n(&res->done, __ATOMIC_ACQUIRE)) {
+      int in = ft_dev_enter(j->a->dev); /* its repairs run in its context */
       process(j, res, f);
+      ft_dev_leave(in);
       ft_job_retire(prev, j);
     } else {
       prev = j;
@@ -430,6 +441,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     /* from now on nobody closes the epoch before it is replayed */
     __atomic_store_n(&g_replay_pending, 1, __ATOMIC_RELAXED);
     g_pending_groups += f.consumed_groups;
+    g_replay_snap |= f.snap;
   }
   int exclusive = 0;
   if (g_replay_pending && FT_OPT(MODE) == FT_MODE_RECOVER && !ft_in_op()) {
@@ -456,11 +468,14 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     __atomic_store_n(&g_replay_pending, 0, __ATOMIC_RELAXED);
     g_pending_groups = 0;
     g_replay_gen++;
+    int snap = g_replay_snap;
+    g_replay_snap = 0;
     ft_dev_t *d = any_dev();
     int ok = 0;
+    const char *snap_why = NULL;
     findings_t first = f;
     for (int attempt = 1; d && attempt <= (int)FT_OPT(MAX_RETRIES); attempt++) {
-      if (ft_epoch_replay(d) != 0) break;
+      if (snap ? ft_snap_recover(d, &snap_why) != 0 : ft_epoch_replay(d) != 0) break;
       findings_t again;
       memset(&again, 0, sizeof again);
       again.watch = watch;
@@ -481,7 +496,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
          * with the argument now known to be written */
         findings_t third;
         memset(&third, 0, sizeof third);
-        if (ft_epoch_replay(d) == 0) {
+        if ((snap ? ft_snap_recover(d, &snap_why) : ft_epoch_replay(d)) == 0) {
           drain(&third);
           ok = !third.consumed;
         }
@@ -495,13 +510,16 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
       replayed = 1;
       f.watch_repaired = 1; /* a replay rewrote what the program reads back */
       ft_event(f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0, -1,
-               "damaged data used: epoch replayed", FT_OUT_RECOVERED, "commit");
+               snap ? "damaged data the GPU produced earlier: snapshot restored, epochs replayed"
+                    : "damaged data used: epoch replayed",
+               FT_OUT_RECOVERED, "commit");
     } else if (!f.lost) {
       ft_st.uncorrectable += (uint64_t)(f.consumed_groups ? f.consumed_groups : 1);
       lost(&f, f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0,
-           ft_epoch_replayable() ? "damaged data was used and the replay did not repair it"
-                                 : "damaged data was used and the operations since the last "
-                                   "synchronisation cannot be replayed");
+           snap_why               ? snap_why
+           : ft_epoch_replayable() ? "damaged data was used and the replay did not repair it"
+                                   : "damaged data was used and the operations since the last "
+                                     "synchronisation cannot be replayed");
     }
   }
 out:

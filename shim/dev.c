@@ -50,7 +50,25 @@ ft_dev_t *ft_dev_find(CUcontext ctx) {
   return NULL;
 }
 
+int ft_dev_count(void) {
+  int n = 0;
+  for (int i = 0; i < g_ndevs; i++) n += g_devs[i].ctx && g_devs[i].ok;
+  return n;
+}
+
+int ft_dev_enter(const ft_dev_t *d) {
+  CUcontext cur = NULL;
+  if (!d->ctx || ft_drv.cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur == d->ctx) return 0;
+  return ft_drv.cuCtxPushCurrent_v2(d->ctx) == CUDA_SUCCESS;
+}
+
+void ft_dev_leave(int entered) {
+  CUcontext was;
+  if (entered) ft_drv.cuCtxPopCurrent_v2(&was);
+}
+
 void ft_dev_release(ft_dev_t *d) {
+  ft_snap_dev_release(d);
   if (d->ok) {
     ftk_module_unload(&d->mod, &ft_kdrv);
     if (d->stream) ft_drv.cuStreamDestroy_v2(d->stream);

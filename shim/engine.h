@@ -61,6 +61,8 @@ typedef struct ft_alloc_s {
   uint64_t written_epoch; /* last epoch a kernel or copy wrote it */
   int read_owed;          /* GPUFT_CHECK=epoch: read since last verified, verify owed at commit */
   int busy;               /* a copy into it is being enqueued in pieces */
+  struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
+  int freeing;               /* a free of it is under way: no new snapshot copy of it */
 } ft_alloc_t;
 
 enum {
@@ -139,6 +141,7 @@ struct ft_dev_s {
   int ok;                /* module and ledger ready: protection possible */
   ftk_module_t mod;
   CUstream stream;       /* gpuft's own non-blocking stream (repairs, reads) */
+  CUstream snap_stream;  /* snapshot copies (snapshot.c), created on first use */
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUdeviceptr jobs_dev;  /* its device address */
   struct ft_staging_s *staging; /* pinned staging buffers for uploads beyond the checkpoint
@@ -156,6 +159,11 @@ typedef struct ft_staging_s {
 /* The state of the calling thread's current context (created on first use), or
  * NULL if there is none or protection is impossible in it. */
 ft_dev_t *ft_dev_current(void);
+/* Make d's context current for gpuft's own work on its memory (a commit may run in
+ * a thread bound to another context, or to none); returns what ft_dev_leave
+ * needs to undo it. */
+int ft_dev_enter(const ft_dev_t *d);
+void ft_dev_leave(int entered);
 /* The state of context ctx if gpuft has one (engine lock held). */
 ft_dev_t *ft_dev_find(CUcontext ctx);
 /* Release a context's gpuft state (module, stream, ledger, staging) while the
@@ -258,6 +266,42 @@ void ft_epoch_close(void);
 int ft_epoch_replay(ft_dev_t *d);
 void ft_shadow_release(ft_alloc_t *a);
 void ft_epoch_forget_alloc(const ft_alloc_t *a);
+/* Re-issue the current epoch's operations without restoring anything first (a
+ * snapshot replay restored the state at its start); read-backs the program has
+ * are compared (*differs). 0, or -1 if they cannot be re-issued. */
+int ft_epoch_replay_ops(ft_dev_t *d, int *differs);
+/* A synchronous read-back was copied again (its source was repaired): what the
+ * program received is now the bytes at host. */
+void ft_log_d2h_recopied(void *host, size_t n);
+
+/* ---- Snapshots of device-produced data and the log since (snapshot.c) ---- */
+/* Whether closing epochs hand their operations to the snapshot log. */
+int ft_snap_logging(void);
+/* At a clean epoch close: promote a snapshot whose copies have landed, take a
+ * new one when due. Engine lock held. */
+void ft_snap_epoch_closed(void);
+/* Before an operation on stream s writes `a`: it waits for a snapshot copy of
+ * `a` still in flight (counted: snapshot time exposed). */
+void ft_snap_before_write(ft_alloc_t *a, CUstream s);
+/* Before an upload overwrites the checkpoint that the snapshot relies on. */
+void ft_snap_before_upload(ft_alloc_t *a);
+/* `a` is being freed (untracked). Before the free: the event to wait for while a
+ * snapshot copy still reads it, or NULL. */
+void ft_snap_forget_alloc(ft_alloc_t *a);
+CUevent ft_snap_copying(const ft_alloc_t *a);
+/* Number of contexts gpuft protects now (dev.c). */
+int ft_dev_count(void);
+/* Whether damage in `a` that nothing else can undo may be recovered from the
+ * snapshot and the log since. */
+int ft_snap_can_recover(const ft_alloc_t *a);
+/* Restore the snapshot and replay every logged epoch and the current one,
+ * comparing read-backs. 0: the device holds again what the program believes
+ * (results of the replay's own checks are in the ledger); -1: not recovered
+ * (*why says why). Context synchronised, op lock exclusive, engine lock held. */
+int ft_snap_recover(ft_dev_t *d, const char **why);
+void ft_snap_d2h_recopied(void *host, size_t n);
+/* A context's gpuft state is going (its snapshot stream). */
+void ft_snap_dev_release(ft_dev_t *d);
 
 /* ---- Launches (launch.c, access.c) ---- */
 enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE, FT_ACC_NONE /* not a pointer it uses */ };
@@ -323,6 +367,11 @@ typedef struct {
   double covered_byte_s, total_byte_s; /* coverage */
   double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
   uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
+  /* snapshots (snapshot.c) */
+  uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
+      snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,
+      snapshot_recovery_failures, snapshot_epochs_replayed, snapshot_depth_max;
+  double snapshot_issue_seconds, snapshot_recovery_seconds;
 } ft_engine_stats_t;
 extern ft_engine_stats_t ft_st; /* under the engine lock */
 

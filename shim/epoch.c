@@ -9,35 +9,13 @@
 #include <string.h>
 
 #include "access.h"
+#include "oplog.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
 
 uint64_t ft_epoch = 1;
 
-enum { OP_LAUNCH, OP_H2D, OP_D2H, OP_D2D, OP_MEMSET };
-
-typedef struct {
-  int kind;
-  /* launch */
-  CUfunction f;
-  ft_func_t *fn;
-  int coop;
-  unsigned grid[3], block[3], shmem;
-  uint8_t *params;
-  size_t plen;
-  /* copies and memsets */
-  ft_alloc_t *a; /* H2D: destination (its checkpoint holds the bytes) */
-  CUdeviceptr dst, src;
-  void *host;
-  size_t off, n;
-  uint32_t pattern;
-  int elem;
-  /* D2H: recorded after the copy and its verification; once it has completed at a
-   * clean commit the program may use (or free) the host buffer, so the copy is
-   * final and never replayed */
-  CUevent done;
-  int settled;
-} op_t;
+typedef ft_op_t op_t;
 
 static op_t *g_ops;
 static size_t g_nops, g_cap;
@@ -79,7 +57,7 @@ static op_t *push(int kind) {
 
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
                    unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn) {
-  op_t *o = push(OP_LAUNCH);
+  op_t *o = push(FT_OP_LAUNCH);
   if (!o) return;
   o->f = f;
   o->fn = fn;
@@ -102,9 +80,10 @@ void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n) {
     ft_epoch_unreplayable("an upload without a checkpoint (GPUFT_CKPT_MAX reached)");
     return;
   }
-  op_t *o = push(OP_H2D);
+  op_t *o = push(FT_OP_H2D);
   if (!o) return;
   o->a = a;
+  o->dst = a->base + off; /* (compared without reading a, which may be freed first) */
   o->off = off;
   o->n = n;
   a->h2d_epoch = ft_epoch;
@@ -116,7 +95,7 @@ int ft_log_h2d_supersede(ft_alloc_t *a) {
   /* the earlier upload is wholly replaced, as far as anyone could tell */
   size_t k = 0;
   for (size_t i = 0; i < g_nops; i++) {
-    if (g_ops[i].kind == OP_H2D && g_ops[i].a == a) continue;
+    if (g_ops[i].kind == FT_OP_H2D && g_ops[i].a == a) continue;
     g_ops[k++] = g_ops[i];
   }
   set_nops(k);
@@ -141,7 +120,7 @@ static void event_put(CUevent e) {
 }
 
 void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
-  op_t *o = push(OP_D2H);
+  op_t *o = push(FT_OP_D2H);
   if (!o) return;
   o->host = host;
   o->src = src;
@@ -156,20 +135,45 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
   }
 }
 
+/* A read-back has completed: from the next return to the program on, it may look
+ * at (or free) its buffer. What it received is kept for a snapshot replay. */
+static void settle(op_t *o) {
+  o->settled = 1;
+  event_put(o->done);
+  o->done = NULL;
+  if (ft_snap_logging() && ft_op_keep_received(o) != 0)
+    ft_epoch_unreplayable("out of memory for the bytes of a read-back");
+}
+
 void ft_epoch_settle(void) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
-    if (o->kind != OP_D2H || o->settled || !o->done) continue;
-    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) {
-      o->settled = 1;
-      event_put(o->done);
-      o->done = NULL;
-    }
+    if (o->kind != FT_OP_D2H || o->settled || !o->done) continue;
+    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) settle(o);
   }
 }
 
+int ft_op_keep_received(op_t *o) {
+  if (o->bytes || !o->n) return 0;
+  o->bytes = malloc(o->n);
+  if (!o->bytes) return -1;
+  memcpy(o->bytes, o->host, o->n);
+  return 0;
+}
+
+void ft_log_d2h_recopied(void *host, size_t n) {
+  /* the latest read-back into host: what the program now has */
+  for (size_t i = g_nops; i-- > 0;) {
+    op_t *o = &g_ops[i];
+    if (o->kind != FT_OP_D2H || o->host != host || o->n != n) continue;
+    if (o->bytes) memcpy(o->bytes, host, n);
+    return;
+  }
+  ft_snap_d2h_recopied(host, n);
+}
+
 void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  op_t *o = push(OP_D2D);
+  op_t *o = push(FT_OP_D2D);
   if (!o) return;
   o->dst = dst;
   o->src = src;
@@ -177,7 +181,7 @@ void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 }
 
 void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_bytes) {
-  op_t *o = push(OP_MEMSET);
+  op_t *o = push(FT_OP_MEMSET);
   if (!o) return;
   o->dst = dst;
   o->pattern = pattern;
@@ -260,15 +264,38 @@ void ft_restore_point_unread(ft_alloc_t *a) {
           : a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
 }
 
+void ft_op_free(op_t *o) {
+  free(o->params);
+  free(o->bytes);
+  event_put(o->done);
+  memset(o, 0, sizeof *o);
+}
+
 void ft_epoch_close(void) {
   FT_DEBUG("epoch %ju closed (%zu operations)", (uintmax_t)ft_epoch, g_nops);
-  for (size_t i = 0; i < g_nops; i++) {
-    free(g_ops[i].params);
-    event_put(g_ops[i].done);
+  if (ft_snap_logging() && !g_unreplayable) {
+    /* every job is finished: each read-back has completed, and the program has
+     * not returned from the synchronisation that shows it */
+    for (size_t i = 0; i < g_nops; i++) {
+      op_t *o = &g_ops[i];
+      if (o->kind == FT_OP_D2H && !o->settled) settle(o);
+      if (o->kind == FT_OP_H2D && !o->bytes && o->a->mirror && o->n) {
+        /* the checkpoint holds this upload now; a later one would replace it */
+        o->bytes = malloc(o->n);
+        if (o->bytes) memcpy(o->bytes, o->a->mirror + o->off, o->n);
+        else ft_epoch_unreplayable("out of memory for the bytes of an upload");
+      }
+    }
+    ft_snap_log_epoch(g_ops, g_nops, NULL);
+  } else {
+    for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);
+    /* (an allocation it used may be gone: the log since the snapshot breaks) */
+    if (g_unreplayable) ft_snap_log_epoch(NULL, 0, g_why);
   }
   set_nops(0);
   g_unreplayable = 0;
   g_why = NULL;
+  ft_snap_epoch_closed();
   ft_epoch++;
 }
 
@@ -345,27 +372,53 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
   return CUDA_SUCCESS;
 }
 
-static CUresult replay_op(ft_dev_t *d, const op_t *o) {
+/* A replayed read-back in FT_REPLAY_COMPARE mode: does it give the bytes the
+ * program received? */
+static CUresult replay_compare(ft_dev_t *d, const op_t *o, int *differs) {
+  if (!o->bytes) {
+    *differs = 1; /* not kept: cannot tell */
+    return CUDA_SUCCESS;
+  }
+  uint8_t *tmp = malloc(o->n);
+  if (!tmp) return CUDA_ERROR_OUT_OF_MEMORY;
+  CUresult r = ft_real.cuMemcpyDtoHAsync_v2(tmp, o->src, o->n, d->stream);
+  if (r == CUDA_SUCCESS) r = ft_real.cuStreamSynchronize(d->stream);
+  FT_DEBUG("replayed read-back of %zu bytes compared: %s", o->n,
+           r != CUDA_SUCCESS ? "failed" : memcmp(tmp, o->bytes, o->n) ? "differs" : "equal");
+  if (r == CUDA_SUCCESS && memcmp(tmp, o->bytes, o->n) != 0) {
+    *differs = 1;
+    FT_INFO("a replayed read-back of %zu bytes differs from what the program received "
+            "(the kernels are not deterministic)", o->n);
+  }
+  free(tmp);
+  return r;
+}
+
+CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
   CUstream s = d->stream;
   CUresult r = CUDA_SUCCESS;
   switch (o->kind) {
-    case OP_LAUNCH:
+    case FT_OP_LAUNCH:
       return replay_launch(d, o);
-    case OP_H2D:
-      return ft_upload_replay(d, o->a, o->off, o->n, s);
-    case OP_D2H:
-      if (o->settled) return CUDA_SUCCESS; /* the program has it: final */
+    case FT_OP_H2D:
+      if (!o->bytes) return ft_upload_replay(d, o->a, o->off, o->n, s);
+      r = ft_real.cuMemcpyHtoDAsync_v2(o->a->base + o->off, o->bytes, o->n, s);
+      if (r == CUDA_SUCCESS) reencode_range(d, o->a->base + o->off, o->n);
+      return r;
+    case FT_OP_D2H:
+      if (o->settled) /* the program has it: final */
+        return mode == FT_REPLAY_COMPARE ? replay_compare(d, o, differs) : CUDA_SUCCESS;
       r = ft_real.cuMemcpyDtoHAsync_v2(o->host, o->src, o->n, s);
       if (r == CUDA_SUCCESS) verify_range(d, o->src, o->n, FT_WHY_D2H);
       return r;
-    case OP_D2D:
+    case FT_OP_D2D:
       r = ft_real.cuMemcpyDtoDAsync_v2(o->dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) {
         reencode_range(d, o->dst, o->n);
         verify_range(d, o->src, o->n, FT_WHY_COPY_SRC);
       }
       return r;
-    case OP_MEMSET:
+    case FT_OP_MEMSET:
       if (o->elem == 1) r = ft_real.cuMemsetD8Async(o->dst, (unsigned char)o->pattern, o->n, s);
       else if (o->elem == 2) r = ft_real.cuMemsetD16Async(o->dst, (unsigned short)o->pattern, o->n, s);
       else r = ft_real.cuMemsetD32Async(o->dst, o->pattern, o->n, s);
@@ -373,6 +426,28 @@ static CUresult replay_op(ft_dev_t *d, const op_t *o) {
       return r;
   }
   return r;
+}
+
+/* Re-issue the current epoch's operations (after its restore points, or a
+ * snapshot and the log since, gave back the state at its start). */
+static int replay_ops(ft_dev_t *d, int mode, int *differs) {
+  for (size_t i = 0; i < g_nops; i++) {
+    CUresult r = ft_op_replay(d, &g_ops[i], mode, differs);
+    if (r != CUDA_SUCCESS) {
+      FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
+      return -1;
+    }
+  }
+  ft_st.replayed_ops += g_nops;
+  return 0;
+}
+
+int ft_epoch_replay_ops(ft_dev_t *d, int *differs) {
+  if (g_unreplayable) {
+    FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
+    return -1;
+  }
+  return replay_ops(d, FT_REPLAY_COMPARE, differs);
 }
 
 int ft_epoch_replay(ft_dev_t *d) {
@@ -392,34 +467,29 @@ int ft_epoch_replay(ft_dev_t *d) {
     /* data and code as they were at the start of the epoch, under a valid code */
     if (a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) ft_set_state(a, FT_ST_CLEAN);
   }
-  for (size_t i = 0; i < g_nops; i++) {
-    CUresult r = replay_op(d, &g_ops[i]);
-    if (r != CUDA_SUCCESS) {
-      FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
-      return -1;
-    }
-  }
+  if (replay_ops(d, FT_REPLAY_INTO_PROGRAM, NULL) != 0) return -1;
   ft_st.replays++;
-  ft_st.replayed_ops += g_nops;
   FT_INFO("replayed %zu operations of epoch %ju", g_nops, (uintmax_t)ft_epoch);
   return ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
-void ft_epoch_forget_alloc(const ft_alloc_t *a) {
-  CUdeviceptr lo = a->base, hi = a->base + a->size;
+int ft_op_touches(const op_t *o, CUdeviceptr lo, CUdeviceptr hi) {
 #define IN(p) ((p) >= lo && (p) < hi)
-  for (size_t i = 0; i < g_nops && !g_unreplayable; i++) {
-    const op_t *o = &g_ops[i];
-    int touches = (o->kind == OP_H2D && o->a == a) || (o->kind == OP_D2H && IN(o->src)) ||
-                  (o->kind == OP_D2D && (IN(o->src) || IN(o->dst))) ||
-                  (o->kind == OP_MEMSET && IN(o->dst));
-    for (size_t off = 0; o->kind == OP_LAUNCH && !touches && off + 8 <= o->plen; off += 8) {
-      uint64_t v;
-      memcpy(&v, o->params + off, 8);
-      touches = IN(v);
-    }
-    if (touches) ft_epoch_unreplayable("memory it used was freed before it was committed");
+  if ((o->kind == FT_OP_H2D && IN(o->dst)) || (o->kind == FT_OP_D2H && IN(o->src)) ||
+      (o->kind == FT_OP_D2D && (IN(o->src) || IN(o->dst))) || (o->kind == FT_OP_MEMSET && IN(o->dst)))
+    return 1;
+  for (size_t off = 0; o->kind == FT_OP_LAUNCH && off + 8 <= o->plen; off += 8) {
+    uint64_t v;
+    memcpy(&v, o->params + off, 8);
+    if (IN(v)) return 1;
   }
 #undef IN
+  return 0;
+}
+
+/* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
+void ft_epoch_forget_alloc(const ft_alloc_t *a) {
+  for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
+    if (ft_op_touches(&g_ops[i], a->base, a->base + a->size))
+      ft_epoch_unreplayable("memory it used was freed before it was committed");
 }

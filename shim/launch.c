@@ -166,6 +166,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       continue;
     }
     if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j);
+    ft_snap_before_write(a, s);
     if (a->state == FT_ST_CLEAN && !rest) {
       /* another stream's work on it may still be running: it is not at rest, so
        * it is neither verified nor copied now */

@@ -72,7 +72,9 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t)};
   int which = kind == FT_JOB_ENCODE ? FTK_ENCODE : kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY
                                                                                : FTK_VERIFY;
+  int in = ft_dev_enter(d);
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], stream);
+  ft_dev_leave(in);
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;
     FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
@@ -109,7 +111,9 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
   if (g1 <= g0 || !a->code) return;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0};
+  int in = ft_dev_enter(d);
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, FTK_ENCODE, &sp, NULL, stream);
+  ft_dev_leave(in);
   if (r != CUDA_SUCCESS) {
     FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d): the allocation stays in flight "
                    "until a later commit encodes it", (int)r);

@@ -111,13 +111,30 @@ static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
   ft_unlock();
 }
 
+/* A synchronous read-back returns once the work issued before it on its stream
+ * (and the streams that stream waits for) has finished: as a stream sync. */
+static void d2h_sync_begin(CUstream s, uint64_t *vc) {
+  ft_lock();
+  ft_ord_op(s);
+  ft_ord_snap_stream(s, vc);
+  ft_unlock();
+}
+static void d2h_sync_end(const uint64_t *vc) {
+  ft_lock();
+  ft_ord_synced(vc, 0);
+  ft_unlock();
+}
+
 /* A synchronous read-back: wait for the verification; if it repaired the source,
  * copy again so that the program receives the correct bytes. */
 static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src, size_t n,
                            int ptsz) {
   if (!a) return CUDA_SUCCESS;
+  uint64_t vc[FT_ORD_STREAMS];
+  d2h_sync_begin(s, vc); /* the copy and its verification are done after this */
   CUresult r = ft_real.cuStreamSynchronize(s);
   if (r != CUDA_SUCCESS) return r;
+  d2h_sync_end(vc);
   int repaired = 0;
   CUresult verdict = ft_commit_ex(a, &repaired);
   FT_DEBUG("read-back of %zu bytes at %#llx: verified%s", n, (unsigned long long)src,
@@ -125,6 +142,9 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
   if (repaired) {
     r = ptsz ? ft_real.cuMemcpyDtoH_v2_ptds(dst, src, n) : ft_real.cuMemcpyDtoH_v2(dst, src, n);
     if (r != CUDA_SUCCESS) return r;
+    ft_lock();
+    ft_log_d2h_recopied(dst, n);
+    ft_unlock();
   }
   return verdict;
 }
@@ -133,7 +153,10 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
     ft_inject_d2h(src, FT_STREAM(0, ptsz));                            \
     ft_op_begin();                                                     \
+    uint64_t vc_[FT_ORD_STREAMS];                                      \
+    d2h_sync_begin(FT_STREAM(0, ptsz), vc_);                           \
     CUresult r = ft_real.name(dst, src, n);                            \
+    if (r == CUDA_SUCCESS) d2h_sync_end(vc_);                          \
     ft_alloc_t *a = NULL;                                              \
     CUstream s = FT_STREAM(0, ptsz);                                   \
     if (r == CUDA_SUCCESS) {                                           \

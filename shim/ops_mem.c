@@ -57,6 +57,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
 
 void ft_alloc_untrack(ft_alloc_t *a) {
   ft_epoch_forget_alloc(a);
+  ft_snap_forget_alloc(a);
   ft_shadow_release(a);
   ft_set_state(a, FT_ST_UNPROT);
   ft_reg_remove(a);
@@ -126,16 +127,20 @@ static CUresult before_free(CUdeviceptr p) {
   ft_lock();
   ft_alloc_t *a = p ? ft_reg_find_base(p) : NULL;
   int used = a && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
+  CUevent snap = a ? ft_snap_copying(a) : NULL;
+  if (a) a->freeing = 1;
   ft_unlock();
+  if (snap) ft_real.cuEventSynchronize(snap); /* a snapshot copy still reads it */
   /* the epoch must not outlive memory it may have to restore or re-read */
   return used ? ft_commit_all() : CUDA_SUCCESS;
 }
 
 static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
-  if (r == CUDA_SUCCESS && p) {
+  if (p) {
     ft_lock();
     ft_alloc_t *a = ft_reg_find_base(p);
-    if (a) ft_alloc_untrack(a);
+    if (a && r == CUDA_SUCCESS) ft_alloc_untrack(a);
+    else if (a) a->freeing = 0; /* the driver refused: it stays */
     ft_unlock();
   }
   return r != CUDA_SUCCESS ? r : verdict;

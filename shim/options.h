@@ -35,7 +35,12 @@
   X(ERROR_EXITCODE, INT, "0", 0, 255, 0, "exit status when errors were not repaired (0: unchanged)") \
   X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)") \
   X(HISTORY_DIR, STR, "", 0, 0, 0, "per-GPU error history folder (default ~/.cache/gpuft)")   \
-  X(QUARANTINE, BOOL, "0", 0, 1, 0, "hold the 2 MiB pages of known bad addresses away from the program")
+  X(QUARANTINE, BOOL, "0", 0, 1, 0, "hold the 2 MiB pages of known bad addresses away from the program") \
+  X(SNAPSHOT, BOOL, "1", 0, 1, 0, "snapshots of device-produced data plus a log, for recovering it (recover mode)") \
+  X(SNAPSHOT_INTERVAL_MS, INT, "2000", 0, 86400000, 0, "at most one snapshot per this many milliseconds") \
+  X(SNAPSHOT_EPOCHS, INT, "4096", 1, 10000000, 0, "a snapshot at least every this many epochs (bounds replay)") \
+  X(SNAPSHOT_HOST_MAX, SIZE, "4GiB", 0, FT_TiB(64), 0, "pinned host memory for snapshot copies") \
+  X(SNAPSHOT_LOG_MAX, SIZE, "256MiB", 0, FT_TiB(1), 0, "host memory for the log since the snapshot")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, lo, hi, choices, doc) FT_OPT_##name,

@@ -8,11 +8,14 @@
 #include "engine.h"
 
 /* A stream's clock: vc[i] is the last operation of stream i that every
- * operation issued on this stream from now on is ordered after. Index 0 is the
- * legacy default stream. Streams beyond FT_ORD_STREAMS are not tracked: work on
- * them is ordered with nothing until the whole context synchronises. */
+ * operation issued on this stream from now on is ordered after. Each context has
+ * its own legacy default stream and per-thread default streams (the handles are
+ * the same in every context). Streams beyond FT_ORD_STREAMS are not tracked:
+ * work on them is ordered with nothing until the whole context synchronises. */
 typedef struct {
   CUstream s;
+  CUcontext ctx;    /* the context it belongs to (work on it is in that context) */
+  int legacy;       /* the legacy default stream of ctx */
   pthread_t thread; /* the per-thread default stream is one stream per thread */
   int blocking;     /* synchronises with the legacy default stream */
   uint64_t vc[FT_ORD_STREAMS];
@@ -37,29 +40,34 @@ static void merge(uint64_t *dst, const uint64_t *src) {
     if (src[i] > dst[i]) dst[i] = src[i];
 }
 
+static CUcontext current(void) {
+  CUcontext c = NULL;
+  if (!ft_drv.cuCtxGetCurrent || ft_drv.cuCtxGetCurrent(&c) != CUDA_SUCCESS) return NULL;
+  return c;
+}
+
 static int lookup(CUstream s, int create) {
-  int per_thread = s == CU_STREAM_PER_THREAD;
+  if (s == 0) s = CU_STREAM_LEGACY;
+  int per_thread = s == CU_STREAM_PER_THREAD, legacy = s == CU_STREAM_LEGACY;
   pthread_t self = per_thread ? pthread_self() : (pthread_t)0;
-  if (s == CU_STREAM_LEGACY || s == 0) {
-    if (g_nst == 0) {
-      memset(&g_st[0], 0, sizeof g_st[0]);
-      g_st[0].s = CU_STREAM_LEGACY;
-      g_nst = 1;
-    }
-    return 0;
-  }
-  for (int i = 1; i < g_nst; i++)
-    if (g_st[i].s == s && (!per_thread || pthread_equal(g_st[i].thread, self))) return i;
-  if (!create) return -1;
-  if (g_nst == 0) lookup(CU_STREAM_LEGACY, 1);
-  if (g_nst == FT_ORD_STREAMS) return -1;
+  /* the default streams' handles name a different stream in each context */
+  CUcontext ctx = per_thread || legacy ? current() : NULL;
+  for (int i = 0; i < g_nst; i++)
+    if (g_st[i].s == s && (!ctx || g_st[i].ctx == ctx) &&
+        (!per_thread || pthread_equal(g_st[i].thread, self)))
+      return i;
+  if (!create || g_nst == FT_ORD_STREAMS) return -1;
+  if (!ctx && ft_drv.cuStreamGetCtx && ft_drv.cuStreamGetCtx(s, &ctx) != CUDA_SUCCESS) ctx = NULL;
+  if (!ctx) ctx = current();
   ord_stream_t *o = &g_st[g_nst];
   memset(o, 0, sizeof *o);
   o->s = s;
+  o->ctx = ctx;
+  o->legacy = legacy;
   o->thread = self;
   unsigned flags = 0;
-  o->blocking = per_thread || (ft_drv.cuStreamGetFlags && ft_drv.cuStreamGetFlags(s, &flags) ==
-                                                                CUDA_SUCCESS &&
+  o->blocking = per_thread || (!legacy && ft_drv.cuStreamGetFlags &&
+                               ft_drv.cuStreamGetFlags(s, &flags) == CUDA_SUCCESS &&
                                !(flags & CU_STREAM_NON_BLOCKING));
   return g_nst++;
 }
@@ -70,12 +78,10 @@ int ft_ord_op(CUstream s) {
   ord_stream_t *o = &g_st[i];
   /* the host issues this after everything it has seen complete */
   merge(o->vc, g_host);
-  if (i == 0) {
-    for (int k = 1; k < g_nst; k++)
-      if (g_st[k].blocking) merge(o->vc, g_st[k].vc);
-  } else if (o->blocking) {
-    merge(o->vc, g_st[0].vc);
-  }
+  /* the legacy stream and the blocking streams of one context order each other */
+  for (int k = 0; k < g_nst && (o->legacy || o->blocking); k++)
+    if (k != i && g_st[k].ctx == o->ctx && (o->legacy ? g_st[k].blocking : g_st[k].legacy))
+      merge(o->vc, g_st[k].vc);
   o->vc[i]++;
   return i;
 }
@@ -123,7 +129,9 @@ void ft_ord_wait(CUstream s, CUevent e) {
  * threads issue while it waits: take the clocks first, merge them once it returns. */
 void ft_ord_snap_all(uint64_t *vc) {
   memset(vc, 0, sizeof(uint64_t) * FT_ORD_STREAMS);
-  for (int i = 0; i < g_nst; i++) merge(vc, g_st[i].vc);
+  CUcontext c = current(); /* a context synchronisation waits for its streams only */
+  for (int i = 0; i < g_nst; i++)
+    if (g_st[i].ctx == c) merge(vc, g_st[i].vc);
 }
 
 void ft_ord_snap_stream(CUstream s, uint64_t *vc) {

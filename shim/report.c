@@ -264,6 +264,22 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "places_exact", s->places_exact);
   ft_jw_u(w, "places_conservative", s->places_conservative);
   ft_jw_end(w);
+  /* restore points for device-produced data (DESIGN.md 6.8) */
+  ft_jw_obj(w, "snapshots");
+  ft_jw_u(w, "enabled", (uint64_t)ft_snap_logging());
+  ft_jw_u(w, "taken", s->snapshots);
+  ft_jw_u(w, "discarded", s->snapshots_discarded);
+  ft_jw_u(w, "bytes_copied", s->snapshot_bytes_copied);
+  ft_jw_u(w, "store_bytes_peak", s->snapshot_store_peak);
+  ft_jw_u(w, "log_bytes_peak", s->snapshot_log_bytes_peak);
+  ft_jw_u(w, "writes_that_waited", s->snapshot_waits);
+  ft_jw_f(w, "issue_cpu_seconds", s->snapshot_issue_seconds, 6);
+  ft_jw_u(w, "recoveries", s->snapshot_recoveries);
+  ft_jw_u(w, "recovery_failures", s->snapshot_recovery_failures);
+  ft_jw_u(w, "epochs_replayed", s->snapshot_epochs_replayed);
+  ft_jw_u(w, "deepest_recovery_epochs", s->snapshot_depth_max);
+  ft_jw_f(w, "recovery_seconds", s->snapshot_recovery_seconds, 6);
+  ft_jw_end(w);
   ft_inject_report(w);
   ft_jw_arr(w, "events");
   for (int i = 0; i < ft_nevents && i < FT_MAX_EVENTS; i++) {

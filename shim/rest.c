@@ -72,6 +72,7 @@ void ft_rest_commit(void) {
     ft_alloc_t *a = ft_reg_at(i);
     if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
     if (a->state != FT_ST_INFLIGHT && !a->read_owed) continue;
+    if (a->freeing) continue; /* another thread is freeing it: its memory may be gone */
     if (!ft_rest_done(a)) {
       FT_DEBUG("allocation #%ju still in use by unfinished work (lost %d, busy %d, %d uses, first %d:%ju)",
                (uintmax_t)a->id, lost(a), a->busy, a->nuses, a->nuses ? a->uses[0].s : -1,
@@ -107,6 +108,7 @@ int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole) {
   int rest = ft_rest_ordered(a, j, 1);
   if (a->state == FT_ST_INFLIGHT && rest) ft_rest_encode(a, s);
   if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j);
+  ft_snap_before_write(a, s);
   if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1);
   else ft_restore_point_unread(a);
   ft_rest_use(a, j, 1);

@@ -199,6 +199,8 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   }
   double t0 = ft_cpu_now(), wall0 = ft_now();
   int whole = off == 0 && end == a->size;
+  ft_snap_before_upload(a); /* the checkpoint is about to change */
+  ft_snap_before_write(a, s);
   /* Host-encodable range: whole groups, or up to the allocation's end. */
   size_t hs = (off + GROUP - 1) / GROUP * GROUP;
   size_t he = end == a->size ? end : end / GROUP * GROUP;

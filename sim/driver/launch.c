@@ -70,6 +70,45 @@ static void interp_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
 
 static void interp_block(void *arg, uint64_t i) { sim_interp_run_block(arg, i); }
 
+/* SIMCUDA_BLOCK_ORDER: blocks run in a different order at every launch (an affine
+ * permutation i -> a i + b mod n), as a GPU's scheduler may: results that depend on
+ * the order blocks run in (floating-point atomics) then differ between runs. */
+typedef struct {
+  void (*fn)(void *, uint64_t);
+  void *arg;
+  uint64_t n, a, b;
+} perm_t;
+
+static void perm_block(void *p, uint64_t i) {
+  const perm_t *q = p;
+  q->fn(q->arg, (uint64_t)(((unsigned __int128)i * q->a + q->b) % q->n));
+}
+
+static uint64_t gcd(uint64_t x, uint64_t y) {
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+static void run_blocks(void (*fn)(void *, uint64_t), void *arg, uint64_t n) {
+  if (!sim_opt.block_order || n < 2) {
+    sim_pool_run(fn, arg, n);
+    return;
+  }
+  static _Atomic uint64_t launches;
+  uint64_t z = sim_opt.block_order * 0x9e3779b97f4a7c15ull + atomic_fetch_add(&launches, 1) + 1;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  perm_t q = {fn, arg, n, 1 + z % (n - 1), (z >> 32) % n};
+  while (gcd(q.a, n) != 1) q.a = q.a % (n - 1) + 1;
+  if (sim_opt.log > 1) sim_log("block order: i -> %ju i + %ju mod %ju", (uintmax_t)q.a, (uintmax_t)q.b, (uintmax_t)n);
+  sim_pool_run(perm_block, &q, n);
+}
+
 static void interp_run(sim_launch_t *l) {
   sim_mem_iface_t mem = {interp_find, interp_count, l};
   sim_grid_t *g = calloc(1, sizeof *g);
@@ -81,7 +120,7 @@ static void interp_run(sim_launch_t *l) {
   g->dyn_shared = l->shared;
   g->mem = &mem;
   SIM_COUNT(kernels_interpreted, 1);
-  sim_pool_run(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
   SIM_COUNT(kernel_thread_insns, atomic_load(&g->insns));
   int err = atomic_load(&g->error);
   if (err) {
@@ -106,7 +145,7 @@ void sim_launch_execute(sim_launch_t *l) {
     if (v && sim_mem_find(v, 0, &a) && a.kind == SIM_MEM_DEVICE) arg_bytes += a.size;
   }
   SIM_COUNT(kernel_bytes_args, arg_bytes);
-  if (lay->k->fn) sim_pool_run(run_block, l, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  if (lay->k->fn) run_blocks(run_block, l, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
   else interp_run(l);
   int err = atomic_load(&l->error);
   if (err) sim_ctx_set_sticky(l->ctx, (CUresult)err); /* a fault kills the context, as on a GPU */

@@ -50,6 +50,7 @@ void sim_options_read(void) {
   sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);
+  sim_opt.block_order = (uint64_t)env_num("SIMCUDA_BLOCK_ORDER", 0, 0, 1e15);
 }
 
 void sim_log(const char *fmt, ...) {

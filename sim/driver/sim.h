@@ -20,6 +20,7 @@
 typedef struct {
   size_t mem_bytes;     /* SIMCUDA_MEM_GB: device memory size */
   unsigned threads;     /* SIMCUDA_THREADS: block pool size */
+  uint64_t block_order; /* SIMCUDA_BLOCK_ORDER: 0 in order, else a seed for a new block order per launch */
   double pcie_bps;      /* SIMCUDA_PCIE_GBPS * 1e9, 0 = unlimited */
   int log;              /* SIMCUDA_LOG */
   int stats;            /* SIMCUDA_STATS */
