@@ -474,6 +474,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     int ok = 0;
     const char *snap_why = NULL;
     findings_t first = f;
+    ft_replaying = 1;
     for (int attempt = 1; d && attempt <= (int)FT_OPT(MAX_RETRIES); attempt++) {
       if (snap ? ft_snap_recover(d, &snap_why) != 0 : ft_epoch_replay(d) != 0) break;
       findings_t again;
@@ -503,6 +504,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
         break;
       }
     }
+    ft_replaying = 0;
     if (ok) {
       /* what looked unrecoverable before the replay is recovered now */
       ft_st.uncorrectable = uncorrectable0;

@@ -213,6 +213,9 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
  * trusted, and a later commit tries again. */
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream);
 int ft_jobs_pending(void);
+/* Set by a commit while it replays: a full ledger then refuses jobs instead of
+ * committing from inside the replay. Engine lock. */
+extern int ft_replaying;
 /* A write on stream index i not ordered after pending verifications of `a` on other
  * streams: their results could show the write, not damage; they are dropped. */
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i);

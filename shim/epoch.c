@@ -340,7 +340,7 @@ static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
   ft_job_issue(d, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, d->stream, NULL, -1);
 }
 
-static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
+static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
   CUresult r;
   if (o->coop) {
     void *args[FT_MAX_PARAMS];
@@ -362,7 +362,7 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
     ft_alloc_t *a = v >= 4096 ? ft_reg_find((CUdeviceptr)v) : NULL;
     if (!a || !a->code || a->state == FT_ST_UNPROT) continue;
     int acc = o->fn->slot_acc[off / 8];
-    if (acc == FT_ACC_NONE) continue;
+    if (acc == FT_ACC_NONE || (acc == FT_ACC_READ && !check)) continue;
     if (acc == FT_ACC_READ)
       ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
                    o->fn, (int)(off / 8));
@@ -399,7 +399,7 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
   CUresult r = CUDA_SUCCESS;
   switch (o->kind) {
     case FT_OP_LAUNCH:
-      return replay_launch(d, o);
+      return replay_launch(d, o, mode != FT_REPLAY_LOGGED);
     case FT_OP_H2D:
       if (!o->bytes) return ft_upload_replay(d, o->a, o->off, o->n, s);
       r = ft_real.cuMemcpyHtoDAsync_v2(o->a->base + o->off, o->bytes, o->n, s);
@@ -407,7 +407,7 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
       return r;
     case FT_OP_D2H:
       if (o->settled) /* the program has it: final */
-        return mode == FT_REPLAY_COMPARE ? replay_compare(d, o, differs) : CUDA_SUCCESS;
+        return mode != FT_REPLAY_INTO_PROGRAM ? replay_compare(d, o, differs) : CUDA_SUCCESS;
       r = ft_real.cuMemcpyDtoHAsync_v2(o->host, o->src, o->n, s);
       if (r == CUDA_SUCCESS) verify_range(d, o->src, o->n, FT_WHY_D2H);
       return r;
@@ -415,7 +415,7 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
       r = ft_real.cuMemcpyDtoDAsync_v2(o->dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) {
         reencode_range(d, o->dst, o->n);
-        verify_range(d, o->src, o->n, FT_WHY_COPY_SRC);
+        if (mode != FT_REPLAY_LOGGED) verify_range(d, o->src, o->n, FT_WHY_COPY_SRC);
       }
       return r;
     case FT_OP_MEMSET:

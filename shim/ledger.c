@@ -12,6 +12,7 @@ static ft_job_rec_t *g_head, *g_tail; /* pending, in issue order */
 static uint64_t g_seq;
 static int g_pending;
 int ft_jobs_pending_hint; /* g_pending, readable without the lock */
+int ft_replaying;         /* a commit is replaying (engine lock held throughout) */
 
 static void init_free(void) {
   for (int i = 0; i < FT_LEDGER_SLOTS; i++) g_free[i] = FT_LEDGER_SLOTS - 1 - i;
@@ -45,6 +46,7 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
                  CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();
   if (g1 <= g0 || !a->code) return 0;
+  if (g_nfree == 0 && ft_replaying) return -1; /* a commit cannot start inside one */
   if (g_nfree == 0) {
     /* Ledger full: results must be read before more work is issued. */
     ft_unlock();

@@ -37,12 +37,15 @@ typedef struct {
 
 /* How a read-back is replayed: into the program's buffer when it cannot have
  * looked yet (the current epoch), or compared with what it received. */
-enum { FT_REPLAY_INTO_PROGRAM, FT_REPLAY_COMPARE };
+enum { FT_REPLAY_INTO_PROGRAM, FT_REPLAY_COMPARE, FT_REPLAY_LOGGED };
 
 /* Re-issue o on gpuft's stream of d. A settled read-back is skipped in
  * FT_REPLAY_INTO_PROGRAM mode and compared in FT_REPLAY_COMPARE mode (*differs
- * set when the bytes differ or were not kept). Uploads come from o->bytes when
- * kept, else from the checkpoint. */
+ * set when the bytes differ or were not kept). FT_REPLAY_LOGGED (an epoch of the
+ * snapshot log) compares too, and issues no verification of what the operation
+ * reads: hundreds of epochs would fill the ledger, and the comparisons of the
+ * read-backs check the replay. Uploads come from o->bytes when kept, else from
+ * the checkpoint. */
 CUresult ft_op_replay(ft_dev_t *d, ft_op_t *o, int mode, int *differs);
 /* Whether o reads or writes device memory in [lo, hi). */
 int ft_op_touches(const ft_op_t *o, CUdeviceptr lo, CUdeviceptr hi);

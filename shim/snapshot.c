@@ -421,7 +421,7 @@ int ft_snap_recover(ft_dev_t *d, const char **why) {
   }
   int differs = 0;
   for (size_t i = 0; i < g_nlog; i++)
-    if (ft_op_replay(d, &g_log[i], FT_REPLAY_COMPARE, &differs) != CUDA_SUCCESS) {
+    if (ft_op_replay(d, &g_log[i], FT_REPLAY_LOGGED, &differs) != CUDA_SUCCESS) {
       *why = "an operation of the log since the snapshot could not be re-issued";
       goto fail;
     }

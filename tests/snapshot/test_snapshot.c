@@ -76,6 +76,21 @@ TEST_IMPL(solver_two_bits_at_rest_recovered) {
   return TEST_OK;
 }
 
+/* A long log: one snapshot early in the run (the default interval is longer than
+ * the run), faults late: hundreds of epochs replayed, more launches than the
+ * ledger has slots (a replay once committed from inside itself when it filled). */
+TEST_IMPL(solver_long_log_recovered) {
+  NEED_PROGRAMS();
+  const char *argv[] = {SNAP_SOLVER, "64", "200", NULL};
+  uint64_t gold = gp_golden(argv);
+  for (int which = 0; which < 3; which++) {
+    char inj[160];
+    solver_fault(inj, sizeof inj, which, 150 + 20 * which, 17 + which);
+    ASSERT_EQ(expect_recovered(argv, gold, inj, "GPUFT_SNAPSHOT_INTERVAL_MS=600000"), 1);
+  }
+  return TEST_OK;
+}
+
 TEST_IMPL(solver_without_snapshots_is_reported) {
   NEED_PROGRAMS();
   const char *argv[] = {SNAP_SOLVER, "40", "24", NULL};
