@@ -21,6 +21,7 @@ enum { TG_ARG, TG_SRC, TG_RANDOM };
 
 typedef struct {
   int at, target, arg, nbits, burst;
+  int field; /* target=arg:<i>.<byte>: the pointer at that byte of argument i, or -1 */
   char kernel[128];
   uint64_t k, seen, seed;
   int64_t offset, bit; /* -1: drawn */
@@ -77,6 +78,11 @@ static int parse_one(char *spec, fault_t *f) {
       if (!strncmp(v, "arg:", 4)) {
         f->target = TG_ARG;
         f->arg = (int)strtol(v + 4, &end, 10);
+        f->field = -1;
+        if (*end == '.') { /* a pointer inside a by-value struct or array argument */
+          f->field = (int)strtol(end + 1, &end, 10);
+          if (f->field < 0 || f->field > 4096 - 8) return -1;
+        }
         if (*end || f->arg < 0 || f->arg >= 128) return -1;
       } else if (!strcmp(v, "src")) {
         f->target = TG_SRC;
@@ -247,9 +253,11 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
       char where[160];
       snprintf(where, sizeof where, "before launch %ju of %.100s", (uintmax_t)f->k, kernel);
       if (f->target == TG_ARG) {
-        if (f->arg < nparams && param_size[f->arg] == 8 && param_off[f->arg] + 8 <= len) {
+        size_t at = f->field < 0 ? 0 : (size_t)f->field;
+        if (f->arg < nparams && (f->field < 0 ? param_size[f->arg] == 8 : at + 8 <= param_size[f->arg]) &&
+            param_off[f->arg] + at + 8 <= len) {
           uint64_t v;
-          memcpy(&v, params + param_off[f->arg], 8);
+          memcpy(&v, params + param_off[f->arg] + at, 8);
           inject_at(f, (CUdeviceptr)v, s, where);
         }
       } else {

@@ -147,6 +147,35 @@ TEST_IMPL(read_only_inputs_flipped_before_read) {
   return TEST_OK;
 }
 
+/* Flips in buffers reached only through pointers inside a struct argument
+ * (GPUFT_INJECT's target=arg:<i>.<byte>): x, read-only and uploaded, and y,
+ * updated in place (from the second round on, data the GPU produced). One and two
+ * bits, before the kernel reads them: detected, and the answer is the fault-free one. */
+TEST_IMPL(struct_field_flips_recovered) {
+  NEED_APPS();
+  const char *argv[] = {APP_USERPATTERNS, "4096", "3", NULL};
+  uint64_t gold = gp_golden(argv);
+  for (int field = 0; field <= 8; field += 8)
+    for (int round = 1; round <= 3; round++)
+      for (int bits = 1; bits <= 2; bits++) {
+        char inj[200];
+        snprintf(inj, sizeof inj,
+                 "GPUFT_INJECT=at=launch:axpy_struct:%d,target=arg:0.%d,offset=%d,bits=%d,seed=%d",
+                 round, field, 512 * round + 4 * field, bits, round * 10 + bits);
+        const char *extra[] = {inj, NULL};
+        run_t g;
+        gp_run(argv, 1, NULL, extra, &g);
+        ASSERT(strstr(g.json, "\"applied\": true") != NULL);
+        if (g.status != 0 || !g.has_checksum || g.checksum != gold || gp_get(&g, "detected") == 0 ||
+            gp_get(&g, "uncorrectable") != 0)
+          FT_FAIL_("%s: status %d, checksum %s, detected %ju\n%s", inj, g.status,
+                   g.has_checksum && g.checksum == gold ? "right" : "WRONG",
+                   (uintmax_t)gp_get(&g, "detected"), g.err);
+        gp_free(&g);
+      }
+  return TEST_OK;
+}
+
 TEST_IMPL(userpatterns_fault_free_both_modes) {
   NEED_APPS();
   const char *sizes[] = {"64", "4096", "65536"};
