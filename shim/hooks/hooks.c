@@ -2,7 +2,7 @@
  * cuGetProcAddress family, in procaddr.c), generated from the list. A hook
  * initialises once, counts the call and hands it to the engine's handler, or
  * forwards it when gpuft is disabled; a missing real entry point is never called. */
-#include "ft.h"
+#include "hooks.h"
 #include "inject.h"
 
 /* Every class but PROC has handlers ft_on_<name> with the same parameters (ops_*.c,

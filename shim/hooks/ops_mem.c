@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "hooks.h"
 
 static uint64_t g_alloc_seq;
 
@@ -55,22 +56,6 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
   }
 }
 
-void ft_alloc_untrack(ft_alloc_t *a) {
-  ft_epoch_forget_alloc(a);
-  ft_snap_forget_alloc(a);
-  ft_shadow_release(a);
-  ft_set_state(a, FT_ST_UNPROT);
-  ft_reg_remove(a);
-  if (a->code) {
-    ft_real.cuMemFree_v2(a->code);
-    ft_st.bytes_protected -= a->size;
-  }
-  if (a->mirror) {
-    ft_drv.cuMemFreeHost(a->mirror);
-    ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
-  }
-  free(a);
-}
 
 static CUresult after_alloc(CUresult r, CUdeviceptr *dptr, size_t size, int managed) {
   if (r != CUDA_SUCCESS || !dptr) return r;
@@ -149,7 +134,7 @@ static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
 #define FREE(name, ARGS, CALL)                 \
   CUresult ft_on_##name ARGS {                 \
     CUresult v = before_free(p);               \
-    ft_op_begin();                             \
+    FT_OP_BEGIN();                             \
     CUresult r = after_free(CALL, p, v);       \
     ft_op_end();                               \
     return r;                                  \
@@ -236,7 +221,7 @@ static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
 
 #define MEMSET1D(name, T, rep, unit, stream)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n) {                     \
-    ft_op_begin();                                                          \
+    FT_OP_BEGIN();                                                          \
     before_memset(p, n * unit, stream);                                     \
     CUresult r = ft_real.name(p, v, n);                                     \
     if (r == CUDA_SUCCESS && n) log_memset(p, v, n, unit);                  \
@@ -246,7 +231,7 @@ static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
   }
 #define MEMSET1DA(name, T, rep, unit, ptsz)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n, CUstream s) {         \
-    ft_op_begin();                                                          \
+    FT_OP_BEGIN();                                                          \
     before_memset(p, n * unit, FT_STREAM(s, ptsz));                         \
     CUresult r = ft_real.name(p, v, n, s);                                  \
     if (r == CUDA_SUCCESS && n) log_memset(p, v, n, unit);                  \
@@ -271,7 +256,7 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
 /* 2-D memsets: the rows are strided; re-encode every group they touch. */
 #define MEMSET2D(name, T, unit, stream)                                              \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h) {       \
-    ft_op_begin();                                                                   \
+    FT_OP_BEGIN();                                                                   \
     CUresult r = ft_real.name(p, pitch, v, w, h);                                    \
     if (r == CUDA_SUCCESS && w && h) after_memset(p, pitch * (h - 1) + w * unit, 0, 0, stream); \
     ft_op_end();                                                                     \
@@ -279,7 +264,7 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
   }
 #define MEMSET2DA(name, T, unit, ptsz)                                                    \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
-    ft_op_begin();                                                                        \
+    FT_OP_BEGIN();                                                                        \
     CUresult r = ft_real.name(p, pitch, v, w, h, s);                                      \
     if (r == CUDA_SUCCESS && w && h)                                                      \
       after_memset(p, pitch * (h - 1) + w * unit, 0, 0, FT_STREAM(s, ptsz));              \

@@ -85,12 +85,13 @@ void ft_rest_commit(void) {
              a->state == FT_ST_INFLIGHT ? "encoded" : "verified after its readers");
     if (a->state == FT_ST_INFLIGHT) {
       ft_rest_encode(a, d->stream);
-    } else if (a->state == FT_ST_CLEAN) {
-      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
-                   NULL, -1);
+      a->read_owed = 0;
+    } else if (a->state == FT_ST_CLEAN &&
+               ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G,
+                            d->stream, NULL, -1) == 0) {
+      a->read_owed = 0; /* (a full ledger: owed until the next commit) */
     }
-    a->read_owed = 0;
-    if (a->state == FT_ST_INFLIGHT) owed = 1;
+    if (a->state == FT_ST_INFLIGHT || a->read_owed) owed = 1;
     int k;
     for (k = 0; k < nused && used[k] != d; k++) {
     }
@@ -136,4 +137,22 @@ int ft_rest_read(ft_alloc_t *a, CUstream s) {
     return 0;
   }
   return a->state == FT_ST_CLEAN;
+}
+
+/* An operation that may write any protected memory, unseen: results pending are
+ * taken first, every protected allocation of the context is re-encoded after. */
+CUresult ft_unknown_writer_before(void) { return ft_commit_all(); }
+
+void ft_unknown_writer_after(CUstream s) {
+  ft_lock();
+  ft_epoch_unreplayable("an operation gpuft cannot see into (graph, unreadable kernel arguments)");
+  ft_dev_t *d = ft_dev_current();
+  for (size_t i = 0; d && i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+    ft_reencode(d, a, 0, (a->size + G - 1) / G, s);
+    a->mirror_valid = 0;
+  }
+  ft_unlock();
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "hooks.h"
 #include "inject.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
@@ -43,7 +44,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
     CUresult v = ft_commit_all();
     if (v != CUDA_SUCCESS) return *handled = 1, v;
   }
-  ft_op_begin();
+  FT_OP_BEGIN();
   ft_lock();
   a = protected_range(dst, n);
   CUresult r = CUDA_SUCCESS;
@@ -67,7 +68,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
     int handled;                                                          \
     CUresult r = h2d(dst, src, n, 0, 1, ptsz, &handled);                  \
     if (handled) return r;                                                \
-    ft_op_begin();                                                        \
+    FT_OP_BEGIN();                                                        \
     r = ft_real.name(dst, src, n);                                        \
     ft_op_end();                                                          \
     return r;                                                             \
@@ -77,7 +78,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
     int handled;                                                                   \
     CUresult r = h2d(dst, src, n, s, 0, ptsz, &handled);                           \
     if (handled) return r;                                                         \
-    ft_op_begin();                                                                 \
+    FT_OP_BEGIN();                                                                 \
     r = ft_real.name(dst, src, n, s);                                              \
     ft_op_end();                                                                   \
     return r;                                                                      \
@@ -152,7 +153,7 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
 #define D2H_SYNC(name, ptsz)                                           \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
     ft_inject_d2h(src, FT_STREAM(0, ptsz));                            \
-    ft_op_begin();                                                     \
+    FT_OP_BEGIN();                                                     \
     uint64_t vc_[FT_ORD_STREAMS];                                      \
     d2h_sync_begin(FT_STREAM(0, ptsz), vc_);                           \
     CUresult r = ft_real.name(dst, src, n);                            \
@@ -170,7 +171,7 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
     ft_inject_d2h(src, FT_STREAM(s, ptsz));                                    \
-    ft_op_begin();                                                             \
+    FT_OP_BEGIN();                                                             \
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \
     if (r == CUDA_SUCCESS) verify_read(src, n, FT_STREAM(s, ptsz), FT_WHY_D2H, &a); \
@@ -240,7 +241,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
 
 #define D2D_SYNC(name, ptsz)                                             \
   CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n) {    \
-    ft_op_begin();                                                       \
+    FT_OP_BEGIN();                                                       \
     before_d2d(dst, n, FT_STREAM(0, ptsz));                              \
     CUresult r = ft_real.name(dst, src, n);                              \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(0, ptsz));   \
@@ -249,7 +250,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   }
 #define D2D_ASYNC(name, ptsz)                                                       \
   CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {   \
-    ft_op_begin();                                                                  \
+    FT_OP_BEGIN();                                                                  \
     before_d2d(dst, n, FT_STREAM(s, ptsz));                                         \
     CUresult r = ft_real.name(dst, src, n, s);                                      \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(s, ptsz));              \
@@ -279,7 +280,7 @@ static int tracked(CUdeviceptr p) {
       CUresult r = h2d(dst, (const void *)(uintptr_t)src, n, st, sync, ptsz, &handled); \
       if (handled) return r;                                                      \
     }                                                                             \
-    ft_op_begin();                                                                \
+    FT_OP_BEGIN();                                                                \
     if (td) before_d2d(dst, n, st);                                               \
     CUresult r = CALL;                                                            \
     ft_alloc_t *a = NULL;                                                         \
@@ -333,7 +334,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
 
 #define COPY2D(name, ptsz)                                                              \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c) {                                       \
-    ft_op_begin();                                                                      \
+    FT_OP_BEGIN();                                                                      \
     CUresult r = ft_real.name(c);                                                       \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
@@ -343,7 +344,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
   }
 #define COPY2DA(name, ptsz)                                                             \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
-    ft_op_begin();                                                                      \
+    FT_OP_BEGIN();                                                                      \
     CUresult r = ft_real.name(c, s);                                                    \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
@@ -362,7 +363,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
 #define P3D_SRC(c) ((c)->srcDevice + (c)->srcXInBytes + ((c)->srcY + (c)->srcZ * (c)->srcHeight) * (c)->srcPitch)
 #define COPY3D(name, T, ptsz)                                                               \
   CUresult ft_on_##name(const T *c) {                                                       \
-    ft_op_begin();                                                                          \
+    FT_OP_BEGIN();                                                                          \
     CUresult r = ft_real.name(c);                                                           \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
@@ -372,7 +373,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
   }
 #define COPY3DA(name, T, ptsz)                                                              \
   CUresult ft_on_##name(const T *c, CUstream s) {                                           \
-    ft_op_begin();                                                                          \
+    FT_OP_BEGIN();                                                                          \
     CUresult r = ft_real.name(c, s);                                                        \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
@@ -391,7 +392,7 @@ COPY3DA(cuMemcpy3DPeerAsync_ptsz, CUDA_MEMCPY3D_PEER, 1)
 
 #define PEER(name, ptsz)                                                                    \
   CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { \
-    ft_op_begin();                                                                          \
+    FT_OP_BEGIN();                                                                          \
     before_d2d(dst, n, FT_STREAM(0, ptsz));                                                 \
     CUresult r = ft_real.name(dst, dc, src, sc, n);                                         \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(0, ptsz));                      \
@@ -401,7 +402,7 @@ COPY3DA(cuMemcpy3DPeerAsync_ptsz, CUDA_MEMCPY3D_PEER, 1)
 #define PEERA(name, ptsz)                                                                   \
   CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, \
                         CUstream s) {                                                       \
-    ft_op_begin();                                                                          \
+    FT_OP_BEGIN();                                                                          \
     before_d2d(dst, n, FT_STREAM(s, ptsz));                                                 \
     CUresult r = ft_real.name(dst, dc, src, sc, n, s);                                      \
     if (r == CUDA_SUCCESS) after_d2d(dst, src, n, FT_STREAM(s, ptsz));                      \

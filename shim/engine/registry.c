@@ -1,6 +1,7 @@
 /* registry.c: the interval map of device allocations: a sorted array of
  * non-overlapping [base, base+size) ranges; lookup of any interior pointer by
- * binary search, O(log n). Callers hold the engine lock. */
+ * binary search, O(log n); and the end of tracking one. Callers hold the engine
+ * lock. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,4 +78,21 @@ void ft_set_state(ft_alloc_t *a, int state) {
   ft_exposure_add(a->state, (double)a->size * (t - a->t_state));
   a->t_state = t;
   a->state = state;
+}
+
+void ft_alloc_untrack(ft_alloc_t *a) {
+  ft_epoch_forget_alloc(a);
+  ft_snap_forget_alloc(a);
+  ft_shadow_release(a);
+  ft_set_state(a, FT_ST_UNPROT);
+  ft_reg_remove(a);
+  if (a->code) {
+    ft_real.cuMemFree_v2(a->code);
+    ft_st.bytes_protected -= a->size;
+  }
+  if (a->mirror) {
+    ft_drv.cuMemFreeHost(a->mirror);
+    ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
+  }
+  free(a);
 }

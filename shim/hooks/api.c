@@ -2,6 +2,7 @@
 #include "gpuft.h"
 
 #include "engine.h"
+#include "hooks.h"
 
 FT_API const char *gpuft_version(void) { return GPUFT_VERSION; }
 

@@ -46,14 +46,9 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
                  CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();
   if (g1 <= g0 || !a->code) return 0;
-  if (g_nfree == 0 && ft_replaying) return -1; /* a commit cannot start inside one */
-  if (g_nfree == 0) {
-    /* Ledger full: results must be read before more work is issued. */
-    ft_unlock();
-    ft_commit_all();
-    ft_lock();
-    if (g_nfree == 0) return -1;
-  }
+  /* Full: nothing enqueued (the caller degrades). Operations make room before
+   * they start (ft_jobs_make_room), so this happens only inside a replay. */
+  if (g_nfree == 0) return -1;
   int slot = g_free[--g_nfree];
   ft_job_rec_t *j = &g_rec[slot];
   memset(j, 0, sizeof *j);

@@ -261,8 +261,8 @@ static void promote(void) {
     if (ft_correct(buf, a->size, &code, ev, 8, &nev, &rep) != 0) {
       /* the device copy was damaged at rest: the checks that use it will find it,
        * and the promoted snapshot still covers it */
-      FT_INFO("snapshot copy of allocation #%ju shows an uncorrectable error: kept the "
-              "previous snapshot", (uintmax_t)a->id);
+      FT_INFO("snapshot copy of allocation #%ju shows an uncorrectable error: snapshot "
+              "dropped (the one before it, if any, stays)", (uintmax_t)a->id);
       discard_pending();
       return;
     }

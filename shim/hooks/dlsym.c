@@ -15,7 +15,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "ft.h"
+#include "hooks.h"
 
 /* Lookups gpuft must see: driver entry points ("cu..."). */
 FT_NO_SANITIZE static int concerns_gpuft(const char *name) {

@@ -41,26 +41,24 @@ typedef struct {
 } ft_real_t;
 extern ft_real_t ft_real;
 
-typedef struct {
-  const char *name;
-  int cls;
-  void *hook; /* our exported function */
-} ft_hook_info_t;
-extern const ft_hook_info_t ft_hooks[FT_N_HOOKS];
+/* Hooked entry points' names, by id (for the report). */
+extern const char *const ft_hook_names[FT_N_HOOKS];
 
-/* ---- Initialisation (resolve.c) ---- */
-extern int ft_ready;   /* set once ft_init() has completed */
+/* ---- State every layer reads (real.c; set by hooks/resolve.c) ---- */
+extern int ft_ready;   /* set once initialisation has completed */
 extern int ft_enabled; /* GPUFT_ENABLE and a driver present */
-void ft_init_slow(void);
-static inline void ft_init(void) {
-  if (FT_UNLIKELY(!__atomic_load_n(&ft_ready, __ATOMIC_ACQUIRE))) ft_init_slow();
-}
-/* Our hook for a real entry point, or NULL if that entry point is not hooked. */
-void *ft_hook_for_real(const void *real);
-/* The real dlsym (found once through dlvsym). */
+/* The real dlsym (found once through dlvsym by hooks/dlsym.c). */
 typedef void *(*ft_dlsym_fn)(void *, const char *);
 extern ft_dlsym_fn ft_real_dlsym;
-void ft_resolve_dlsym(void);
+
+/* Real entry points gpuft calls for its own work but does not hook (reals.def). */
+typedef struct {
+#define FT_REAL(name, pfn) pfn name;
+#include "reals.def"
+#undef FT_REAL
+} ft_drv_t;
+extern ft_drv_t ft_drv;
+extern int ft_drv_complete; /* every entry of reals.def was found */
 
 /* ---- Re-entrancy guard: gpuft's own driver calls never enter its hooks ---- */
 extern __thread int ft_tls_in_gpuft __attribute__((tls_model("initial-exec")));
@@ -77,9 +75,6 @@ int ft_unhooked_names(const char **out, int cap);
 void ft_stats_reset(void);
 void ft_stats_atfork_child(void);
 
-/* ---- Report (report.c) ---- */
-/* Write the JSON report to `path`; 0 on success. */
-int ft_report_write_json(const char *path);
 
 /* ---- Logging (log.c) ---- */
 enum { FT_LOG_ERROR, FT_LOG_WARN, FT_LOG_INFO, FT_LOG_DEBUG };

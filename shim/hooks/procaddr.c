@@ -4,7 +4,7 @@
  * exactly the ABI it asked for. */
 #include <string.h>
 
-#include "ft.h"
+#include "hooks.h"
 
 /* Whether `symbol` (a base name such as "cuMemAlloc") names an entry point gpuft
  * hooks in some ABI. */

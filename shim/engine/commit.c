@@ -576,6 +576,13 @@ CUresult ft_commit_all(void) {
   return r != CUDA_SUCCESS ? r : v;
 }
 
+void ft_jobs_make_room(void) {
+  if (FT_LEDGER_SLOTS - __atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) >= FT_JOBS_PER_OP)
+    return;
+  CUresult v = ft_commit_all();
+  if (v == CUDA_ERROR_ECC_UNCORRECTABLE) __atomic_store_n(&g_verdict, v, __ATOMIC_RELAXED);
+}
+
 CUresult ft_after_sync(CUresult r) {
   if (r != CUDA_SUCCESS) return r;
   return ft_commit();

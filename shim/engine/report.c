@@ -160,7 +160,7 @@ static void hook_counts(ft_jw_t *w, const char *key, uint64_t (*count)(ft_hook_i
   ft_jw_obj(w, key);
   for (int i = 0; i < FT_N_HOOKS; i++) {
     uint64_t c = count((ft_hook_id_t)i);
-    if (c) ft_jw_u(w, ft_hooks[i].name, c);
+    if (c) ft_jw_u(w, ft_hook_names[i], c);
   }
   ft_jw_end(w);
 }

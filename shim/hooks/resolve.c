@@ -9,15 +9,9 @@
 
 #include "codec.h"
 #include "engine.h"
+#include "hooks.h"
 #include "inject.h"
 
-ft_real_t ft_real;
-ft_drv_t ft_drv;
-int ft_drv_complete;
-int ft_ready;
-int ft_enabled;
-ft_dlsym_fn ft_real_dlsym;
-__thread int ft_tls_in_gpuft __attribute__((tls_model("initial-exec")));
 
 /* Our exported hooks, by id (the functions are defined in hooks.c). */
 #define FT_HOOK(cls, name, pfn, params, args) extern CUresult CUDAAPI name params;

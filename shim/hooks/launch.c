@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "hooks.h"
 #include "inject.h"
 
 #define G ((uint64_t)FT_GROUP_BYTES)
@@ -73,24 +74,6 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
   return n;
 }
 
-/* An operation that may write any protected memory, unseen: results pending are
- * taken first, every protected allocation of the context is re-encoded after. */
-CUresult ft_unknown_writer_before(void) { return ft_commit_all(); }
-
-void ft_unknown_writer_after(CUstream s) {
-  ft_lock();
-  ft_epoch_unreplayable("an operation gpuft cannot see into (graph, unreadable kernel arguments)");
-  ft_dev_t *d = ft_dev_current();
-  for (size_t i = 0; d && i < ft_reg_count(); i++) {
-    ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
-    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    ft_reencode(d, a, 0, (a->size + G - 1) / G, s);
-    a->mirror_valid = 0;
-  }
-  ft_unlock();
-}
-
 #define MAX_REFS 64
 
 typedef CUresult (*launch_fn)(const void *call);
@@ -117,7 +100,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     if (ok)
       ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams, s);
   }
-  ft_op_begin();
+  FT_OP_BEGIN();
   ft_lock();
   ft_st.launches++;
   ft_dev_t *d = ft_dev_current();
@@ -139,7 +122,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s: treated as writing every "
                    "protected allocation", fn && fn->name[0] ? fn->name : "(unnamed)");
     CUresult v = ft_unknown_writer_before();
-    ft_op_begin();
+    FT_OP_BEGIN();
     CUresult r = real(call);
     if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
     ft_op_end();

@@ -10,14 +10,6 @@
 #include "ft.h"
 #include "ftk_launch.h"
 
-/* Real entry points the engine uses without hooking them (reals.def). */
-typedef struct {
-#define FT_REAL(name, pfn) pfn name;
-#include "reals.def"
-#undef FT_REAL
-} ft_drv_t;
-extern ft_drv_t ft_drv;
-extern int ft_drv_complete; /* every entry of reals.def was found */
 
 /* ---- Allocations (registry.c) ---- */
 enum {
@@ -213,9 +205,11 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
  * trusted, and a later commit tries again. */
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream);
 int ft_jobs_pending(void);
-/* Set by a commit while it replays: a full ledger then refuses jobs instead of
- * committing from inside the replay. Engine lock. */
+/* Set by a commit while it replays (engine lock). */
 extern int ft_replaying;
+/* Jobs one operation may issue at most (a launch: a restore point and a check per
+ * referenced allocation). */
+#define FT_JOBS_PER_OP (2 * 64 + 8)
 /* A write on stream index i not ordered after pending verifications of `a` on other
  * streams: their results could show the write, not damage; they are dropped. */
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i);
@@ -232,6 +226,10 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired);
 CUresult ft_commit_all(void);
 /* A sync call finished with `r`: commit and merge the verdict. */
 CUresult ft_after_sync(CUresult r);
+/* Before an operation starts (no gpuft lock held): when the ledger has less room
+ * than one operation may need, take the results in first (a commit). The verdict
+ * stays for the next call that returns one. */
+void ft_jobs_make_room(void);
 
 /* ---- Epochs: log, restore points, replay (epoch.c) ---- */
 extern uint64_t ft_epoch; /* current epoch number, from 1 */
@@ -397,6 +395,9 @@ extern int ft_nevents;
 /* The stream a call with stream argument s really uses: 0 is the legacy default
  * stream, or the per-thread one for the _ptsz/_ptds entry points. */
 #define FT_STREAM(s, ptsz) ((s) ? (s) : (ptsz) ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY)
+
+/* Write the JSON report to `path` (report.c); 0 on success. */
+int ft_report_write_json(const char *path);
 
 double ft_now(void);
 double ft_cpu_now(void);

@@ -1,0 +1,33 @@
+/* hooks.h: the interposition layer's own declarations: the table of gpuft's
+ * exported hooks, initialisation, and the mapping of real entry points to hooks
+ * (dlsym, cuGetProcAddress). Only hooks/ includes it. */
+#ifndef FT_HOOKS_H
+#define FT_HOOKS_H
+
+#include "ft.h"
+
+typedef struct {
+  const char *name;
+  int cls;
+  void *hook; /* our exported function */
+} ft_hook_info_t;
+extern const ft_hook_info_t ft_hooks[FT_N_HOOKS];
+
+/* Initialisation (resolve.c): find the driver and every real entry point once. */
+void ft_init_slow(void);
+static inline void ft_init(void) {
+  if (FT_UNLIKELY(!__atomic_load_n(&ft_ready, __ATOMIC_ACQUIRE))) ft_init_slow();
+}
+/* Our hook for a real entry point, or NULL if that entry point is not hooked. */
+void *ft_hook_for_real(const void *real);
+void ft_resolve_dlsym(void);
+
+/* An operation of the program begins: room in the ledger for its jobs, then the
+ * operation lock (engine.h). */
+#define FT_OP_BEGIN()   \
+  do {                  \
+    ft_jobs_make_room(); \
+    ft_op_begin();      \
+  } while (0)
+
+#endif
