@@ -50,8 +50,9 @@ static int seen_before(const ft_alloc_t *a, uint64_t off, int bit) {
 static const char *why_name(int why) {
   static const char *const n[] = {"after launch (read-only argument)", "before launch (written argument)",
                                   "after launch (written argument)", "device-to-host copy",
-                                  "device-to-device copy source", "re-encode"};
-  return why >= 0 && why < 6 ? n[why] : "?";
+                                  "device-to-device copy source", "re-encode",
+                                  "at rest, before a write re-encoded it"};
+  return why >= 0 && why < 7 ? n[why] : "?";
 }
 
 static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
@@ -115,6 +116,19 @@ static CUresult put_diff(ft_dev_t *d, CUdeviceptr dst, const uint32_t *now, cons
 
 enum { GROUP_CLEAN, GROUP_REPAIRED, GROUP_RESTORED, GROUP_BAD, GROUP_STUCK };
 
+/* Group g at pl, just rewritten, read back: 1 if it now matches its code. */
+static int takes_write(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64_t g) {
+  uint32_t chk[FT_GROUP_BYTES / 4] = {0}, cv[32] = {0}, cd[32] = {0}, cl[4] = {0};
+  size_t clen;
+  unsigned cn;
+  uint64_t ctotal = 1;
+  if (fetch_group(d, a, pl, g, (uint8_t *)chk, &clen, cv, cd, cl, &cn) == CUDA_SUCCESS) {
+    ft_code_t cc = {clen, cn, 1, cv, cd, &cl[0], &cl[1], &cl[2], &cl[3]};
+    ft_verify(chk, clen, &cc, NULL, 0, &ctotal);
+  }
+  return ctotal == 0;
+}
+
 /* Repair group g at place pl (the allocation, or its shadow). Returns GROUP_*. */
 static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int why) {
   uint32_t data[FT_GROUP_BYTES / 4], data0[FT_GROUP_BYTES / 4];
@@ -157,15 +171,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       return GROUP_BAD;
     }
     /* read it back: a bit that does not take the write is stuck (a permanent fault) */
-    uint32_t chk[FT_GROUP_BYTES / 4] = {0}, cv[32] = {0}, cd[32] = {0}, cl[4] = {0};
-    size_t clen;
-    unsigned cn;
-    uint64_t ctotal = 1;
-    if (fetch_group(d, a, pl, g, (uint8_t *)chk, &clen, cv, cd, cl, &cn) == CUDA_SUCCESS) {
-      ft_code_t cc = {clen, cn, 1, cv, cd, &cl[0], &cl[1], &cl[2], &cl[3]};
-      ft_verify(chk, clen, &cc, NULL, 0, &ctotal);
-    }
-    if (ctotal) {
+    if (!takes_write(d, a, pl, g)) {
       ft_st.permanent++;
       ft_st.uncorrectable++;
       for (size_t i = 0; i < nev && i < 40; i++) {
@@ -207,6 +213,15 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     for (int k = 0; k < 4 && !r; k++)
       r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k] + g * 4, mc + o[2 + k] + g * 4, 4, d->stream);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+    if (!r && !takes_write(d, a, pl, g)) {
+      /* the checkpoint's bytes did not take: bits stuck there (DESIGN.md 6.3), never
+       * to be taken for data a kernel wrote */
+      ft_st.permanent++;
+      ft_st.uncorrectable++;
+      ft_event(a, g * G, -1, "group does not take a write from its checkpoint (permanent fault)",
+               FT_OUT_UNCORRECTABLE, where);
+      return GROUP_STUCK;
+    }
     if (!r) {
       ft_st.restored++;
       ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, where);
@@ -349,6 +364,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
                     : "more than one bit flipped in a 4 KiB group, no checkpoint, and not rewritten "
                       "since the last synchronisation");
     if (a == f->watch) f->watch_repaired = 1;
+    if (j->why == FT_WHY_AT_REST) continue; /* repaired where it lies, before any use */
     /* a synchronous read-back is copied again by its caller, unless only a replay
      * can give the right bytes back */
     if (j->why == FT_WHY_D2H && a == f->watch && !regenerated) continue;
@@ -508,10 +524,9 @@ out:
   /* groups restored from a checkpoint without a replay are recovered too */
   if (!replayed) ft_st.recovered += ft_st.restored - restored0;
   if (f.lost && f.lost_a) fail(f.lost_a, f.lost_off, f.lost_what);
-  if (!g_replay_pending) {
-    if (!ft_jobs_pending()) ft_epoch_close();
-    else ft_epoch_settle();
-  }
+  /* the program may look at every read-back that has completed once this returns */
+  if (!g_replay_pending && !ft_jobs_pending()) ft_epoch_close();
+  else ft_epoch_settle();
   if (exclusive) ft_op_exclusive_end();
   if (watch_repaired) *watch_repaired = f.watch_repaired;
   ft_st.cpu_seconds += ft_cpu_now() - t0;

@@ -176,7 +176,8 @@ enum {                /* why a job was issued, for the report */
   FT_WHY_WRITE_AFTER, /* possibly-written argument, re-encoded after the launch */
   FT_WHY_D2H,         /* source of a device-to-host copy, after the DMA */
   FT_WHY_COPY_SRC,    /* source of a device-to-device copy */
-  FT_WHY_REENCODE     /* code refresh after a write gpuft does not encode on the host */
+  FT_WHY_REENCODE,    /* code refresh after a write gpuft does not encode on the host */
+  FT_WHY_AT_REST      /* data at rest, before a write re-encodes it whole: nothing used it */
 };
 typedef struct ft_job_rec_s {
   int kind, why;
@@ -241,9 +242,14 @@ void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
  * log (nothing read `a` since: the replay only needs the last), 0 if the epoch must
  * end first (the checkpoint holds only the last upload). */
 int ft_log_h2d_supersede(ft_alloc_t *a);
-void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s);
-/* At a clean commit: read-backs that have completed are final (never replayed). */
+/* sync: a synchronous read-back, settled by ft_epoch_settle_sync before it returns. */
+void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync);
+/* At the end of every commit (the program may look at what has completed): read-
+ * backs that have completed are settled: a replay never writes their buffers again,
+ * it checks that they would receive the same bytes (else the epoch is lost). */
 void ft_epoch_settle(void);
+/* A synchronous read-back into host is about to return to the program: settled. */
+void ft_epoch_settle_sync(const void *host);
 void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n);
 void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_bytes);
 /* Something the epoch cannot replay happened: results since the last commit can

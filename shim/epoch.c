@@ -32,11 +32,15 @@ typedef struct {
   size_t off, n;
   uint32_t pattern;
   int elem;
-  /* D2H: recorded after the copy and its verification; once it has completed at a
-   * clean commit the program may use (or free) the host buffer, so the copy is
-   * final and never replayed */
+  /* D2H: recorded after the copy and its verification. Once the program may have
+   * looked at the host buffer (a commit saw the copy complete, or the synchronous
+   * call returned) it is settled: never written again, and a replay only checks
+   * that the source still gives the bytes the program saw (their hash, `seen`). */
   CUevent done;
+  int sync;
   int settled;
+  uint64_t seen;
+  void *scratch; /* replay: where the source is read back for that check */
 } op_t;
 
 static op_t *g_ops;
@@ -140,12 +144,14 @@ static void event_put(CUevent e) {
   else ft_drv.cuEventDestroy_v2(e);
 }
 
-void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
+void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   op_t *o = push(OP_D2H);
   if (!o) return;
   o->host = host;
   o->src = src;
   o->n = n;
+  o->sync = sync;
+  if (sync) return; /* settled by its caller, when it returns (ft_epoch_settle_sync) */
   o->done = event_get();
   if (!o->done || ft_drv.cuEventRecord(o->done, s) != CUDA_SUCCESS) {
     /* cannot tell when the program may use the buffer: never replay into it */
@@ -156,15 +162,43 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
   }
 }
 
+/* A hash of the bytes the program received: a difference in a single 8-byte word
+ * always changes it (each step is a bijection of the state). */
+static uint64_t bytes_hash(const void *p, size_t n) {
+  const uint8_t *b = p;
+  uint64_t h = 0xcbf29ce484222325ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The program may look at o's host buffer from now on: remember what it holds. */
+static void settle(op_t *o) {
+  o->settled = 1;
+  event_put(o->done);
+  o->done = NULL;
+  if (ft_host_readable(o->host, o->n)) o->seen = bytes_hash(o->host, o->n);
+  else ft_epoch_unreplayable("a read-back into host memory gpuft cannot read");
+}
+
 void ft_epoch_settle(void) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
     if (o->kind != OP_D2H || o->settled || !o->done) continue;
-    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) {
-      o->settled = 1;
-      event_put(o->done);
-      o->done = NULL;
-    }
+    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) settle(o);
+  }
+}
+
+void ft_epoch_settle_sync(const void *host) {
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    if (o->kind == OP_D2H && o->sync && !o->settled && o->host == host) settle(o);
   }
 }
 
@@ -353,11 +387,19 @@ static CUresult replay_op(ft_dev_t *d, const op_t *o) {
       return replay_launch(d, o);
     case OP_H2D:
       return ft_upload_replay(d, o->a, o->off, o->n, s);
-    case OP_D2H:
-      if (o->settled) return CUDA_SUCCESS; /* the program has it: final */
-      r = ft_real.cuMemcpyDtoHAsync_v2(o->host, o->src, o->n, s);
+    case OP_D2H: {
+      /* the program may have looked: its buffer is not written, the source must
+       * give the same bytes again (checked once the replay finished) */
+      op_t *m = (op_t *)o;
+      void *dst = o->host;
+      if (o->settled) {
+        free(m->scratch);
+        if (!(dst = m->scratch = malloc(o->n ? o->n : 1))) return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      r = ft_real.cuMemcpyDtoHAsync_v2(dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) verify_range(d, o->src, o->n, FT_WHY_D2H);
       return r;
+    }
     case OP_D2D:
       r = ft_real.cuMemcpyDtoDAsync_v2(o->dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) {
@@ -373,6 +415,33 @@ static CUresult replay_op(ft_dev_t *d, const op_t *o) {
       return r;
   }
   return r;
+}
+
+static void drop_scratch(void) {
+  for (size_t i = 0; i < g_nops; i++) {
+    free(g_ops[i].scratch);
+    g_ops[i].scratch = NULL;
+  }
+}
+
+/* After a replay: every read-back the program may have looked at got the same
+ * bytes again; else what it saw cannot be made right and the epoch is lost. */
+static int seen_again(void) {
+  int same = 1;
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    if (o->kind != OP_D2H || !o->scratch) continue;
+    if (bytes_hash(o->scratch, o->n) != o->seen) same = 0;
+    free(o->scratch);
+    o->scratch = NULL;
+  }
+  if (!same) {
+    ft_epoch_unreplayable("the program already received a read-back that the replay does not "
+                          "reproduce bit for bit");
+    FT_WARN_CAPPED(8, "cannot replay: the program already received a read-back that the replay "
+                      "does not reproduce bit for bit");
+  }
+  return same;
 }
 
 int ft_epoch_replay(ft_dev_t *d) {
@@ -396,13 +465,16 @@ int ft_epoch_replay(ft_dev_t *d) {
     CUresult r = replay_op(d, &g_ops[i]);
     if (r != CUDA_SUCCESS) {
       FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
+      ft_real.cuStreamSynchronize(d->stream); /* before its read-backs' buffers go */
+      drop_scratch();
       return -1;
     }
   }
   ft_st.replays++;
   ft_st.replayed_ops += g_nops;
   FT_INFO("replayed %zu operations of epoch %ju", g_nops, (uintmax_t)ft_epoch);
-  return ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS ? 0 : -1;
+  int ok = ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS;
+  return seen_again() && ok ? 0 : -1;
 }
 
 /* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
