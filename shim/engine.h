@@ -283,6 +283,10 @@ int ft_demangle_const_params(const char *mangled, uint64_t *const_mask, uint64_t
 /* Unknown writers (graph launches, unreadable arguments): commit before; after,
  * every protected allocation of the context is re-encoded on stream s. */
 CUresult ft_unknown_writer_before(void);
+/* The same for one allocation (the one holding `only`) that a write is about to
+ * re-encode whole (2-D/3-D copies, 2-D memsets): what the write leaves is verified
+ * and repaired first. A commit point: the epoch before it stays replayable. */
+CUresult ft_rewrite_before(CUdeviceptr only);
 void ft_unknown_writer_after(CUstream s);
 
 /* ---- Uploads (upload.c) ---- */

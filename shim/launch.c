@@ -78,14 +78,19 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
  * it leaves unwritten is verified (and repaired) first: the re-encode would take
  * an error there in as data. Only allocations the host has seen at rest: others
  * may be written by work still running. */
-CUresult ft_unknown_writer_before(void) {
+CUresult ft_unknown_writer_before(void) { return ft_rewrite_before(0); }
+
+CUresult ft_rewrite_before(CUdeviceptr only) {
   CUresult v = ft_commit_all();
   int issued = 0;
   ft_lock();
   ft_dev_t *d = ft_dev_current();
+  ft_alloc_t *one = only ? ft_reg_find(only) : NULL;
+  if (only && !one) d = NULL; /* not protected memory: nothing to verify */
   for (size_t i = 0; d && i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || !a->code || a->state != FT_ST_CLEAN || !ft_rest_done(a)) continue;
+    if ((one && a != one) || a->dev != d || !a->code || a->state != FT_ST_CLEAN || !ft_rest_done(a))
+      continue;
     issued |= ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_AT_REST, a, 0, (a->size + G - 1) / G,
                            d->stream, NULL, -1) == 0;
   }

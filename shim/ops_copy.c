@@ -314,15 +314,11 @@ UNIFIED(cuMemcpyAsync_ptsz, 0, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, C
 
 /* ---- 2-D, 3-D and peer copies: re-encode what they write, verify what they read ---- */
 
-/* Before a 2-D, 3-D or peer copy writes into dptr on stream s: it is re-encoded
- * whole after, so what the copy does not overwrite is verified before (with a
- * restore point, as for any partial write). */
-static void before_strided(CUmemorytype dt, CUdeviceptr dptr, CUstream s) {
-  if (dt != CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_UNIFIED) return;
-  ft_lock();
-  ft_alloc_t *da = ft_reg_find(dptr);
-  if (da && da->dev && da->code && da->state != FT_ST_UNPROT) ft_rest_write_begin(da, s, 0);
-  ft_unlock();
+/* Before a 2-D, 3-D or peer copy writes into dptr: it is re-encoded whole after,
+ * so what the copy does not overwrite is verified and repaired first. */
+static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr) {
+  if (!c || (dt != CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_UNIFIED)) return CUDA_SUCCESS;
+  return ft_rewrite_before(dptr);
 }
 
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
@@ -351,8 +347,9 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
 
 #define COPY2D(name, ptsz)                                                              \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c) {                                       \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c)) : CUDA_SUCCESS;    \
+    if (v != CUDA_SUCCESS) return v;                                                    \
     ft_op_begin();                                                                      \
-    if (c) before_strided(c->dstMemoryType, p2d_dst(c), FT_STREAM(0, ptsz));            \
     CUresult r = ft_real.name(c);                                                       \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
@@ -362,8 +359,9 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
   }
 #define COPY2DA(name, ptsz)                                                             \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c)) : CUDA_SUCCESS;    \
+    if (v != CUDA_SUCCESS) return v;                                                    \
     ft_op_begin();                                                                      \
-    if (c) before_strided(c->dstMemoryType, p2d_dst(c), FT_STREAM(s, ptsz));            \
     CUresult r = ft_real.name(c, s);                                                    \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
@@ -382,8 +380,9 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
 #define P3D_SRC(c) ((c)->srcDevice + (c)->srcXInBytes + ((c)->srcY + (c)->srcZ * (c)->srcHeight) * (c)->srcPitch)
 #define COPY3D(name, T, ptsz)                                                               \
   CUresult ft_on_##name(const T *c) {                                                       \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c)) : CUDA_SUCCESS;        \
+    if (v != CUDA_SUCCESS) return v;                                                        \
     ft_op_begin();                                                                          \
-    if (c) before_strided(c->dstMemoryType, P3D_DST(c), FT_STREAM(0, ptsz));                \
     CUresult r = ft_real.name(c);                                                           \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
@@ -393,8 +392,9 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
   }
 #define COPY3DA(name, T, ptsz)                                                              \
   CUresult ft_on_##name(const T *c, CUstream s) {                                           \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c)) : CUDA_SUCCESS;        \
+    if (v != CUDA_SUCCESS) return v;                                                        \
     ft_op_begin();                                                                          \
-    if (c) before_strided(c->dstMemoryType, P3D_DST(c), FT_STREAM(s, ptsz));                \
     CUresult r = ft_real.name(c, s);                                                        \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \

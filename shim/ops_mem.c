@@ -269,8 +269,10 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
  * verifying what lies between the rows (before_memset). */
 #define MEMSET2D(name, T, unit, stream)                                              \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h) {       \
-    ft_op_begin();                                                                   \
-    if (w && h) before_memset(p, pitch * (h - 1) + w * unit, stream, pitch == w * unit);                \
+    CUresult v_ = w && h ? ft_rewrite_before(p) : CUDA_SUCCESS;                           \
+    if (v_ != CUDA_SUCCESS) return v_;                                                    \
+    ft_op_begin();                                                                        \
+    if (w && h) before_memset(p, pitch * (h - 1) + w * unit, stream, pitch == w * unit);   \
     CUresult r = ft_real.name(p, pitch, v, w, h);                                    \
     if (r == CUDA_SUCCESS && w && h) after_memset(p, pitch * (h - 1) + w * unit, 0, 0, stream); \
     ft_op_end();                                                                     \
@@ -278,8 +280,10 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
   }
 #define MEMSET2DA(name, T, unit, ptsz)                                                    \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
+    CUresult v_ = w && h ? ft_rewrite_before(p) : CUDA_SUCCESS;                           \
+    if (v_ != CUDA_SUCCESS) return v_;                                                    \
     ft_op_begin();                                                                        \
-    if (w && h) before_memset(p, pitch * (h - 1) + w * unit, FT_STREAM(s, ptsz), pitch == w * unit);         \
+    if (w && h) before_memset(p, pitch * (h - 1) + w * unit, FT_STREAM(s, ptsz), pitch == w * unit); \
     CUresult r = ft_real.name(p, pitch, v, w, h, s);                                      \
     if (r == CUDA_SUCCESS && w && h)                                                      \
       after_memset(p, pitch * (h - 1) + w * unit, 0, 0, FT_STREAM(s, ptsz));              \
