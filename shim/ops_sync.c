@@ -85,6 +85,42 @@ CUresult ft_on_cuEventDestroy_v2(CUevent e) {
   return ordered(ft_real.cuEventDestroy_v2(e), EV_DESTROY, e, NULL);
 }
 
+/* ---- host functions: the program's own code, run when the stream reaches it ----
+ * It may look at what the epoch read back or wrote to host-visible memory, and act
+ * on it: a replay could not take that back, so the epoch is no longer replayable
+ * (its errors are still corrected; damaged data it used is reported). */
+static CUresult host_fn(CUresult r) {
+  if (r != CUDA_SUCCESS) return r;
+  ft_lock();
+  ft_epoch_unreplayable("a host function in a stream (cuLaunchHostFunc, cuStreamAddCallback)");
+  ft_unlock();
+  return r;
+}
+CUresult ft_on_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *u) {
+  ft_op_begin(); /* logged (as a mark) with the operations around it */
+  CUresult r = host_fn(ft_real.cuLaunchHostFunc(s, fn, u));
+  ft_op_end();
+  return r;
+}
+CUresult ft_on_cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *u) {
+  ft_op_begin();
+  CUresult r = host_fn(ft_real.cuLaunchHostFunc_ptsz(s, fn, u));
+  ft_op_end();
+  return r;
+}
+CUresult ft_on_cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *u, unsigned flags) {
+  ft_op_begin();
+  CUresult r = host_fn(ft_real.cuStreamAddCallback(s, cb, u, flags));
+  ft_op_end();
+  return r;
+}
+CUresult ft_on_cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *u, unsigned flags) {
+  ft_op_begin();
+  CUresult r = host_fn(ft_real.cuStreamAddCallback_ptsz(s, cb, u, flags));
+  ft_op_end();
+  return r;
+}
+
 /* ---- graphs: an unknown set of kernels and copies ---- */
 #define GRAPH(name, ptsz)                                             \
   CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \

@@ -8,6 +8,10 @@
  *   rewrite OP OFF BIT   a bit of a buffer at rest flipped at byte OFF, then OP
  *                 overwrites part of it and gpuft re-encodes what OP touched:
  *                 memset2d, copy2d, writevalue, graph (a kernel node writing word 0)
+ *   side KIND     an epoch with a side effect a replay cannot undo, its input
+ *                 flipped before use: managed / mapped (a kernel accumulating into
+ *                 managed or mapped host memory), hostfn (a host function copying
+ *                 what an asynchronous read-back brought)
  *   takeback M    a synchronous read-back returned to the program before a replay
  *                 of its epoch; M: reuse (the program overwrites the buffer), free
  *                 (it frees it), change (it also changes the managed source)
@@ -45,17 +49,26 @@ static void poke_twin(const simcuda_block_t *blk, void **p) {
   unsigned *q = simcuda_ptr(blk, *(void **)p[0]);
   if (q && blk->blockIdx.x == 0) q[0] = 0x33333333u;
 }
+/* accum(const unsigned *in, unsigned *acc): acc[i] += in[i] */
+static void accum_twin(const simcuda_block_t *blk, void **p) {
+  const unsigned *in = simcuda_ptr(blk, *(void **)p[0]);
+  unsigned *acc = simcuda_ptr(blk, *(void **)p[1]);
+  if (!in || !acc) return;
+  size_t base = (size_t)blk->blockIdx.x * blk->blockDim.x;
+  for (unsigned t = 0; t < blk->blockDim.x; t++) acc[base + t] += in[base + t];
+}
 static const uint16_t s3[] = {8, 8, 4}, a3[] = {8, 8, 4}, s2[] = {8, 4}, a2[] = {8, 4};
-static const uint16_t s1[] = {8}, a1[] = {8};
+static const uint16_t s1[] = {8}, a1[] = {8}, s22[] = {8, 8}, a22[] = {8, 8};
 static const simcuda_kernel_t kernels[] = {
     {"_Z5scalePKjPjj", scale_twin, 3, s3, a3},
     {"_Z11maybe_writePKji", maybe_write_twin, 2, s2, a2},
     {"_Z4pokePj", poke_twin, 1, s1, a1},
+    {"_Z5accumPKjPj", accum_twin, 2, s22, a22},
 };
-static const simcuda_image_t image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 3, kernels};
+static const simcuda_image_t image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 4, kernels};
 
 static CUcontext ctx;
-static CUfunction f_scale, f_maybe, f_poke;
+static CUfunction f_scale, f_maybe, f_poke, f_accum;
 
 #define CK(x)                                                             \
   do {                                                                    \
@@ -77,6 +90,7 @@ static void setup(void) {
   CK(cuModuleGetFunction(&f_scale, mod, "_Z5scalePKjPjj"));
   CK(cuModuleGetFunction(&f_maybe, mod, "_Z11maybe_writePKji"));
   CK(cuModuleGetFunction(&f_poke, mod, "_Z4pokePj"));
+  CK(cuModuleGetFunction(&f_accum, mod, "_Z5accumPKjPj"));
 }
 
 enum { N = 16384 }; /* words: 64 KiB, 16 groups */
@@ -250,6 +264,53 @@ static int rewrite(const char *op, long off, int bit) {
   return wrong ? 1 : 0;
 }
 
+static unsigned *g_fn_src, *g_fn_dst;
+static void CUDA_CB copy_fn(void *u) {
+  (void)u;
+  memcpy(g_fn_dst, g_fn_src, N * 4);
+}
+
+static int side(const char *kind) {
+  unsigned *h = malloc(N * 4), *want = malloc(N * 4), *acc = NULL;
+  CUdeviceptr in, dacc = 0;
+  CK(cuMemAlloc(&in, N * 4));
+  for (unsigned i = 0; i < N; i++) h[i] = i * 7u + 1u;
+  CK(cuMemcpyHtoD(in, h, N * 4));
+  int hostfn = !strcmp(kind, "hostfn");
+  if (!strcmp(kind, "managed")) {
+    CK(cuMemAllocManaged(&dacc, N * 4, CU_MEM_ATTACH_GLOBAL));
+    acc = (unsigned *)(uintptr_t)dacc;
+  } else if (!strcmp(kind, "mapped")) {
+    CK(cuMemHostAlloc((void **)&acc, N * 4, CU_MEMHOSTALLOC_DEVICEMAP));
+    CK(cuMemHostGetDevicePointer(&dacc, acc, 0));
+  } else if (hostfn) {
+    CK(cuMemAlloc(&dacc, N * 4));
+    CK(cuMemAllocHost((void **)&g_fn_src, N * 4));
+    g_fn_dst = acc = malloc(N * 4);
+  } else {
+    return 2;
+  }
+  unsigned k = 3;
+  if (hostfn) {
+    void *params[] = {&in, &dacc, &k};
+    CK(cuLaunchKernel(f_scale, N / 256, 1, 1, 256, 1, 1, 0, 0, params, NULL));
+    CK(cuMemcpyDtoHAsync(g_fn_src, dacc, N * 4, 0));
+    CK(cuLaunchHostFunc(0, copy_fn, NULL)); /* the program acts on what it read back */
+    for (unsigned i = 0; i < N; i++) want[i] = h[i] * k;
+  } else {
+    for (unsigned i = 0; i < N; i++) acc[i] = 1000u + i, want[i] = 1000u + i + h[i];
+    void *params[] = {&in, &dacc};
+    CK(cuLaunchKernel(f_accum, N / 256, 1, 1, 256, 1, 1, 0, 0, params, NULL));
+  }
+  CUresult r = cuCtxSynchronize();
+  int wrong = 0;
+  for (unsigned i = 0; i < N; i++) wrong += acc[i] != want[i];
+  printf("side %s: sync %d, %d wrong\n", kind, (int)r, wrong);
+  free(h);
+  free(want);
+  return wrong ? 1 : 0;
+}
+
 /* A synchronous read-back from managed memory, then the program takes the buffer
  * back; the final synchronisation replays the epoch (a flipped input of scale). */
 static int takeback(const char *mode) {
@@ -302,6 +363,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "learn")) return learn();
   if (!strcmp(argv[1], "epochs")) return epochs();
   if (!strcmp(argv[1], "rewrite") && argc == 5) return rewrite(argv[2], atol(argv[3]), atoi(argv[4]));
+  if (!strcmp(argv[1], "side") && argc == 3) return side(argv[2]);
   if (!strcmp(argv[1], "takeback") && argc == 3) return takeback(argv[2]);
   return 2;
 }

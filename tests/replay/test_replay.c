@@ -414,3 +414,35 @@ TEST_IMPL(partial_rewrite_verifies_first) {
   printf("# %d of %d flips corrected, the others reported\n", corrected, n);
   return TEST_OK;
 }
+
+/* Epochs with side effects a replay cannot undo (a kernel accumulating into managed
+ * or mapped host memory, a host function acting on a read-back) and damaged input
+ * used in them: never replayed as if pure and reported recovered; what the program
+ * got is reported not repaired. Without a fault: right results, no replay. */
+TEST_IMPL(side_effects_are_not_replayed) {
+  static const char *const kinds[] = {"managed", "mapped", "hostfn"};
+  for (int s = 0; s < 3; s++)
+    for (int k = 0; k < 4; k++) {
+      const char *argv[] = {EXE_RCASES, "side", kinds[s], NULL};
+      const char *extra[] = {"GPUFT_ON_FAIL=error", NULL};
+      char spec[128], want[64];
+      snprintf(spec, sizeof spec, "before=launch:%s:1,arg=0,offset=%d,bits=%d",
+               s == 2 ? "scale" : "accum", 40 + k * 12007, (k * 5 + s) % 8);
+      run_t g;
+      gp_run(argv, 1, k ? spec : NULL, extra, &g);
+      if (!k) {
+        snprintf(want, sizeof want, "side %s: sync 0, 0 wrong\n", kinds[s]);
+        ASSERT_STR_EQ(g.out, want);
+        ASSERT_EQ(gp_get(&g, "replays"), 0u);
+      } else {
+        snprintf(want, sizeof want, "side %s: sync 214,", kinds[s]);
+        if (strncmp(g.out, want, strlen(want)))
+          FT_FAIL_("%s %s: not reported\n%s\n%s", kinds[s], spec, g.out, g.err);
+        ASSERT_GE(gp_get(&g, "uncorrectable"), 1u);
+        ASSERT_EQ(gp_get(&g, "recovered"), 0u);
+        ASSERT_EQ(gp_get(&g, "replays"), 0u);
+      }
+      gp_free(&g);
+    }
+  return TEST_OK;
+}
