@@ -210,6 +210,9 @@ int ft_jobs_pending(void);
  * streams: their results could show the write, not damage; they are dropped. */
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i);
 extern int ft_jobs_pending_hint;
+/* The result slots of the verifications pending now (at most cap). Their slots may
+ * be reused later: a reader without the lock must take what it finds as a hint. */
+size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap);
 
 /* ---- Commit (commit.c) ---- */
 /* Process every finished job: correct, restore, count, learn. Returns
@@ -248,6 +251,15 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync);
  * backs that have completed are settled: a replay never writes their buffers again,
  * it checks that they would receive the same bytes (else the epoch is lost). */
 void ft_epoch_settle(void);
+/* Host function number `seq` was queued: it may look at every read-back logged so
+ * far. If it has run when a replay begins (ft_host_fn_ran), those read-backs are
+ * settled then: reproduced, not rewritten. */
+void ft_epoch_host_fn(uint64_t seq);
+int ft_host_fn_ran(uint64_t seq);
+/* Host functions held back because data verified before them was damaged run at the
+ * end of the commit that settles the epoch (ops_sync.c); whether any are waiting. */
+void ft_host_fn_run_deferred(void);
+int ft_host_fn_deferred(void);
 /* A synchronous read-back into host is about to return to the program: settled. */
 void ft_epoch_settle_sync(const void *host);
 void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n);

@@ -38,6 +38,7 @@ typedef struct {
    * that the source still gives the bytes the program saw (their hash, `seen`). */
   CUevent done;
   int sync;
+  uint64_t fn_seen; /* first host function queued after it (it may look at the buffer) */
   int settled;
   uint64_t seen;
   void *scratch; /* replay: where the source is read back for that check */
@@ -193,6 +194,11 @@ void ft_epoch_settle(void) {
     if (o->kind != OP_D2H || o->settled || !o->done) continue;
     if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) settle(o);
   }
+}
+
+void ft_epoch_host_fn(uint64_t seq) {
+  for (size_t i = 0; i < g_nops; i++)
+    if (g_ops[i].kind == OP_D2H && !g_ops[i].settled && !g_ops[i].fn_seen) g_ops[i].fn_seen = seq;
 }
 
 void ft_epoch_settle_sync(const void *host) {
@@ -449,6 +455,12 @@ int ft_epoch_replay(ft_dev_t *d) {
     FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
     return -1;
   }
+  /* read-backs a host function that has run may have looked at hold what it saw:
+   * settled now, as if returned (one held back, ops_sync.c, runs after the replay) */
+  for (size_t i = 0; i < g_nops; i++)
+    if (g_ops[i].kind == OP_D2H && g_ops[i].fn_seen && !g_ops[i].settled &&
+        ft_host_fn_ran(g_ops[i].fn_seen))
+      settle(&g_ops[i]);
   /* everything the epoch wrote goes back to its state at the start of the epoch */
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);

@@ -116,6 +116,7 @@ static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync)
  * the program received is not known good. */
 static CUresult d2h_unsettled(ft_alloc_t *a, CUdeviceptr src) {
   ft_lock();
+  ft_st.detected++; /* found again after its last repair: an error event of its own */
   ft_st.uncorrectable++;
   ft_event(a, src - a->base, -1, "damaged again at every copy of a read-back", FT_OUT_UNCORRECTABLE,
            "device-to-host copy");

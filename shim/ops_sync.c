@@ -3,6 +3,8 @@
  * unrecoverable error found then is returned per GPUFT_ON_FAIL. Graph launches
  * and unmodelled writers are counted as unprotected operations; what they may
  * have written is re-encoded so that it is not mistaken for corruption. */
+#include <stdlib.h>
+
 #include "engine.h"
 
 /* What the host will know to be finished once the call returns (order.c): the
@@ -86,40 +88,126 @@ CUresult ft_on_cuEventDestroy_v2(CUevent e) {
 }
 
 /* ---- host functions: the program's own code, run when the stream reaches it ----
- * It may look at what the epoch read back or wrote to host-visible memory, and act
- * on it: a replay could not take that back, so the epoch is no longer replayable
- * (its errors are still corrected; damaged data it used is reported). */
-static CUresult host_fn(CUresult r) {
-  if (r != CUDA_SUCCESS) return r;
+ * It may look at what the epoch read back and act on it, which a replay cannot take
+ * back. gpuft queues a trampoline instead: when the verifications issued before it
+ * found nothing, the program's function runs at once, and the read-backs before it
+ * count as seen (a replay must give them the same bytes, else the epoch is lost).
+ * When they found damage, it is held back and runs at the end of the commit that
+ * settles the epoch (after its replay), before that synchronisation returns: it never
+ * sees damaged data. (Work queued after it in its stream may then run before it.)
+ * Kernels writing host-visible memory make the epoch unreplayable (launch.c). */
+typedef struct hostfn_s {
+  CUhostFn fn;         /* cuLaunchHostFunc, or */
+  CUstreamCallback cb; /* cuStreamAddCallback */
+  CUstream stream;
+  CUresult status;
+  void *user;
+  uint64_t seq;
+  size_t njobs;
+  const ftk_job_t **jobs; /* verifications pending when it was queued */
+  struct hostfn_s *next;
+} hostfn_t;
+
+#define RAN_SLOTS 4096
+static uint8_t g_ran[RAN_SLOTS]; /* by seq: the function has run */
+static uint64_t g_fn_seq;
+static hostfn_t *g_held; /* held back, newest first */
+
+int ft_host_fn_ran(uint64_t seq) { return __atomic_load_n(&g_ran[seq % RAN_SLOTS], __ATOMIC_ACQUIRE); }
+int ft_host_fn_deferred(void) { return __atomic_load_n(&g_held, __ATOMIC_ACQUIRE) != NULL; }
+
+static void call(hostfn_t *h) {
+  __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 1, __ATOMIC_RELEASE);
+  if (h->fn) h->fn(h->user);
+  else h->cb(h->stream, h->status, h->user);
+  free(h->jobs);
+  free(h);
+}
+
+/* In the driver's callback thread: no driver call, no gpuft lock. */
+static void run_or_hold(hostfn_t *h) {
+  for (size_t i = 0; i < h->njobs; i++)
+    if (__atomic_load_n(&h->jobs[i]->done, __ATOMIC_ACQUIRE) &&
+        __atomic_load_n(&h->jobs[i]->n_bad, __ATOMIC_RELAXED)) {
+      h->next = __atomic_load_n(&g_held, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(&g_held, &h->next, h, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+      }
+      return;
+    }
+  call(h);
+}
+static void CUDA_CB tramp_fn(void *u) { run_or_hold(u); }
+static void CUDA_CB tramp_cb(CUstream s, CUresult st, void *u) {
+  ((hostfn_t *)u)->status = st;
+  (void)s;
+  run_or_hold(u);
+}
+
+void ft_host_fn_run_deferred(void) {
+  hostfn_t *h = __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL), *fwd = NULL;
+  while (h) { /* oldest first */
+    hostfn_t *n = h->next;
+    h->next = fwd;
+    fwd = h;
+    h = n;
+  }
+  while (fwd) {
+    hostfn_t *n = fwd->next;
+    call(fwd);
+    fwd = n;
+  }
+}
+
+static hostfn_t *hostfn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user) {
+  hostfn_t *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->fn = fn;
+  h->cb = cb;
+  h->stream = s;
+  h->user = user;
   ft_lock();
-  ft_epoch_unreplayable("a host function in a stream (cuLaunchHostFunc, cuStreamAddCallback)");
+  size_t n = (size_t)ft_jobs_pending();
+  h->jobs = n ? malloc(n * sizeof *h->jobs) : NULL;
+  h->njobs = h->jobs ? ft_jobs_snapshot(h->jobs, n) : 0;
+  h->seq = ++g_fn_seq;
+  __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 0, __ATOMIC_RELAXED);
+  ft_epoch_host_fn(h->seq);
   ft_unlock();
-  return r;
+  if (n && !h->jobs) {
+    free(h);
+    return NULL;
+  }
+  return h;
 }
-CUresult ft_on_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *u) {
-  ft_op_begin(); /* logged (as a mark) with the operations around it */
-  CUresult r = host_fn(ft_real.cuLaunchHostFunc(s, fn, u));
-  ft_op_end();
-  return r;
-}
-CUresult ft_on_cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *u) {
-  ft_op_begin();
-  CUresult r = host_fn(ft_real.cuLaunchHostFunc_ptsz(s, fn, u));
-  ft_op_end();
-  return r;
-}
-CUresult ft_on_cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *u, unsigned flags) {
-  ft_op_begin();
-  CUresult r = host_fn(ft_real.cuStreamAddCallback(s, cb, u, flags));
-  ft_op_end();
-  return r;
-}
-CUresult ft_on_cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *u, unsigned flags) {
-  ft_op_begin();
-  CUresult r = host_fn(ft_real.cuStreamAddCallback_ptsz(s, cb, u, flags));
-  ft_op_end();
-  return r;
-}
+
+/* Queue the trampoline; without memory for it, the function itself and an epoch
+ * that can no longer be replayed. */
+#define HOSTFN(name, ARGS, FN, CB, REAL, TRAMP)                           \
+  CUresult ft_on_##name ARGS {                                            \
+    ft_op_begin();                                                        \
+    hostfn_t *h = hostfn_new(s, FN, CB, u);                               \
+    CUresult r;                                                           \
+    if (h) {                                                              \
+      r = TRAMP;                                                          \
+      if (r != CUDA_SUCCESS) free(h->jobs), free(h);                      \
+    } else {                                                              \
+      r = REAL;                                                           \
+      ft_lock();                                                          \
+      ft_epoch_unreplayable("a host function gpuft could not follow");    \
+      ft_unlock();                                                        \
+    }                                                                     \
+    ft_op_end();                                                          \
+    return r;                                                             \
+  }
+HOSTFN(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *u), fn, NULL, ft_real.cuLaunchHostFunc(s, fn, u),
+       ft_real.cuLaunchHostFunc(s, tramp_fn, h))
+HOSTFN(cuLaunchHostFunc_ptsz, (CUstream s, CUhostFn fn, void *u), fn, NULL,
+       ft_real.cuLaunchHostFunc_ptsz(s, fn, u), ft_real.cuLaunchHostFunc_ptsz(s, tramp_fn, h))
+HOSTFN(cuStreamAddCallback, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
+       ft_real.cuStreamAddCallback(s, cb, u, flags), ft_real.cuStreamAddCallback(s, tramp_cb, h, flags))
+HOSTFN(cuStreamAddCallback_ptsz, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
+       ft_real.cuStreamAddCallback_ptsz(s, cb, u, flags),
+       ft_real.cuStreamAddCallback_ptsz(s, tramp_cb, h, flags))
 
 /* ---- graphs: an unknown set of kernels and copies ---- */
 #define GRAPH(name, ptsz)                                             \
