@@ -450,3 +450,51 @@ TEST_IMPL(side_effects_are_not_replayed) {
     }
   return TEST_OK;
 }
+
+/* The report's counters on every run of a small campaign (programs x faults x
+ * modes): each damaged group has one final outcome, so
+ *   detected == corrected + restored_from_checkpoint + recovered + uncorrectable,
+ * and recovered only by a replay (so never in GPUFT_MODE=correct or detect).
+ * docs/report.md. */
+TEST_IMPL(report_counters_add_up) {
+  NEED_APPS();
+  static const char *const progs[][5] = {
+      {APP_SGEMM, "96", NULL}, {APP_JACOBI, "64", "12", NULL}, {APP_MULTISTREAM, NULL},
+      {EXE_RCASES, "epochs", NULL}, {EXE_RCASES, "side", "hostfn", NULL}};
+  static const char *const kernels[] = {"sgemm", "rb_sweep", "square_kernel", "scale", "scale"};
+  static const char *const modes[] = {"GPUFT_MODE=recover", "GPUFT_MODE=correct", "GPUFT_MODE=detect"};
+  int runs = 0, with_errors = 0;
+  for (int p = 0; p < 5; p++)
+    for (int k = 0; k < 6; k++)
+      for (int m = 0; m < 3; m++) {
+        char spec[160];
+        int off = 12 + k * 997;
+        switch (k) {
+          case 0: snprintf(spec, sizeof spec, "before=launch:%s:1,arg=0,offset=%d,bits=%d", kernels[p], off, k); break;
+          case 1: snprintf(spec, sizeof spec, "before=launch:%s:2,arg=1,offset=%d,bits=3+6", kernels[p], off); break;
+          case 2: snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%d,bits=5", off); break;
+          case 3: snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%d,bits=1+2", off); break;
+          case 4: snprintf(spec, sizeof spec, "before=launch:%s:1,arg=0,offset=%d,bits=7,stuck", kernels[p], off); break;
+          default: snprintf(spec, sizeof spec, "before=d2h:1,src,offset=%d,bits=0;before=d2h:3,src,offset=%d,bits=4", off, off + 4100);
+        }
+        /* warn: the programs run to their end (one stopped by an ECC error while
+         * other threads' kernels run can crash the simulator's teardown) */
+        const char *extra[] = {modes[m], "GPUFT_ON_FAIL=warn", NULL};
+        run_t g;
+        gp_run(progs[p], 1, spec, extra, &g);
+        uint64_t det = gp_get(&g, "detected"), cor = gp_get(&g, "corrected"),
+                 res = gp_get(&g, "restored_from_checkpoint"), rec = gp_get(&g, "recovered"),
+                 unc = gp_get(&g, "uncorrectable"), rep = gp_get(&g, "replays");
+        if (det != cor + res + rec + unc || (rec && !rep) || (m && rec))
+          FT_FAIL_("%s %s, %s: detected %ju, corrected %ju, restored %ju, recovered %ju, "
+                   "uncorrectable %ju, replays %ju, exit %d\n%s", progs[p][0], spec, modes[m],
+                   (uintmax_t)det, (uintmax_t)cor, (uintmax_t)res, (uintmax_t)rec, (uintmax_t)unc,
+                   (uintmax_t)rep, g.status, g.err);
+        runs++;
+        with_errors += det > 0;
+        gp_free(&g);
+      }
+  printf("# %d runs, %d with errors: the counters add up in every one\n", runs, with_errors);
+  ASSERT_GT(with_errors, runs / 2);
+  return TEST_OK;
+}
