@@ -626,6 +626,14 @@ CUresult ft_commit_all(void) {
   return r != CUDA_SUCCESS ? r : v;
 }
 
+CUresult ft_commit_quiet(void) {
+  if (ft_in_op()) return ft_commit_all();
+  int exclusive = ft_op_exclusive_begin() == 0;
+  CUresult r = ft_commit_all();
+  if (exclusive) ft_op_exclusive_end();
+  return r;
+}
+
 CUresult ft_after_sync(CUresult r) {
   if (r != CUDA_SUCCESS) return r;
   return ft_commit();

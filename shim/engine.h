@@ -223,6 +223,11 @@ CUresult ft_commit(void);
 CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired);
 /* Make every job finished (synchronise the context) and commit. */
 CUresult ft_commit_all(void);
+/* ft_commit_all with no operation of any thread in flight (the operation lock held
+ * exclusively, bounded): nothing new is issued between the synchronisation and the
+ * commit, so a clean epoch closes. Before freeing memory the epoch used: an epoch
+ * whose log outlives it could no longer be replayed. */
+CUresult ft_commit_quiet(void);
 /* A sync call finished with `r`: commit and merge the verdict. */
 CUresult ft_after_sync(CUresult r);
 

@@ -37,6 +37,8 @@ typedef struct {
    * call returned) it is settled: never written again, and a replay only checks
    * that the source still gives the bytes the program saw (their hash, `seen`). */
   CUevent done;
+  int ord_s;      /* its stream index and tick (order.c): the host has seen it complete */
+  uint64_t ord_t; /* once a synchronisation that covers them returned */
   int sync;
   uint64_t fn_seen; /* first host function queued after it (it may look at the buffer) */
   int settled;
@@ -153,6 +155,8 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   o->n = n;
   o->sync = sync;
   if (sync) return; /* settled by its caller, when it returns (ft_epoch_settle_sync) */
+  o->ord_s = ft_ord_op(s);
+  o->ord_t = ft_ord_tick(o->ord_s);
   o->done = event_get();
   if (!o->done || ft_drv.cuEventRecord(o->done, s) != CUDA_SUCCESS) {
     /* cannot tell when the program may use the buffer: never replay into it */
@@ -192,7 +196,12 @@ void ft_epoch_settle(void) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
     if (o->kind != OP_D2H || o->settled || !o->done) continue;
-    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) settle(o);
+    /* Not merely complete: the program learns that from a synchronisation covering
+     * it (another thread's unrelated one does not tell it). Untracked streams: once
+     * complete. */
+    if (o->ord_s >= 0 ? ft_ord_host_covers(o->ord_s, o->ord_t)
+                      : ft_real.cuEventQuery(o->done) == CUDA_SUCCESS)
+      settle(o);
   }
 }
 

@@ -128,7 +128,7 @@ static CUresult before_free(CUdeviceptr p) {
   int used = a && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
   ft_unlock();
   /* the epoch must not outlive memory it may have to restore or re-read */
-  return used ? ft_commit_all() : CUDA_SUCCESS;
+  return used ? ft_commit_quiet() : CUDA_SUCCESS;
 }
 
 static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
