@@ -256,10 +256,10 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync);
  * backs that have completed are settled: a replay never writes their buffers again,
  * it checks that they would receive the same bytes (else the epoch is lost). */
 void ft_epoch_settle(void);
-/* Host function number `seq` was queued: it may look at every read-back logged so
- * far. If it has run when a replay begins (ft_host_fn_ran), those read-backs are
+/* Host function number `seq` was queued on stream index stream_index (order.c): it
+ * may look at every read-back logged so far that its stream is ordered after. If it has run when a replay begins (ft_host_fn_ran), those read-backs are
  * settled then: reproduced, not rewritten. */
-void ft_epoch_host_fn(uint64_t seq);
+void ft_epoch_host_fn(uint64_t seq, int stream_index);
 int ft_host_fn_ran(uint64_t seq);
 /* Host functions held back because data verified before them was damaged run at the
  * end of the commit that settles the epoch (ops_sync.c); whether any are waiting. */

@@ -205,9 +205,14 @@ void ft_epoch_settle(void) {
   }
 }
 
-void ft_epoch_host_fn(uint64_t seq) {
-  for (size_t i = 0; i < g_nops; i++)
-    if (g_ops[i].kind == OP_D2H && !g_ops[i].settled && !g_ops[i].fn_seen) g_ops[i].fn_seen = seq;
+void ft_epoch_host_fn(uint64_t seq, int si) {
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    /* only what its stream is ordered after can have completed when it runs */
+    if (o->kind == OP_D2H && !o->settled && !o->fn_seen &&
+        (o->ord_s < 0 || si < 0 || ft_ord_covers(si, o->ord_s, o->ord_t)))
+      o->fn_seen = seq;
+  }
 }
 
 void ft_epoch_settle_sync(const void *host) {
@@ -446,7 +451,12 @@ static int seen_again(void) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
     if (o->kind != OP_D2H || !o->scratch) continue;
-    if (bytes_hash(o->scratch, o->n) != o->seen) same = 0;
+    if (bytes_hash(o->scratch, o->n) != o->seen) {
+      same = 0;
+      FT_DEBUG("read-back %zu of %zu (%zu bytes from %#llx, %s%s) differs on replay", i + 1, g_nops,
+               o->n, (unsigned long long)o->src, o->sync ? "synchronous" : "asynchronous",
+               o->fn_seen ? ", seen by a host function" : "");
+    }
     free(o->scratch);
     o->scratch = NULL;
   }

@@ -158,7 +158,7 @@ void ft_host_fn_run_deferred(void) {
   }
 }
 
-static hostfn_t *hostfn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user) {
+static hostfn_t *hostfn_new(CUstream s, int ptsz, CUhostFn fn, CUstreamCallback cb, void *user) {
   hostfn_t *h = calloc(1, sizeof *h);
   if (!h) return NULL;
   h->fn = fn;
@@ -171,7 +171,7 @@ static hostfn_t *hostfn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *
   h->njobs = h->jobs ? ft_jobs_snapshot(h->jobs, n) : 0;
   h->seq = ++g_fn_seq;
   __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 0, __ATOMIC_RELAXED);
-  ft_epoch_host_fn(h->seq);
+  ft_epoch_host_fn(h->seq, ft_ord_op(FT_STREAM(s, ptsz)));
   ft_unlock();
   if (n && !h->jobs) {
     free(h);
@@ -182,10 +182,10 @@ static hostfn_t *hostfn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *
 
 /* Queue the trampoline; without memory for it, the function itself and an epoch
  * that can no longer be replayed. */
-#define HOSTFN(name, ARGS, FN, CB, REAL, TRAMP)                           \
+#define HOSTFN(name, ptsz, ARGS, FN, CB, REAL, TRAMP)                     \
   CUresult ft_on_##name ARGS {                                            \
     ft_op_begin();                                                        \
-    hostfn_t *h = hostfn_new(s, FN, CB, u);                               \
+    hostfn_t *h = hostfn_new(s, ptsz, FN, CB, u);                         \
     CUresult r;                                                           \
     if (h) {                                                              \
       r = TRAMP;                                                          \
@@ -199,13 +199,13 @@ static hostfn_t *hostfn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *
     ft_op_end();                                                          \
     return r;                                                             \
   }
-HOSTFN(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *u), fn, NULL, ft_real.cuLaunchHostFunc(s, fn, u),
+HOSTFN(cuLaunchHostFunc, 0, (CUstream s, CUhostFn fn, void *u), fn, NULL, ft_real.cuLaunchHostFunc(s, fn, u),
        ft_real.cuLaunchHostFunc(s, tramp_fn, h))
-HOSTFN(cuLaunchHostFunc_ptsz, (CUstream s, CUhostFn fn, void *u), fn, NULL,
+HOSTFN(cuLaunchHostFunc_ptsz, 1, (CUstream s, CUhostFn fn, void *u), fn, NULL,
        ft_real.cuLaunchHostFunc_ptsz(s, fn, u), ft_real.cuLaunchHostFunc_ptsz(s, tramp_fn, h))
-HOSTFN(cuStreamAddCallback, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
+HOSTFN(cuStreamAddCallback, 0, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
        ft_real.cuStreamAddCallback(s, cb, u, flags), ft_real.cuStreamAddCallback(s, tramp_cb, h, flags))
-HOSTFN(cuStreamAddCallback_ptsz, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
+HOSTFN(cuStreamAddCallback_ptsz, 1, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
        ft_real.cuStreamAddCallback_ptsz(s, cb, u, flags),
        ft_real.cuStreamAddCallback_ptsz(s, tramp_cb, h, flags))
 
