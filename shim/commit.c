@@ -28,12 +28,12 @@ static uint64_t g_replay_gen; /* replays done: a thread that waited sees whether
 #define g_jobs_hint ft_jobs_pending_hint
 
 /* ---- one final outcome per damaged group ----
- * When found, a damaged group is repaired where it lies (counted corrected or
- * restored_from_checkpoint) or not (uncorrectable). A group whose damaged bytes had
- * been used (read by a kernel, copied) gets its final outcome when the epoch is
- * settled: recovered if a replay recomputed what used it, else uncorrectable; the
- * count it was given when found is moved there, and its events follow. So
- * detected == corrected + restored_from_checkpoint + recovered + uncorrectable. */
+ * When found, a damaged group is repaired where it lies (counted corrected, or
+ * recovered and restored_from_checkpoint) or not (uncorrectable). A group whose
+ * damaged bytes had been used (read by a kernel, copied) gets its final outcome when
+ * the epoch is settled: recovered if a replay recomputed what used it, else
+ * uncorrectable; the count it was given when found is moved there, and its events
+ * follow. So detected == corrected + recovered + uncorrectable (docs/report.md). */
 enum { IN_CORRECTED, IN_RESTORED, IN_UNCORRECTABLE, IN_NONE, IN_KINDS };
 #define MAX_USED 64
 static uint64_t g_used_by[IN_KINDS]; /* used groups awaiting their outcome, by count given */
@@ -243,6 +243,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     }
     if (!r) {
       ft_st.restored++;
+      ft_st.recovered++; /* restored_from_checkpoint counts a part of recovered */
       ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, where);
       return GROUP_RESTORED;
     }
@@ -329,10 +330,14 @@ static void settle_used(int out) {
   for (int k = 0; k < IN_KINDS; k++) n += g_used_by[k];
   if (!n) return;
   ft_st.corrected -= g_used_by[IN_CORRECTED];
-  ft_st.restored -= g_used_by[IN_RESTORED];
+  ft_st.recovered -= g_used_by[IN_RESTORED];
   ft_st.uncorrectable -= g_used_by[IN_UNCORRECTABLE];
-  if (out == FT_OUT_RECOVERED) ft_st.recovered += n;
-  else ft_st.uncorrectable += n;
+  if (out == FT_OUT_RECOVERED) {
+    ft_st.recovered += n;
+  } else {
+    ft_st.restored -= g_used_by[IN_RESTORED]; /* its restore did not save what used it */
+    ft_st.uncorrectable += n;
+  }
   for (int e = g_used_ev0 < 0 ? 0 : g_used_ev0; e < ft_nevents; e++) {
     ft_error_event_t *ev = &ft_events[e];
     if (ev->outcome == FT_OUT_RECOVERED) continue;

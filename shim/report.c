@@ -361,7 +361,6 @@ static void summary(ft_jw_t *w, const ft_end_t *end, const char *report_path) {
   ft_jw_num_u(w, s->detected), ft_jw_raw(w, " detected, ");
   ft_jw_num_u(w, s->corrected), ft_jw_raw(w, " corrected, ");
   ft_jw_num_u(w, s->recovered), ft_jw_raw(w, " recovered, ");
-  if (s->restored) ft_jw_num_u(w, s->restored), ft_jw_raw(w, " restored from checkpoint, ");
   ft_jw_num_u(w, s->uncorrectable), ft_jw_raw(w, " uncorrectable; ");
   mib(w, s->bytes_protected_peak);
   ft_jw_raw(w, " protected in ");
@@ -453,7 +452,7 @@ static int used_cuda(void) {
 /* GPUFT_ERROR_EXITCODE / GPUFT_DETECTION_EXITCODE: the exit status that tells a
  * script what happened without reading the report; 0 when neither applies. */
 static int exit_code_for(const ft_engine_stats_t *s) {
-  int unrepaired = s->uncorrectable > 0 || s->detected > s->corrected + s->restored + s->recovered;
+  int unrepaired = s->uncorrectable > 0 || s->detected > s->corrected + s->recovered;
   if (FT_OPT(ERROR_EXITCODE) && unrepaired) return (int)FT_OPT(ERROR_EXITCODE);
   if (FT_OPT(DETECTION_EXITCODE) && (s->detected || s->uncorrectable))
     return (int)FT_OPT(DETECTION_EXITCODE);

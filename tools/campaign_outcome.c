@@ -44,8 +44,7 @@ int ft_obs_add_report(ft_obs_t *o, const char *text, int *listed_out, int *appli
   o->reports++;
   o->detected += ft_ju64(js, "errors.detected");
   o->corrected += ft_ju64(js, "errors.corrected");
-  /* a group restored from its checkpoint was recovered as far as the run goes */
-  o->recovered += ft_ju64(js, "errors.recovered") + ft_ju64(js, "errors.restored_from_checkpoint");
+  o->recovered += ft_ju64(js, "errors.recovered");
   o->uncorrectable += ft_ju64(js, "errors.uncorrectable");
   o->replays += ft_ju64(js, "replays");
   size_t i;
