@@ -154,6 +154,7 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   o->src = src;
   o->n = n;
   o->sync = sync;
+  o->ord_s = -1;
   if (sync) return; /* settled by its caller, when it returns (ft_epoch_settle_sync) */
   o->ord_s = ft_ord_op(s);
   o->ord_t = ft_ord_tick(o->ord_s);
@@ -209,7 +210,7 @@ void ft_epoch_host_fn(uint64_t seq, int si) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
     /* only what its stream is ordered after can have completed when it runs */
-    if (o->kind == OP_D2H && !o->settled && !o->fn_seen &&
+    if (o->kind == OP_D2H && !o->sync && !o->settled && !o->fn_seen &&
         (o->ord_s < 0 || si < 0 || ft_ord_covers(si, o->ord_s, o->ord_t)))
       o->fn_seen = seq;
   }
@@ -399,7 +400,7 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o) {
   return CUDA_SUCCESS;
 }
 
-static CUresult replay_op(ft_dev_t *d, const op_t *o) {
+static CUresult replay_op(ft_dev_t *d, op_t *o) {
   CUstream s = d->stream;
   CUresult r = CUDA_SUCCESS;
   switch (o->kind) {
@@ -410,11 +411,10 @@ static CUresult replay_op(ft_dev_t *d, const op_t *o) {
     case OP_D2H: {
       /* the program may have looked: its buffer is not written, the source must
        * give the same bytes again (checked once the replay finished) */
-      op_t *m = (op_t *)o;
       void *dst = o->host;
       if (o->settled) {
-        free(m->scratch);
-        if (!(dst = m->scratch = malloc(o->n ? o->n : 1))) return CUDA_ERROR_OUT_OF_MEMORY;
+        free(o->scratch);
+        if (!(dst = o->scratch = malloc(o->n ? o->n : 1))) return CUDA_ERROR_OUT_OF_MEMORY;
       }
       r = ft_real.cuMemcpyDtoHAsync_v2(dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) verify_range(d, o->src, o->n, FT_WHY_D2H);

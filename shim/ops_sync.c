@@ -184,6 +184,7 @@ static hostfn_t *hostfn_new(CUstream s, int ptsz, CUhostFn fn, CUstreamCallback 
  * that can no longer be replayed. */
 #define HOSTFN(name, ptsz, ARGS, FN, CB, REAL, TRAMP)                     \
   CUresult ft_on_##name ARGS {                                            \
+    if (!(FN) && !(CB)) return REAL; /* the driver's answer to a bad call */ \
     ft_op_begin();                                                        \
     hostfn_t *h = hostfn_new(s, ptsz, FN, CB, u);                         \
     CUresult r;                                                           \
