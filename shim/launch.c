@@ -82,6 +82,13 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
 CUresult ft_unknown_writer_before(void) { return ft_rewrite_before(0); }
 
 CUresult ft_rewrite_before(CUdeviceptr only) {
+  if (only) {
+    ft_lock();
+    ft_alloc_t *a = ft_reg_find(only);
+    int prot = a && a->code && a->state == FT_ST_CLEAN;
+    ft_unlock();
+    if (!prot) return CUDA_SUCCESS; /* nothing under a code to lose: no commit */
+  }
   CUresult v = ft_commit_all();
   int issued = 0;
   ft_lock();
