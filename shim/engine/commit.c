@@ -28,6 +28,25 @@ static uint64_t g_replay_gen; /* replays done: a thread that waited sees whether
 /* Jobs in the ledger, as last seen (a hint for the lock-free fast path). */
 #define g_jobs_hint ft_jobs_pending_hint
 
+/* ---- one final outcome per damaged group ----
+ * When found, a damaged group is repaired where it lies (counted corrected, or
+ * recovered and restored_from_checkpoint) or not (uncorrectable). A group whose
+ * damaged bytes had been used (read by a kernel, copied) gets its final outcome when
+ * the epoch is settled: recovered if a replay recomputed what used it, else
+ * uncorrectable; the count it was given when found is moved there, and its events
+ * follow. So detected == corrected + recovered + uncorrectable (docs/report.md). */
+enum { IN_CORRECTED, IN_RESTORED, IN_UNCORRECTABLE, IN_NONE, IN_KINDS };
+#define MAX_USED 64
+static uint64_t g_used_by[IN_KINDS]; /* used groups awaiting their outcome, by count given */
+static struct {
+  uint64_t alloc, group;
+} g_used[MAX_USED];
+static int g_nused;
+static int g_used_ev0 = -1; /* first event that may belong to them */
+static int g_commit_ev0;    /* events when the current commit began */
+
+static void used_group(const ft_alloc_t *a, uint64_t g, int outcome);
+
 /* ---- permanent faults: the same bit corrected again after a rewrite ---- */
 #define MAX_SEEN 256
 static struct {
@@ -51,8 +70,9 @@ static int seen_before(const ft_alloc_t *a, uint64_t off, int bit) {
 static const char *why_name(int why) {
   static const char *const n[] = {"after launch (read-only argument)", "before launch (written argument)",
                                   "after launch (written argument)", "device-to-host copy",
-                                  "device-to-device copy source", "re-encode"};
-  return why >= 0 && why < 6 ? n[why] : "?";
+                                  "device-to-device copy source", "re-encode",
+                                  "at rest, before a write re-encoded it"};
+  return why >= 0 && why < 7 ? n[why] : "?";
 }
 
 static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
@@ -116,6 +136,19 @@ static CUresult put_diff(ft_dev_t *d, CUdeviceptr dst, const uint32_t *now, cons
 
 enum { GROUP_CLEAN, GROUP_REPAIRED, GROUP_RESTORED, GROUP_BAD, GROUP_STUCK };
 
+/* Group g at pl, just rewritten, read back: 1 if it now matches its code. */
+static int takes_write(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64_t g) {
+  uint32_t chk[FT_GROUP_BYTES / 4] = {0}, cv[32] = {0}, cd[32] = {0}, cl[4] = {0};
+  size_t clen;
+  unsigned cn;
+  uint64_t ctotal = 1;
+  if (fetch_group(d, a, pl, g, (uint8_t *)chk, &clen, cv, cd, cl, &cn) == CUDA_SUCCESS) {
+    ft_code_t cc = {clen, cn, 1, cv, cd, &cl[0], &cl[1], &cl[2], &cl[3]};
+    ft_verify(chk, clen, &cc, NULL, 0, &ctotal);
+  }
+  return ctotal == 0;
+}
+
 /* Repair group g at place pl (the allocation, or its shadow). Returns GROUP_*. */
 static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int why) {
   uint32_t data[FT_GROUP_BYTES / 4], data0[FT_GROUP_BYTES / 4];
@@ -158,15 +191,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       return GROUP_BAD;
     }
     /* read it back: a bit that does not take the write is stuck (a permanent fault) */
-    uint32_t chk[FT_GROUP_BYTES / 4] = {0}, cv[32] = {0}, cd[32] = {0}, cl[4] = {0};
-    size_t clen;
-    unsigned cn;
-    uint64_t ctotal = 1;
-    if (fetch_group(d, a, pl, g, (uint8_t *)chk, &clen, cv, cd, cl, &cn) == CUDA_SUCCESS) {
-      ft_code_t cc = {clen, cn, 1, cv, cd, &cl[0], &cl[1], &cl[2], &cl[3]};
-      ft_verify(chk, clen, &cc, NULL, 0, &ctotal);
-    }
-    if (ctotal) {
+    if (!takes_write(d, a, pl, g)) {
       ft_st.permanent++;
       ft_st.uncorrectable++;
       for (size_t i = 0; i < nev && i < 40; i++) {
@@ -208,8 +233,18 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     for (int k = 0; k < 4 && !r; k++)
       r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k] + g * 4, mc + o[2 + k] + g * 4, 4, d->stream);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+    if (!r && !takes_write(d, a, pl, g)) {
+      /* the checkpoint's bytes did not take: bits stuck there (DESIGN.md 6.3), never
+       * to be taken for data a kernel wrote */
+      ft_st.permanent++;
+      ft_st.uncorrectable++;
+      ft_event(a, g * G, -1, "group does not take a write from its checkpoint (permanent fault)",
+               FT_OUT_UNCORRECTABLE, where);
+      return GROUP_STUCK;
+    }
     if (!r) {
       ft_st.restored++;
+      ft_st.recovered++; /* restored_from_checkpoint counts a part of recovered */
       ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, where);
       return GROUP_RESTORED;
     }
@@ -272,6 +307,48 @@ static void lost(findings_t *f, ft_alloc_t *a, uint64_t off, const char *what) {
     f->lost_what = what;
   }
   f->lost = 1;
+}
+
+/* Damaged group g of a was used; `outcome` is what repair_group did (GROUP_*), -1
+ * for nothing (seen only before a kernel rewrote it). */
+static void used_group(const ft_alloc_t *a, uint64_t g, int outcome) {
+  int in = outcome == GROUP_REPAIRED ? IN_CORRECTED
+           : outcome == GROUP_RESTORED ? IN_RESTORED
+           : outcome == GROUP_BAD || outcome == GROUP_STUCK ? IN_UNCORRECTABLE : IN_NONE;
+  g_used_by[in]++;
+  if (g_used_ev0 < 0) g_used_ev0 = g_commit_ev0;
+  for (int i = 0; i < g_nused; i++)
+    if (g_used[i].alloc == a->id && g_used[i].group == g) return;
+  if (g_nused < MAX_USED) {
+    g_used[g_nused].alloc = a->id;
+    g_used[g_nused].group = g;
+    g_nused++;
+  }
+}
+
+/* The used groups' final outcome: FT_OUT_RECOVERED or FT_OUT_UNCORRECTABLE. */
+static void settle_used(int out) {
+  uint64_t n = 0;
+  for (int k = 0; k < IN_KINDS; k++) n += g_used_by[k];
+  if (!n) return;
+  ft_st.corrected -= g_used_by[IN_CORRECTED];
+  ft_st.recovered -= g_used_by[IN_RESTORED];
+  ft_st.uncorrectable -= g_used_by[IN_UNCORRECTABLE];
+  if (out == FT_OUT_RECOVERED) {
+    ft_st.recovered += n;
+  } else {
+    ft_st.restored -= g_used_by[IN_RESTORED]; /* its restore did not save what used it */
+    ft_st.uncorrectable += n;
+  }
+  for (int e = g_used_ev0 < 0 ? 0 : g_used_ev0; e < ft_nevents; e++) {
+    ft_error_event_t *ev = &ft_events[e];
+    if (ev->outcome == FT_OUT_RECOVERED) continue;
+    for (int i = 0; i < g_nused; i++)
+      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ev->offset / G) ev->outcome = out;
+  }
+  memset(g_used_by, 0, sizeof g_used_by);
+  g_nused = 0;
+  g_used_ev0 = -1;
 }
 
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
@@ -357,13 +434,16 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
            : before ? "damaged before a kernel wrote it, and its restore point is damaged too"
                     : "more than one bit flipped in a 4 KiB group, no checkpoint, and not rewritten "
                       "since the last synchronisation");
-    if (a == f->watch) f->watch_repaired = 1;
+    /* the program's read-back copies again only what a repair changed */
+    if (a == f->watch && (outcome == GROUP_REPAIRED || outcome == GROUP_RESTORED)) f->watch_repaired = 1;
+    if (j->why == FT_WHY_AT_REST) continue; /* repaired where it lies, before any use */
     /* a synchronous read-back is copied again by its caller, unless only a replay
      * can give the right bytes back */
     if (j->why == FT_WHY_D2H && a == f->watch && !regenerated) continue;
     /* consumed: read by the kernel, copied to the host, or copied on the device */
     f->consumed = 1;
     f->consumed_groups++;
+    used_group(a, list[i], before && j->kind != FT_JOB_VERIFY_COPY ? -1 : outcome);
     if (suspect && outcome != GROUP_BAD && outcome != GROUP_STUCK && f->sus[f->nsus].ngroups < 8)
       f->sus[f->nsus].groups[f->sus[f->nsus].ngroups++] = list[i];
   }
@@ -423,19 +503,16 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   findings_t f;
   memset(&f, 0, sizeof f);
   f.watch = watch;
-  uint64_t uncorrectable0 = ft_st.uncorrectable, restored0 = ft_st.restored;
+  g_commit_ev0 = ft_nevents;
   int replayed = 0;
   ft_rest_commit(); /* encode what came to rest, verify what was read in the epoch */
   drain(&f);
-  if (f.consumed && FT_OPT(MODE) == FT_MODE_CORRECT && !f.lost) {
+  if (f.consumed && FT_OPT(MODE) != FT_MODE_RECOVER && !f.lost) {
     /* The damaged data was corrected, but a kernel or a copy had already used it:
      * what it produced is not repaired, and only a replay could (MODE=recover). */
-    ft_st.uncorrectable += (uint64_t)f.consumed_groups;
     ft_alloc_t *at = f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0);
-    ft_event(at, 0, -1, "damaged data was used before it was corrected: results not repaired",
-             FT_OUT_UNCORRECTABLE, "commit (GPUFT_MODE=correct)");
     lost(&f, at, 0, "damaged data was used by a kernel or copy before it was corrected; "
-                    "GPUFT_MODE=correct does not re-execute (GPUFT_MODE=recover does)");
+                    "only GPUFT_MODE=recover re-executes what used it");
   }
   if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER && !f.lost) {
     /* from now on nobody closes the epoch before it is replayed */
@@ -507,16 +584,9 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     ft_replaying = 0;
     if (ok) {
       /* what looked unrecoverable before the replay is recovered now */
-      ft_st.uncorrectable = uncorrectable0;
-      ft_st.recovered += (uint64_t)f.consumed_groups;
       replayed = 1;
       f.watch_repaired = 1; /* a replay rewrote what the program reads back */
-      ft_event(f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0, -1,
-               snap ? "damaged data the GPU produced earlier: snapshot restored, epochs replayed"
-                    : "damaged data used: epoch replayed",
-               FT_OUT_RECOVERED, "commit");
     } else if (!f.lost) {
-      ft_st.uncorrectable += (uint64_t)(f.consumed_groups ? f.consumed_groups : 1);
       lost(&f, f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0,
            snap_why               ? snap_why
            : ft_epoch_replayable() ? "damaged data was used and the replay did not repair it"
@@ -525,13 +595,13 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     }
   }
 out:
-  /* groups restored from a checkpoint without a replay are recovered too */
-  if (!replayed) ft_st.recovered += ft_st.restored - restored0;
+  /* the damaged groups that were used: recomputed by the replay, or not at all */
+  if (replayed) settle_used(FT_OUT_RECOVERED);
+  else if (!g_replay_pending) settle_used(FT_OUT_UNCORRECTABLE);
   if (f.lost && f.lost_a) fail(f.lost_a, f.lost_off, f.lost_what);
-  if (!g_replay_pending) {
-    if (!ft_jobs_pending()) ft_epoch_close();
-    else ft_epoch_settle();
-  }
+  /* the program may look at every read-back that has completed once this returns */
+  if (!g_replay_pending && !ft_jobs_pending()) ft_epoch_close();
+  else ft_epoch_settle();
   if (exclusive) ft_op_exclusive_end();
   if (watch_repaired) *watch_repaired = f.watch_repaired;
   ft_st.cpu_seconds += ft_cpu_now() - t0;
@@ -543,14 +613,17 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
    * makes often (stream queries) costs no more than this. Reading these without
    * the lock is fine: a job issued meanwhile is not this commit's to see. */
   if (!__atomic_load_n(&g_jobs_hint, __ATOMIC_RELAXED) && !ft_epoch_ops() &&
-      !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED) &&
+      !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED) && !ft_host_fn_deferred() &&
       !__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED) &&
       __atomic_load_n(&g_verdict, __ATOMIC_RELAXED) == CUDA_SUCCESS)
     return CUDA_SUCCESS;
   ft_lock();
   commit_locked(watch, watch_repaired);
   CUresult v = __atomic_exchange_n(&g_verdict, CUDA_SUCCESS, __ATOMIC_RELAXED);
+  int settled = !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED);
   ft_unlock();
+  /* host functions held back from damaged data: what they may look at is settled */
+  if (settled) ft_host_fn_run_deferred();
   return v;
 }
 
@@ -581,6 +654,14 @@ void ft_jobs_make_room(void) {
     return;
   CUresult v = ft_commit_all();
   if (v == CUDA_ERROR_ECC_UNCORRECTABLE) __atomic_store_n(&g_verdict, v, __ATOMIC_RELAXED);
+}
+
+CUresult ft_commit_quiet(void) {
+  if (ft_in_op()) return ft_commit_all();
+  int exclusive = ft_op_exclusive_begin() == 0;
+  CUresult r = ft_commit_all();
+  if (exclusive) ft_op_exclusive_end();
+  return r;
 }
 
 CUresult ft_after_sync(CUresult r) {

@@ -176,7 +176,8 @@ enum {                /* why a job was issued, for the report */
   FT_WHY_WRITE_AFTER, /* possibly-written argument, re-encoded after the launch */
   FT_WHY_D2H,         /* source of a device-to-host copy, after the DMA */
   FT_WHY_COPY_SRC,    /* source of a device-to-device copy */
-  FT_WHY_REENCODE     /* code refresh after a write gpuft does not encode on the host */
+  FT_WHY_REENCODE,    /* code refresh after a write gpuft does not encode on the host */
+  FT_WHY_AT_REST      /* data at rest, before a write re-encodes it whole: nothing used it */
 };
 typedef struct ft_job_rec_s {
   int kind, why;
@@ -214,6 +215,9 @@ extern int ft_replaying;
  * streams: their results could show the write, not damage; they are dropped. */
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i);
 extern int ft_jobs_pending_hint;
+/* The result slots of the verifications pending now (at most cap). Their slots may
+ * be reused later: a reader without the lock must take what it finds as a hint. */
+size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap);
 
 /* ---- Commit (commit.c) ---- */
 /* Process every finished job: correct, restore, count, learn. Returns
@@ -224,6 +228,11 @@ CUresult ft_commit(void);
 CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired);
 /* Make every job finished (synchronise the context) and commit. */
 CUresult ft_commit_all(void);
+/* ft_commit_all with no operation of any thread in flight (the operation lock held
+ * exclusively, bounded): nothing new is issued between the synchronisation and the
+ * commit, so a clean epoch closes. Before freeing memory the epoch used: an epoch
+ * whose log outlives it could no longer be replayed. */
+CUresult ft_commit_quiet(void);
 /* A sync call finished with `r`: commit and merge the verdict. */
 CUresult ft_after_sync(CUresult r);
 /* Before an operation starts (no gpuft lock held): when the ledger has less room
@@ -250,9 +259,31 @@ void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
  * log (nothing read `a` since: the replay only needs the last), 0 if the epoch must
  * end first (the checkpoint holds only the last upload). */
 int ft_log_h2d_supersede(ft_alloc_t *a);
-void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s);
-/* At a clean commit: read-backs that have completed are final (never replayed). */
+/* sync: a synchronous read-back, settled by ft_epoch_settle_sync before it returns. */
+void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync);
+/* At the end of every commit (the program may look at what has completed): read-
+ * backs that have completed are settled: a replay never writes their buffers again,
+ * it checks that they would receive the same bytes (else the epoch is lost). */
 void ft_epoch_settle(void);
+/* Host function number `seq` was queued on stream index stream_index (order.c): it
+ * may look at every read-back logged so far that its stream is ordered after. If it has run when a replay begins (ft_host_fn_ran), those read-backs are
+ * settled then: reproduced, not rewritten. */
+void ft_epoch_host_fn(uint64_t seq, int stream_index);
+int ft_host_fn_ran(uint64_t seq);
+/* Host functions held back because data verified before them was damaged run at the
+ * end of the commit that settles the epoch (ops_sync.c); whether any are waiting. */
+void ft_host_fn_run_deferred(void);
+/* The trampoline queued in place of a host function (hostfn.c): created by the
+ * hook, given to the driver with ft_host_fn_tramp (cuLaunchHostFunc) or
+ * ft_host_fn_tramp_cb (cuStreamAddCallback); discarded if the driver refused it. */
+typedef struct ft_hostfn_s ft_hostfn_t;
+ft_hostfn_t *ft_host_fn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user);
+void ft_host_fn_discard(ft_hostfn_t *h);
+void CUDA_CB ft_host_fn_tramp(void *user);
+void CUDA_CB ft_host_fn_tramp_cb(CUstream s, CUresult status, void *user);
+int ft_host_fn_deferred(void);
+/* A synchronous read-back into host is about to return to the program: settled. */
+void ft_epoch_settle_sync(const void *host);
 void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n);
 void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_bytes);
 /* Something the epoch cannot replay happened: results since the last commit can
@@ -322,6 +353,10 @@ int ft_demangle_const_params(const char *mangled, uint64_t *const_mask, uint64_t
 /* Unknown writers (graph launches, unreadable arguments): commit before; after,
  * every protected allocation of the context is re-encoded on stream s. */
 CUresult ft_unknown_writer_before(void);
+/* The same for one allocation (the one holding `only`) that a write is about to
+ * re-encode whole (2-D/3-D copies, 2-D memsets): what the write leaves is verified
+ * and repaired first. A commit point: the epoch before it stays replayable. */
+CUresult ft_rewrite_before(CUdeviceptr only);
 void ft_unknown_writer_after(CUstream s);
 
 /* ---- Uploads (upload.c) ---- */

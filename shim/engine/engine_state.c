@@ -25,15 +25,21 @@ void ft_op_end(void) {
   if (--g_in_op == 0) pthread_rwlock_unlock(&g_op_lock);
 }
 int ft_in_op(void) { return g_in_op > 0; }
+static __thread int g_exclusive; /* depth: a replay inside a quiet commit nests */
 int ft_op_exclusive_begin(void) {
+  if (g_exclusive) return g_exclusive++, 0;
   /* Bounded: an operation may be blocked on work that the thread asking for the
    * replay has yet to enable (an event it will record after its own sync). */
   struct timespec t;
   clock_gettime(CLOCK_REALTIME, &t);
   t.tv_sec += 2;
-  return pthread_rwlock_timedwrlock(&g_op_lock, &t) == 0 ? 0 : -1;
+  if (pthread_rwlock_timedwrlock(&g_op_lock, &t) != 0) return -1;
+  g_exclusive = 1;
+  return 0;
 }
-void ft_op_exclusive_end(void) { pthread_rwlock_unlock(&g_op_lock); }
+void ft_op_exclusive_end(void) {
+  if (--g_exclusive == 0) pthread_rwlock_unlock(&g_op_lock);
+}
 
 double ft_now(void) {
   struct timespec ts;

@@ -119,12 +119,17 @@ static void event_put(CUevent e) {
   else ft_drv.cuEventDestroy_v2(e);
 }
 
-void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
+void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   op_t *o = push(FT_OP_D2H);
   if (!o) return;
   o->host = host;
   o->src = src;
   o->n = n;
+  o->sync = sync;
+  o->ord_s = -1;
+  if (sync) return; /* settled by its caller, when it returns (ft_epoch_settle_sync) */
+  o->ord_s = ft_ord_op(s);
+  o->ord_t = ft_ord_tick(o->ord_s);
   o->done = event_get();
   if (!o->done || ft_drv.cuEventRecord(o->done, s) != CUDA_SUCCESS) {
     /* cannot tell when the program may use the buffer: never replay into it */
@@ -135,30 +140,59 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
   }
 }
 
-/* A read-back has completed: from the next return to the program on, it may look
- * at (or free) its buffer. What it received is kept for a snapshot replay. */
+/* A hash of the bytes the program received: a difference in a single 8-byte word
+ * always changes it (each step is a bijection of the state). */
+uint64_t ft_bytes_hash(const void *p, size_t n) {
+  const uint8_t *b = p;
+  uint64_t h = 0xcbf29ce484222325ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The program may look at o's host buffer from now on: remember what it holds. */
 static void settle(op_t *o) {
   o->settled = 1;
   event_put(o->done);
   o->done = NULL;
-  if (ft_snap_logging() && ft_op_keep_received(o) != 0)
-    ft_epoch_unreplayable("out of memory for the bytes of a read-back");
+  if (ft_host_readable(o->host, o->n)) o->seen = ft_bytes_hash(o->host, o->n);
+  else ft_epoch_unreplayable("a read-back into host memory gpuft cannot read");
 }
 
 void ft_epoch_settle(void) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
     if (o->kind != FT_OP_D2H || o->settled || !o->done) continue;
-    if (ft_real.cuEventQuery(o->done) == CUDA_SUCCESS) settle(o);
+    /* Not merely complete: the program learns that from a synchronisation covering
+     * it (another thread's unrelated one does not tell it). Untracked streams: once
+     * complete. */
+    if (o->ord_s >= 0 ? ft_ord_host_covers(o->ord_s, o->ord_t)
+                      : ft_real.cuEventQuery(o->done) == CUDA_SUCCESS)
+      settle(o);
   }
 }
 
-int ft_op_keep_received(op_t *o) {
-  if (o->bytes || !o->n) return 0;
-  o->bytes = malloc(o->n);
-  if (!o->bytes) return -1;
-  memcpy(o->bytes, o->host, o->n);
-  return 0;
+void ft_epoch_host_fn(uint64_t seq, int si) {
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    /* only what its stream is ordered after can have completed when it runs */
+    if (o->kind == FT_OP_D2H && !o->sync && !o->settled && !o->fn_seen &&
+        (o->ord_s < 0 || si < 0 || ft_ord_covers(si, o->ord_s, o->ord_t)))
+      o->fn_seen = seq;
+  }
+}
+
+void ft_epoch_settle_sync(const void *host) {
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    if (o->kind == FT_OP_D2H && o->sync && !o->settled && o->host == host) settle(o);
+  }
 }
 
 void ft_log_d2h_recopied(void *host, size_t n) {
@@ -166,7 +200,7 @@ void ft_log_d2h_recopied(void *host, size_t n) {
   for (size_t i = g_nops; i-- > 0;) {
     op_t *o = &g_ops[i];
     if (o->kind != FT_OP_D2H || o->host != host || o->n != n) continue;
-    if (o->bytes) memcpy(o->bytes, host, n);
+    if (o->settled) o->seen = ft_bytes_hash(host, n);
     return;
   }
   ft_snap_d2h_recopied(host, n);
@@ -267,6 +301,7 @@ void ft_restore_point_unread(ft_alloc_t *a) {
 void ft_op_free(op_t *o) {
   free(o->params);
   free(o->bytes);
+  free(o->scratch);
   event_put(o->done);
   memset(o, 0, sizeof *o);
 }
@@ -286,6 +321,8 @@ void ft_epoch_close(void) {
         else ft_epoch_unreplayable("out of memory for the bytes of an upload");
       }
     }
+  }
+  if (ft_snap_logging() && !g_unreplayable) {
     ft_snap_log_epoch(g_ops, g_nops, NULL);
   } else {
     for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);
@@ -372,20 +409,14 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
   return CUDA_SUCCESS;
 }
 
-/* A replayed read-back in FT_REPLAY_COMPARE mode: does it give the bytes the
- * program received? */
+/* A read-back of the snapshot log, replayed: does it give the bytes the program
+ * received (their hash)? */
 static CUresult replay_compare(ft_dev_t *d, const op_t *o, int *differs) {
-  if (!o->bytes) {
-    *differs = 1; /* not kept: cannot tell */
-    return CUDA_SUCCESS;
-  }
-  uint8_t *tmp = malloc(o->n);
+  uint8_t *tmp = malloc(o->n ? o->n : 1);
   if (!tmp) return CUDA_ERROR_OUT_OF_MEMORY;
   CUresult r = ft_real.cuMemcpyDtoHAsync_v2(tmp, o->src, o->n, d->stream);
   if (r == CUDA_SUCCESS) r = ft_real.cuStreamSynchronize(d->stream);
-  FT_DEBUG("replayed read-back of %zu bytes compared: %s", o->n,
-           r != CUDA_SUCCESS ? "failed" : memcmp(tmp, o->bytes, o->n) ? "differs" : "equal");
-  if (r == CUDA_SUCCESS && memcmp(tmp, o->bytes, o->n) != 0) {
+  if (r == CUDA_SUCCESS && (!o->settled || ft_bytes_hash(tmp, o->n) != o->seen)) {
     *differs = 1;
     FT_INFO("a replayed read-back of %zu bytes differs from what the program received "
             "(the kernels are not deterministic)", o->n);
@@ -405,12 +436,19 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
       r = ft_real.cuMemcpyHtoDAsync_v2(o->a->base + o->off, o->bytes, o->n, s);
       if (r == CUDA_SUCCESS) reencode_range(d, o->a->base + o->off, o->n);
       return r;
-    case FT_OP_D2H:
-      if (o->settled) /* the program has it: final */
-        return mode != FT_REPLAY_INTO_PROGRAM ? replay_compare(d, o, differs) : CUDA_SUCCESS;
-      r = ft_real.cuMemcpyDtoHAsync_v2(o->host, o->src, o->n, s);
+    case FT_OP_D2H: {
+      if (mode == FT_REPLAY_LOGGED) return replay_compare(d, o, differs);
+      /* the program may have looked: its buffer is not written, the source must
+       * give the same bytes again (checked once the replay finished) */
+      void *dst = o->host;
+      if (o->settled) {
+        free(o->scratch);
+        if (!(dst = o->scratch = malloc(o->n ? o->n : 1))) return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      r = ft_real.cuMemcpyDtoHAsync_v2(dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) verify_range(d, o->src, o->n, FT_WHY_D2H);
       return r;
+    }
     case FT_OP_D2D:
       r = ft_real.cuMemcpyDtoDAsync_v2(o->dst, o->src, o->n, s);
       if (r == CUDA_SUCCESS) {
@@ -428,13 +466,55 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
   return r;
 }
 
-/* Re-issue the current epoch's operations (after its restore points, or a
- * snapshot and the log since, gave back the state at its start). */
-static int replay_ops(ft_dev_t *d, int mode, int *differs) {
+static void drop_scratch(void) {
   for (size_t i = 0; i < g_nops; i++) {
-    CUresult r = ft_op_replay(d, &g_ops[i], mode, differs);
+    free(g_ops[i].scratch);
+    g_ops[i].scratch = NULL;
+  }
+}
+
+/* After a replay: every read-back the program may have looked at got the same
+ * bytes again; else what it saw cannot be made right and the epoch is lost. */
+static int seen_again(void) {
+  int same = 1;
+  for (size_t i = 0; i < g_nops; i++) {
+    op_t *o = &g_ops[i];
+    if (o->kind != FT_OP_D2H || !o->scratch) continue;
+    if (ft_bytes_hash(o->scratch, o->n) != o->seen) {
+      same = 0;
+      FT_DEBUG("read-back %zu of %zu (%zu bytes from %#llx, %s%s) differs on replay", i + 1, g_nops,
+               o->n, (unsigned long long)o->src, o->sync ? "synchronous" : "asynchronous",
+               o->fn_seen ? ", seen by a host function" : "");
+    }
+    free(o->scratch);
+    o->scratch = NULL;
+  }
+  if (!same) {
+    ft_epoch_unreplayable("the program already received a read-back that the replay does not "
+                          "reproduce bit for bit");
+    FT_WARN_CAPPED(8, "cannot replay: the program already received a read-back that the replay "
+                      "does not reproduce bit for bit");
+  }
+  return same;
+}
+
+/* Read-backs a host function that has run may have looked at hold what it saw:
+ * settled now, as if returned (one held back, ops_sync.c, runs after the replay). */
+static void settle_seen_by_host_fns(void) {
+  for (size_t i = 0; i < g_nops; i++)
+    if (g_ops[i].kind == FT_OP_D2H && g_ops[i].fn_seen && !g_ops[i].settled &&
+        ft_host_fn_ran(g_ops[i].fn_seen))
+      settle(&g_ops[i]);
+}
+
+/* Re-issue the current epoch's operations in order. */
+static int replay_ops(ft_dev_t *d) {
+  for (size_t i = 0; i < g_nops; i++) {
+    CUresult r = ft_op_replay(d, &g_ops[i], FT_REPLAY_INTO_PROGRAM, NULL);
     if (r != CUDA_SUCCESS) {
       FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
+      ft_real.cuStreamSynchronize(d->stream); /* before its read-backs' buffers go */
+      drop_scratch();
       return -1;
     }
   }
@@ -442,19 +522,12 @@ static int replay_ops(ft_dev_t *d, int mode, int *differs) {
   return 0;
 }
 
-int ft_epoch_replay_ops(ft_dev_t *d, int *differs) {
-  if (g_unreplayable) {
-    FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
-    return -1;
-  }
-  return replay_ops(d, FT_REPLAY_COMPARE, differs);
-}
-
 int ft_epoch_replay(ft_dev_t *d) {
   if (g_unreplayable) {
     FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
     return -1;
   }
+  settle_seen_by_host_fns();
   /* everything the epoch wrote goes back to its state at the start of the epoch */
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
@@ -467,10 +540,23 @@ int ft_epoch_replay(ft_dev_t *d) {
     /* data and code as they were at the start of the epoch, under a valid code */
     if (a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) ft_set_state(a, FT_ST_CLEAN);
   }
-  if (replay_ops(d, FT_REPLAY_INTO_PROGRAM, NULL) != 0) return -1;
+  if (replay_ops(d) != 0) return -1;
   ft_st.replays++;
   FT_INFO("replayed %zu operations of epoch %ju", g_nops, (uintmax_t)ft_epoch);
-  return ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS ? 0 : -1;
+  int ok = ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS;
+  return seen_again() && ok ? 0 : -1;
+}
+
+int ft_epoch_replay_ops(ft_dev_t *d, int *differs) {
+  if (g_unreplayable) {
+    FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
+    return -1;
+  }
+  settle_seen_by_host_fns();
+  if (replay_ops(d) != 0) return -1;
+  if (ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS) return -1;
+  if (!seen_again()) *differs = 1;
+  return 0;
 }
 
 int ft_op_touches(const op_t *o, CUdeviceptr lo, CUdeviceptr hi) {

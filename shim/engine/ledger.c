@@ -134,3 +134,10 @@ void ft_jobs_void_unordered(const ft_alloc_t *a, int i) {
 
 /* The device state a job was issued in (for reading its slot). */
 ftk_job_t *ft_job_result(ft_job_rec_t *j) { return &j->a->dev->jobs[j->slot]; }
+
+size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap) {
+  size_t n = 0;
+  for (ft_job_rec_t *j = g_head; j && n < cap; j = j->next)
+    if (j->kind != FT_JOB_ENCODE && !j->voided) out[n++] = ft_job_result(j);
+  return n;
+}

@@ -19,40 +19,46 @@ typedef struct {
   size_t plen;
   /* copies and memsets */
   ft_alloc_t *a; /* H2D: destination (its checkpoint holds the bytes) */
-  CUdeviceptr dst, src;
+  CUdeviceptr dst, src; /* (H2D: dst is the destination address) */
   void *host;
   size_t off, n;
   uint32_t pattern;
   int elem;
-  /* D2H: recorded after the copy and its verification; once it has completed at a
-   * clean commit the program may use (or free) the host buffer, so the copy is
-   * final and never written again */
+  /* D2H: recorded after the copy and its verification. Once the program may have
+   * looked at the host buffer (a synchronisation covering it returned, or the
+   * synchronous call returned) it is settled: never written again, and a replay
+   * only checks that the source still gives the bytes the program saw (their
+   * hash, `seen`). */
   CUevent done;
+  int ord_s;      /* its stream index and tick (order.c): the host has seen it complete */
+  uint64_t ord_t; /* once a synchronisation that covers them returned */
+  int sync;
+  uint64_t fn_seen; /* first host function queued after it (it may look at the buffer) */
   int settled;
-  /* Kept once the epoch closes (snapshot log): H2D, the bytes uploaded (the
-   * checkpoint holds only the last upload); D2H, the bytes the program received,
-   * which a replay must reproduce bit for bit. NULL when not kept. */
+  uint64_t seen;
+  void *scratch; /* replay: where the source is read back for that check */
+  /* H2D, once the epoch closed (snapshot log): the bytes uploaded (the checkpoint
+   * holds only the last upload). NULL when not kept. */
   uint8_t *bytes;
 } ft_op_t;
 
-/* How a read-back is replayed: into the program's buffer when it cannot have
- * looked yet (the current epoch), or compared with what it received. */
-enum { FT_REPLAY_INTO_PROGRAM, FT_REPLAY_COMPARE, FT_REPLAY_LOGGED };
+/* How an operation is replayed: FT_REPLAY_INTO_PROGRAM (the current epoch): a
+ * read-back the program cannot have looked at yet goes into its buffer, one it
+ * may have is read into scratch and checked against what it saw once the replay
+ * finished. FT_REPLAY_LOGGED (an epoch of the snapshot log): every read-back is
+ * compared with what the program received, now (*differs), and nothing the
+ * operation only reads is verified: hundreds of epochs would fill the ledger, and
+ * the comparisons check the replay. Uploads come from o->bytes when kept, else
+ * from the checkpoint. */
+enum { FT_REPLAY_INTO_PROGRAM, FT_REPLAY_LOGGED };
 
-/* Re-issue o on gpuft's stream of d. A settled read-back is skipped in
- * FT_REPLAY_INTO_PROGRAM mode and compared in FT_REPLAY_COMPARE mode (*differs
- * set when the bytes differ or were not kept). FT_REPLAY_LOGGED (an epoch of the
- * snapshot log) compares too, and issues no verification of what the operation
- * reads: hundreds of epochs would fill the ledger, and the comparisons of the
- * read-backs check the replay. Uploads come from o->bytes when kept, else from
- * the checkpoint. */
 CUresult ft_op_replay(ft_dev_t *d, ft_op_t *o, int mode, int *differs);
+/* A hash of bytes a program received: any difference in one 8-byte word changes it. */
+uint64_t ft_bytes_hash(const void *p, size_t n);
 /* Whether o reads or writes device memory in [lo, hi). */
 int ft_op_touches(const ft_op_t *o, CUdeviceptr lo, CUdeviceptr hi);
 /* Release what o owns. */
 void ft_op_free(ft_op_t *o);
-/* Keep the bytes a settled read-back delivered (0, or -1 out of memory). */
-int ft_op_keep_received(ft_op_t *o);
 
 /* ---- the snapshot store and its log (snapshot.c) ---- */
 /* The ops of a closing epoch (moved: the caller forgets them); `why` non-NULL

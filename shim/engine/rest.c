@@ -140,8 +140,37 @@ int ft_rest_read(ft_alloc_t *a, CUstream s) {
 }
 
 /* An operation that may write any protected memory, unseen: results pending are
- * taken first, every protected allocation of the context is re-encoded after. */
-CUresult ft_unknown_writer_before(void) { return ft_commit_all(); }
+ * taken first, every protected allocation of the context is re-encoded after. What
+ * it leaves unwritten is verified (and repaired) first: the re-encode would take
+ * an error there in as data. Only allocations the host has seen at rest: others
+ * may be written by work still running. */
+CUresult ft_unknown_writer_before(void) { return ft_rewrite_before(0); }
+
+CUresult ft_rewrite_before(CUdeviceptr only) {
+  if (only) {
+    ft_lock();
+    ft_alloc_t *a = ft_reg_find(only);
+    int prot = a && a->code && a->state == FT_ST_CLEAN;
+    ft_unlock();
+    if (!prot) return CUDA_SUCCESS; /* nothing under a code to lose: no commit */
+  }
+  CUresult v = ft_commit_all();
+  int issued = 0;
+  ft_lock();
+  ft_dev_t *d = ft_dev_current();
+  ft_alloc_t *one = only ? ft_reg_find(only) : NULL;
+  if (only && !one) d = NULL; /* not protected memory: nothing to verify */
+  for (size_t i = 0; d && i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if ((one && a != one) || a->dev != d || !a->code || a->state != FT_ST_CLEAN || !ft_rest_done(a))
+      continue;
+    issued |= ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_AT_REST, a, 0, (a->size + G - 1) / G,
+                           d->stream, NULL, -1) == 0;
+  }
+  ft_unlock();
+  CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;
+  return v != CUDA_SUCCESS ? v : w;
+}
 
 void ft_unknown_writer_after(CUstream s) {
   ft_lock();

@@ -9,6 +9,7 @@
 #include "access.h"
 #include "hooks.h"
 #include "inject.h"
+#include "../ptx/access.h" /* FT_PTX_K_*: what a kernel reaches besides its arguments */
 
 #define G ((uint64_t)FT_GROUP_BYTES)
 
@@ -75,6 +76,32 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
 }
 
 #define MAX_REFS 64
+
+/* Why a launch has effects a replay cannot undo, or NULL: an argument it may write
+ * points into managed or mapped host memory (the host may change it meanwhile, a
+ * second run would accumulate twice), or its PTX shows it writing memory reached
+ * other than through its arguments. Lock held. */
+static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
+  if (fn->facts && (fn->kflags & (FT_PTX_K_LOADED_PTR | FT_PTX_K_UNKNOWN_ADDR |
+                                  FT_PTX_K_UNKNOWN_CALL | FT_PTX_K_INCOMPLETE | FT_PTX_K_GLOBAL_VAR)))
+    return "a kernel reaching memory other than through its arguments";
+  for (size_t off = 0; off + 8 <= len; off += 8) {
+    int acc = fn->slot_acc[off / 8];
+    uint64_t v;
+    memcpy(&v, buf + off, 8);
+    if (acc == FT_ACC_READ || acc == FT_ACC_NONE || v < 4096) continue;
+    ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
+    if (a && a->managed) return "a kernel writing managed memory";
+    if (a) continue; /* device memory gpuft tracks: restore points cover it */
+    unsigned type = 0;
+    if (ft_drv.cuPointerGetAttribute &&
+        ft_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)v) ==
+            CUDA_SUCCESS &&
+        type == CU_MEMORYTYPE_HOST)
+      return "a kernel writing mapped host memory";
+  }
+  return NULL;
+}
 
 typedef CUresult (*launch_fn)(const void *call);
 
@@ -161,7 +188,9 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   }
   CUresult r = real(call);
   if (r == CUDA_SUCCESS) {
-    if (coop == 2) ft_epoch_unreplayable("a launch with attributes (cuLaunchKernelEx)");
+    const char *side = impure(fn, buf, len);
+    if (side) ft_epoch_unreplayable(side);
+    else if (coop == 2) ft_epoch_unreplayable("a launch with attributes (cuLaunchKernelEx)");
     else ft_log_launch(f, coop, grid, block, shmem, buf, len, fn);
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;

@@ -4,6 +4,7 @@
  * source was bad); device-to-device copies carry the codes over when aligned and
  * re-encode otherwise; 2-D, 3-D and peer copies re-encode what they wrote and
  * verify what they read. Everything else passes through. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -106,9 +107,9 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
 }
 
 /* After the read-back and its verification were enqueued on s. */
-static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s) {
+static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   ft_lock();
-  ft_log_d2h(host, src, n, s);
+  ft_log_d2h(host, src, n, s, sync);
   ft_unlock();
 }
 
@@ -126,28 +127,57 @@ static void d2h_sync_end(const uint64_t *vc) {
   ft_unlock();
 }
 
-/* A synchronous read-back: wait for the verification; if it repaired the source,
- * copy again so that the program receives the correct bytes. */
+/* The source of a synchronous read-back needed repairing after every copy: what
+ * the program received is not known good. */
+static CUresult d2h_unsettled(ft_alloc_t *a, CUdeviceptr src) {
+  ft_lock();
+  ft_st.detected++; /* found again after its last repair: an error event of its own */
+  ft_st.uncorrectable++;
+  ft_event(a, src - a->base, -1, "damaged again at every copy of a read-back", FT_OUT_UNCORRECTABLE,
+           "device-to-host copy");
+  ft_unlock();
+  FT_WARN_CAPPED(8, "a read-back from allocation #%ju was damaged at each of its copies: the "
+                 "program may have received damaged bytes", (uintmax_t)a->id);
+  if (FT_OPT(ON_FAIL) == FT_ONFAIL_ABORT) abort();
+  return FT_OPT(ON_FAIL) == FT_ONFAIL_WARN ? CUDA_SUCCESS : CUDA_ERROR_ECC_UNCORRECTABLE;
+}
+
+/* A synchronous read-back: if it repaired the source,
+ * copy again so that the program receives the correct bytes, and verify that copy
+ * too (a flip during it would otherwise reach the program unseen). */
 static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src, size_t n,
                            int ptsz) {
-  if (!a) return CUDA_SUCCESS;
-  uint64_t vc[FT_ORD_STREAMS];
-  d2h_sync_begin(s, vc); /* the copy and its verification are done after this */
-  CUresult r = ft_real.cuStreamSynchronize(s);
-  if (r != CUDA_SUCCESS) return r;
-  d2h_sync_end(vc);
-  int repaired = 0;
-  CUresult verdict = ft_commit_ex(a, &repaired);
-  FT_DEBUG("read-back of %zu bytes at %#llx: verified%s", n, (unsigned long long)src,
-           repaired ? ", repaired: copying again" : "");
-  if (repaired) {
+  CUresult verdict = CUDA_SUCCESS;
+  int max = FT_OPT(MAX_RETRIES) > 0 ? (int)FT_OPT(MAX_RETRIES) : 1;
+  for (int copies = 1; a; copies++) {
+    uint64_t vc[FT_ORD_STREAMS];
+    d2h_sync_begin(s, vc); /* the copy and its verification are done after this */
+    CUresult r = ft_real.cuStreamSynchronize(s);
+    if (r != CUDA_SUCCESS) return r;
+    d2h_sync_end(vc);
+    int repaired = 0;
+    CUresult v = ft_commit_ex(a, &repaired);
+    if (v != CUDA_SUCCESS) verdict = v;
+    FT_DEBUG("read-back of %zu bytes at %#llx: verified%s", n, (unsigned long long)src,
+             repaired ? ", repaired: copying again" : "");
+    if (!repaired) break;
+    if (copies > max) return d2h_unsettled(a, src);
     r = ptsz ? ft_real.cuMemcpyDtoH_v2_ptds(dst, src, n) : ft_real.cuMemcpyDtoH_v2(dst, src, n);
     if (r != CUDA_SUCCESS) return r;
     ft_lock();
-    ft_log_d2h_recopied(dst, n);
+    ft_log_d2h_recopied(dst, n); /* an epoch closed meanwhile logged the first copy */
     ft_unlock();
+    verify_read(src, n, s, FT_WHY_D2H, &a);
   }
   return verdict;
+}
+
+/* A synchronous read-back returns: from now on the program may look at dst. */
+static CUresult d2h_return(CUresult r, void *dst) {
+  ft_lock();
+  ft_epoch_settle_sync(dst);
+  ft_unlock();
+  return r;
 }
 
 #define D2H_SYNC(name, ptsz)                                           \
@@ -162,11 +192,11 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
     CUstream s = FT_STREAM(0, ptsz);                                   \
     if (r == CUDA_SUCCESS) {                                           \
       verify_read(src, n, s, FT_WHY_D2H, &a);                          \
-      log_d2h(dst, src, n, s);                                         \
+      log_d2h(dst, src, n, s, 1);                                      \
     }                                                                  \
     ft_op_end();                                                       \
     if (r != CUDA_SUCCESS) return r;                                   \
-    return d2h_settle(a, s, dst, src, n, ptsz);                        \
+    return d2h_return(d2h_settle(a, s, dst, src, n, ptsz), dst);       \
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
@@ -175,7 +205,7 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \
     if (r == CUDA_SUCCESS) verify_read(src, n, FT_STREAM(s, ptsz), FT_WHY_D2H, &a); \
-    if (r == CUDA_SUCCESS) log_d2h(dst, src, n, FT_STREAM(s, ptsz));           \
+    if (r == CUDA_SUCCESS) log_d2h(dst, src, n, FT_STREAM(s, ptsz), 0);        \
     ft_op_end();                                                               \
     return r;                                                                  \
   }
@@ -287,11 +317,12 @@ static int tracked(CUdeviceptr p) {
     if (r == CUDA_SUCCESS && td) after_d2d(dst, src, n, st);                      \
     else if (r == CUDA_SUCCESS && ts) {                                           \
       verify_read(src, n, st, FT_WHY_D2H, &a);                                    \
-      log_d2h((void *)(uintptr_t)dst, src, n, st);                                \
+      log_d2h((void *)(uintptr_t)dst, src, n, st, sync);                          \
     }                                                                             \
     ft_op_end();                                                                  \
     if (r == CUDA_SUCCESS && !td && ts && sync)                                   \
-      return d2h_settle(a, st, (void *)(uintptr_t)dst, src, n, ptsz);             \
+      return d2h_return(d2h_settle(a, st, (void *)(uintptr_t)dst, src, n, ptsz),  \
+                        (void *)(uintptr_t)dst);                                  \
     return r;                                                                     \
   }
 #define s_ 0
@@ -307,6 +338,13 @@ UNIFIED(cuMemcpyAsync_ptsz, 0, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, C
 #undef s_
 
 /* ---- 2-D, 3-D and peer copies: re-encode what they write, verify what they read ---- */
+
+/* Before a 2-D, 3-D or peer copy writes into dptr: it is re-encoded whole after,
+ * so what the copy does not overwrite is verified and repaired first. */
+static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr) {
+  if (!c || (dt != CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_UNIFIED)) return CUDA_SUCCESS;
+  return ft_rewrite_before(dptr);
+}
 
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
                           CUstream s, int sync) {
@@ -334,6 +372,8 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
 
 #define COPY2D(name, ptsz)                                                              \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c) {                                       \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c)) : CUDA_SUCCESS;    \
+    if (v != CUDA_SUCCESS) return v;                                                    \
     FT_OP_BEGIN();                                                                      \
     CUresult r = ft_real.name(c);                                                       \
     if (r == CUDA_SUCCESS && c)                                                         \
@@ -344,6 +384,8 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
   }
 #define COPY2DA(name, ptsz)                                                             \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c)) : CUDA_SUCCESS;    \
+    if (v != CUDA_SUCCESS) return v;                                                    \
     FT_OP_BEGIN();                                                                      \
     CUresult r = ft_real.name(c, s);                                                    \
     if (r == CUDA_SUCCESS && c)                                                         \
@@ -363,6 +405,8 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
 #define P3D_SRC(c) ((c)->srcDevice + (c)->srcXInBytes + ((c)->srcY + (c)->srcZ * (c)->srcHeight) * (c)->srcPitch)
 #define COPY3D(name, T, ptsz)                                                               \
   CUresult ft_on_##name(const T *c) {                                                       \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c)) : CUDA_SUCCESS;        \
+    if (v != CUDA_SUCCESS) return v;                                                        \
     FT_OP_BEGIN();                                                                          \
     CUresult r = ft_real.name(c);                                                           \
     if (r == CUDA_SUCCESS && c)                                                             \
@@ -373,6 +417,8 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
   }
 #define COPY3DA(name, T, ptsz)                                                              \
   CUresult ft_on_##name(const T *c, CUstream s) {                                           \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c)) : CUDA_SUCCESS;        \
+    if (v != CUDA_SUCCESS) return v;                                                        \
     FT_OP_BEGIN();                                                                          \
     CUresult r = ft_real.name(c, s);                                                        \
     if (r == CUDA_SUCCESS && c)                                                             \

@@ -117,7 +117,7 @@ static CUresult before_free(CUdeviceptr p) {
   ft_unlock();
   if (snap) ft_real.cuEventSynchronize(snap); /* a snapshot copy still reads it */
   /* the epoch must not outlive memory it may have to restore or re-read */
-  return used ? ft_commit_all() : CUDA_SUCCESS;
+  return used ? ft_commit_quiet() : CUDA_SUCCESS;
 }
 
 static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
@@ -175,13 +175,15 @@ static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32
   if (gi1 < glast) ft_reencode(d, a, gi1, glast, s);
 }
 
-/* Before a memset of [p, p+bytes) on stream s: the restore point. */
-static void before_memset(CUdeviceptr p, size_t bytes, CUstream s) {
+/* Before a memset of [p, p+bytes) on stream s: the restore point, and the
+ * verification of what it does not overwrite. dense: every byte of the range is
+ * written (a 2-D memset leaves the bytes between its rows). */
+static void before_memset(CUdeviceptr p, size_t bytes, CUstream s, int dense) {
   if (!bytes) return;
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
-    ft_rest_write_begin(a, s, p == a->base && bytes == a->size);
+    ft_rest_write_begin(a, s, dense && p == a->base && bytes == a->size);
   ft_unlock();
 }
 
@@ -222,7 +224,7 @@ static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
 #define MEMSET1D(name, T, rep, unit, stream)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n) {                     \
     FT_OP_BEGIN();                                                          \
-    before_memset(p, n * unit, stream);                                     \
+    before_memset(p, n * unit, stream, 1);                                     \
     CUresult r = ft_real.name(p, v, n);                                     \
     if (r == CUDA_SUCCESS && n) log_memset(p, v, n, unit);                  \
     if (r == CUDA_SUCCESS) after_memset(p, n * unit, rep(v), 1, stream);    \
@@ -232,7 +234,7 @@ static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
 #define MEMSET1DA(name, T, rep, unit, ptsz)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n, CUstream s) {         \
     FT_OP_BEGIN();                                                          \
-    before_memset(p, n * unit, FT_STREAM(s, ptsz));                         \
+    before_memset(p, n * unit, FT_STREAM(s, ptsz), 1);                         \
     CUresult r = ft_real.name(p, v, n, s);                                  \
     if (r == CUDA_SUCCESS && n) log_memset(p, v, n, unit);                  \
     if (r == CUDA_SUCCESS) after_memset(p, n * unit, rep(v), 1, FT_STREAM(s, ptsz)); \
@@ -253,10 +255,14 @@ MEMSET1DA(cuMemsetD16Async_ptsz, unsigned short, rep16, 2, 1)
 MEMSET1DA(cuMemsetD32Async, unsigned int, rep32, 4, 0)
 MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
 
-/* 2-D memsets: the rows are strided; re-encode every group they touch. */
+/* 2-D memsets: the rows are strided; re-encode every group they touch, after
+ * verifying what lies between the rows (before_memset). */
 #define MEMSET2D(name, T, unit, stream)                                              \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h) {       \
-    FT_OP_BEGIN();                                                                   \
+    CUresult v_ = w && h ? ft_rewrite_before(p) : CUDA_SUCCESS;                           \
+    if (v_ != CUDA_SUCCESS) return v_;                                                    \
+    FT_OP_BEGIN();                                                                        \
+    if (w && h) before_memset(p, pitch * (h - 1) + w * unit, stream, pitch == w * unit);   \
     CUresult r = ft_real.name(p, pitch, v, w, h);                                    \
     if (r == CUDA_SUCCESS && w && h) after_memset(p, pitch * (h - 1) + w * unit, 0, 0, stream); \
     ft_op_end();                                                                     \
@@ -264,7 +270,10 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
   }
 #define MEMSET2DA(name, T, unit, ptsz)                                                    \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
+    CUresult v_ = w && h ? ft_rewrite_before(p) : CUDA_SUCCESS;                           \
+    if (v_ != CUDA_SUCCESS) return v_;                                                    \
     FT_OP_BEGIN();                                                                        \
+    if (w && h) before_memset(p, pitch * (h - 1) + w * unit, FT_STREAM(s, ptsz), pitch == w * unit); \
     CUresult r = ft_real.name(p, pitch, v, w, h, s);                                      \
     if (r == CUDA_SUCCESS && w && h)                                                      \
       after_memset(p, pitch * (h - 1) + w * unit, 0, 0, FT_STREAM(s, ptsz));              \

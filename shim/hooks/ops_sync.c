@@ -3,6 +3,8 @@
  * unrecoverable error found then is returned per GPUFT_ON_FAIL. Graph launches
  * and unmodelled writers are counted as unprotected operations; what they may
  * have written is re-encoded so that it is not mistaken for corruption. */
+#include <stdlib.h>
+
 #include "engine.h"
 
 /* What the host will know to be finished once the call returns (order.c): the
@@ -85,6 +87,37 @@ CUresult ft_on_cuEventDestroy_v2(CUevent e) {
   return ordered(ft_real.cuEventDestroy_v2(e), EV_DESTROY, e, NULL);
 }
 
+/* ---- host functions (engine/hostfn.c holds them back from damaged data) ---- */
+/* Queue the trampoline; without memory for it, the function itself and an epoch
+ * that can no longer be replayed. */
+#define HOSTFN(name, ptsz, ARGS, FN, CB, REAL, TRAMP)                     \
+  CUresult ft_on_##name ARGS {                                            \
+    if (!(FN) && !(CB)) return REAL; /* the driver's answer to a bad call */ \
+    ft_op_begin();                                                        \
+    ft_hostfn_t *h = ft_host_fn_new(FT_STREAM(s, ptsz), FN, CB, u);                         \
+    CUresult r;                                                           \
+    if (h) {                                                              \
+      r = TRAMP;                                                          \
+      if (r != CUDA_SUCCESS) ft_host_fn_discard(h);                      \
+    } else {                                                              \
+      r = REAL;                                                           \
+      ft_lock();                                                          \
+      ft_epoch_unreplayable("a host function gpuft could not follow");    \
+      ft_unlock();                                                        \
+    }                                                                     \
+    ft_op_end();                                                          \
+    return r;                                                             \
+  }
+HOSTFN(cuLaunchHostFunc, 0, (CUstream s, CUhostFn fn, void *u), fn, NULL, ft_real.cuLaunchHostFunc(s, fn, u),
+       ft_real.cuLaunchHostFunc(s, ft_host_fn_tramp, h))
+HOSTFN(cuLaunchHostFunc_ptsz, 1, (CUstream s, CUhostFn fn, void *u), fn, NULL,
+       ft_real.cuLaunchHostFunc_ptsz(s, fn, u), ft_real.cuLaunchHostFunc_ptsz(s, ft_host_fn_tramp, h))
+HOSTFN(cuStreamAddCallback, 0, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
+       ft_real.cuStreamAddCallback(s, cb, u, flags), ft_real.cuStreamAddCallback(s, ft_host_fn_tramp_cb, h, flags))
+HOSTFN(cuStreamAddCallback_ptsz, 1, (CUstream s, CUstreamCallback cb, void *u, unsigned flags), NULL, cb,
+       ft_real.cuStreamAddCallback_ptsz(s, cb, u, flags),
+       ft_real.cuStreamAddCallback_ptsz(s, ft_host_fn_tramp_cb, h, flags))
+
 /* ---- graphs: an unknown set of kernels and copies ---- */
 #define GRAPH(name, ptsz)                                             \
   CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \
@@ -99,6 +132,15 @@ GRAPH(cuGraphLaunch, 0)
 GRAPH(cuGraphLaunch_ptsz, 1)
 
 /* ---- writers with a known destination: re-encode the allocation written ---- */
+/* Before: it is re-encoded whole after, so it is verified first (what the write
+ * leaves would otherwise be taken in as data, errors included). */
+static void touching(CUdeviceptr p, CUstream s) {
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find(p);
+  if (a && a->dev && a->code && a->state != FT_ST_UNPROT) ft_rest_write_begin(a, s, 0);
+  ft_unlock();
+}
+
 static void touched(CUdeviceptr p, CUstream s) {
   ft_lock();
   ft_epoch_unreplayable("an unmodelled write (stream memory operation, batch copy)");
@@ -114,6 +156,7 @@ static void touched(CUdeviceptr p, CUstream s) {
 #define WRITEVAL(name, T, ptsz)                                                   \
   CUresult ft_on_##name(CUstream s, CUdeviceptr addr, T value, unsigned flags) {  \
     ft_op_begin();                                                                \
+    touching(addr, FT_STREAM(s, ptsz));                                           \
     CUresult r = ft_real.name(s, addr, value, flags);                             \
     if (r == CUDA_SUCCESS) touched(addr, FT_STREAM(s, ptsz));                     \
     ft_op_end();                                                                  \
@@ -127,6 +170,10 @@ WRITEVAL(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1)
 #define BATCHMEMOP(name, ptsz)                                                               \
   CUresult ft_on_##name(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) { \
     ft_op_begin();                                                                           \
+    for (unsigned i = 0; ops && i < count; i++)                                              \
+      if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||                             \
+          ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)                               \
+        touching(ops[i].writeValue.address, FT_STREAM(s, ptsz));                             \
     CUresult r = ft_real.name(s, count, ops, flags);                                         \
     if (r == CUDA_SUCCESS && ops)                                                            \
       for (unsigned i = 0; i < count; i++)                                                   \
@@ -143,6 +190,7 @@ BATCHMEMOP(cuStreamBatchMemOp_v2_ptsz, 1)
   CUresult ft_on_##name(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,   \
                         CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs, CUstream s) { \
     ft_op_begin();                                                                           \
+    for (size_t i = 0; dsts && i < count; i++) touching(dsts[i], FT_STREAM(s, 0));           \
     CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs, s);              \
     if (r == CUDA_SUCCESS && dsts)                                                           \
       for (size_t i = 0; i < count; i++) touched(dsts[i], FT_STREAM(s, 0));                  \
@@ -156,6 +204,9 @@ BATCH(cuMemcpyBatchAsync_v2_ptsz)
   CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags,     \
                         CUstream s) {                                                        \
     ft_op_begin();                                                                           \
+    for (size_t i = 0; ops && i < n; i++)                                                    \
+      if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                                 \
+        touching(ops[i].dst.op.ptr.ptr, FT_STREAM(s, 0));                                    \
     CUresult r = ft_real.name(n, ops, flags, s);                                             \
     if (r == CUDA_SUCCESS && ops)                                                            \
       for (size_t i = 0; i < n; i++)                                                         \
@@ -169,6 +220,7 @@ BATCH3D(cuMemcpy3DBatchAsync_v2_ptsz)
 
 CUresult ft_on_cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
   ft_op_begin();
+  touching(dst, CU_STREAM_LEGACY);
   CUresult r = ft_real.cuMemcpyAtoD_v2(dst, src, off, n);
   if (r == CUDA_SUCCESS) touched(dst, CU_STREAM_LEGACY);
   ft_op_end();
@@ -176,6 +228,7 @@ CUresult ft_on_cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t 
 }
 CUresult ft_on_cuMemcpyAtoD_v2_ptds(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
   ft_op_begin();
+  touching(dst, CU_STREAM_PER_THREAD);
   CUresult r = ft_real.cuMemcpyAtoD_v2_ptds(dst, src, off, n);
   if (r == CUDA_SUCCESS) touched(dst, CU_STREAM_PER_THREAD);
   ft_op_end();

@@ -5,9 +5,20 @@
  *                 told to: learned after one replay, no alarms afterwards
  *   epochs        memsets, device copies, asynchronous read-backs and frees
  *                 inside epochs
+ *   rewrite OP OFF BIT   a bit of a buffer at rest flipped at byte OFF, then OP
+ *                 overwrites part of it and gpuft re-encodes what OP touched:
+ *                 memset2d, copy2d, writevalue, graph (a kernel node writing word 0)
+ *   side KIND     an epoch with a side effect a replay cannot undo, its input
+ *                 flipped before use: managed / mapped (a kernel accumulating into
+ *                 managed or mapped host memory), hostfn (a host function copying
+ *                 what an asynchronous read-back brought)
+ *   takeback M    a synchronous read-back returned to the program before a replay
+ *                 of its epoch; M: reuse (the program overwrites the buffer), free
+ *                 (it frees it), change (it also changes the managed source)
  * Every case checks its own results and prints them; exit 1 on a wrong answer. */
 #define _GNU_SOURCE
 #include <cuda.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,15 +44,31 @@ static void maybe_write_twin(const simcuda_block_t *blk, void **p) {
   for (unsigned t = 0; t < blk->blockDim.x; t++)
     if ((base + t) % 5 == 0) q[base + t] = (unsigned)((base + t) * 7);
 }
+/* poke(unsigned *p): p[0] = 0x33333333 */
+static void poke_twin(const simcuda_block_t *blk, void **p) {
+  unsigned *q = simcuda_ptr(blk, *(void **)p[0]);
+  if (q && blk->blockIdx.x == 0) q[0] = 0x33333333u;
+}
+/* accum(const unsigned *in, unsigned *acc): acc[i] += in[i] */
+static void accum_twin(const simcuda_block_t *blk, void **p) {
+  const unsigned *in = simcuda_ptr(blk, *(void **)p[0]);
+  unsigned *acc = simcuda_ptr(blk, *(void **)p[1]);
+  if (!in || !acc) return;
+  size_t base = (size_t)blk->blockIdx.x * blk->blockDim.x;
+  for (unsigned t = 0; t < blk->blockDim.x; t++) acc[base + t] += in[base + t];
+}
 static const uint16_t s3[] = {8, 8, 4}, a3[] = {8, 8, 4}, s2[] = {8, 4}, a2[] = {8, 4};
+static const uint16_t s1[] = {8}, a1[] = {8}, s22[] = {8, 8}, a22[] = {8, 8};
 static const simcuda_kernel_t kernels[] = {
     {"_Z5scalePKjPjj", scale_twin, 3, s3, a3},
     {"_Z11maybe_writePKji", maybe_write_twin, 2, s2, a2},
+    {"_Z4pokePj", poke_twin, 1, s1, a1},
+    {"_Z5accumPKjPj", accum_twin, 2, s22, a22},
 };
-static const simcuda_image_t image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 2, kernels};
+static const simcuda_image_t image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 4, kernels};
 
 static CUcontext ctx;
-static CUfunction f_scale, f_maybe;
+static CUfunction f_scale, f_maybe, f_poke, f_accum;
 
 #define CK(x)                                                             \
   do {                                                                    \
@@ -62,6 +89,8 @@ static void setup(void) {
   CK(cuModuleLoadData(&mod, &image));
   CK(cuModuleGetFunction(&f_scale, mod, "_Z5scalePKjPjj"));
   CK(cuModuleGetFunction(&f_maybe, mod, "_Z11maybe_writePKji"));
+  CK(cuModuleGetFunction(&f_poke, mod, "_Z4pokePj"));
+  CK(cuModuleGetFunction(&f_accum, mod, "_Z5accumPKjPj"));
 }
 
 enum { N = 16384 }; /* words: 64 KiB, 16 groups */
@@ -171,11 +200,170 @@ static int epochs(void) {
   return wrong ? 1 : 0;
 }
 
+/* A buffer at rest with one flipped bit, partly overwritten by op; then read back
+ * whole. gpuft must correct the bit or report it, never take it in as data. */
+static int rewrite(const char *op, long off, int bit) {
+  simcuda_flip_now_fn flip = (simcuda_flip_now_fn)dlsym(RTLD_DEFAULT, "simcudaFlipNow");
+  unsigned *h = malloc(N * 4), *want = malloc(N * 4), *back = malloc(N * 4);
+  CUdeviceptr a;
+  CK(cuMemAlloc(&a, N * 4));
+  for (unsigned i = 0; i < N; i++) h[i] = want[i] = i * 0x9e3779b9u;
+  CK(cuMemcpyHtoD(a, h, N * 4));
+  CK(cuCtxSynchronize());
+  if (!flip || flip(a + (uint64_t)off, (unsigned)bit, 0) != 0) return 2;
+  if (!strcmp(op, "memset2d")) { /* 8 rows of 16 bytes, 256 apart */
+    CK(cuMemsetD2D32(a, 256, 0x11111111u, 4, 8));
+    for (int r = 0; r < 8; r++)
+      for (int w = 0; w < 4; w++) want[r * 64 + w] = 0x11111111u;
+  } else if (!strcmp(op, "copy2d")) {
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    unsigned src[32];
+    for (int i = 0; i < 32; i++) src[i] = 0x5500u + (unsigned)i;
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.srcPitch = 16;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = a;
+    c.dstPitch = 256;
+    c.WidthInBytes = 16;
+    c.Height = 8;
+    CK(cuMemcpy2D(&c));
+    for (int r = 0; r < 8; r++)
+      for (int w = 0; w < 4; w++) want[r * 64 + w] = src[r * 4 + w];
+  } else if (!strcmp(op, "writevalue")) {
+    CK(cuStreamWriteValue32(0, a, 0x22222222u, 0));
+    want[0] = 0x22222222u;
+  } else if (!strcmp(op, "graph")) {
+    CUgraph g;
+    CUgraphNode node;
+    CUgraphExec ge;
+    void *params[] = {&a};
+    CUDA_KERNEL_NODE_PARAMS kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = f_poke;
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+    kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+    kp.kernelParams = params;
+    CK(cuGraphCreate(&g, 0));
+    CK(cuGraphAddKernelNode(&node, g, NULL, 0, &kp));
+    CK(cuGraphInstantiate(&ge, g, 0));
+    CK(cuGraphLaunch(ge, 0));
+    want[0] = 0x33333333u;
+  } else {
+    return 2;
+  }
+  CUresult rs = cuCtxSynchronize();
+  CUresult rr = cuMemcpyDtoH(back, a, N * 4);
+  int wrong = 0;
+  for (unsigned i = 0; i < N; i++) wrong += back[i] != want[i];
+  printf("rewrite %s: sync %d, read %d, %d wrong\n", op, (int)rs, (int)rr, wrong);
+  free(h);
+  free(want);
+  free(back);
+  return wrong ? 1 : 0;
+}
+
+static unsigned *g_fn_src, *g_fn_dst;
+static void CUDA_CB copy_fn(void *u) {
+  (void)u;
+  memcpy(g_fn_dst, g_fn_src, N * 4);
+}
+
+static int side(const char *kind) {
+  unsigned *h = malloc(N * 4), *want = malloc(N * 4), *acc = NULL;
+  CUdeviceptr in, dacc = 0;
+  CK(cuMemAlloc(&in, N * 4));
+  for (unsigned i = 0; i < N; i++) h[i] = i * 7u + 1u;
+  CK(cuMemcpyHtoD(in, h, N * 4));
+  int hostfn = !strcmp(kind, "hostfn");
+  if (!strcmp(kind, "managed")) {
+    CK(cuMemAllocManaged(&dacc, N * 4, CU_MEM_ATTACH_GLOBAL));
+    acc = (unsigned *)(uintptr_t)dacc;
+  } else if (!strcmp(kind, "mapped")) {
+    CK(cuMemHostAlloc((void **)&acc, N * 4, CU_MEMHOSTALLOC_DEVICEMAP));
+    CK(cuMemHostGetDevicePointer(&dacc, acc, 0));
+  } else if (hostfn) {
+    CK(cuMemAlloc(&dacc, N * 4));
+    CK(cuMemAllocHost((void **)&g_fn_src, N * 4));
+    g_fn_dst = acc = malloc(N * 4);
+  } else {
+    return 2;
+  }
+  unsigned k = 3;
+  if (hostfn) {
+    void *params[] = {&in, &dacc, &k};
+    CK(cuLaunchKernel(f_scale, N / 256, 1, 1, 256, 1, 1, 0, 0, params, NULL));
+    CK(cuMemcpyDtoHAsync(g_fn_src, dacc, N * 4, 0));
+    CK(cuLaunchHostFunc(0, copy_fn, NULL)); /* the program acts on what it read back */
+    for (unsigned i = 0; i < N; i++) want[i] = h[i] * k;
+  } else {
+    for (unsigned i = 0; i < N; i++) acc[i] = 1000u + i, want[i] = 1000u + i + h[i];
+    void *params[] = {&in, &dacc};
+    CK(cuLaunchKernel(f_accum, N / 256, 1, 1, 256, 1, 1, 0, 0, params, NULL));
+  }
+  CUresult r = cuCtxSynchronize();
+  int wrong = 0;
+  for (unsigned i = 0; i < N; i++) wrong += acc[i] != want[i];
+  printf("side %s: sync %d, %d wrong\n", kind, (int)r, wrong);
+  free(h);
+  free(want);
+  return wrong ? 1 : 0;
+}
+
+/* A synchronous read-back from managed memory, then the program takes the buffer
+ * back; the final synchronisation replays the epoch (a flipped input of scale). */
+static int takeback(const char *mode) {
+  unsigned *h = malloc(N * 4), *back = malloc(N * 4), *seen = malloc(N * 4);
+  CUdeviceptr in, out, m;
+  CK(cuMemAlloc(&in, N * 4));
+  CK(cuMemAlloc(&out, N * 4));
+  CK(cuMemAllocManaged(&m, N * 4, CU_MEM_ATTACH_GLOBAL));
+  unsigned *mh = (unsigned *)(uintptr_t)m;
+  for (unsigned i = 0; i < N; i++) {
+    h[i] = i * 2654435761u;
+    mh[i] = i ^ 0xdeadbeefu;
+  }
+  CK(cuMemcpyHtoD(in, h, N * 4));
+  unsigned k = 3;
+  void *params[] = {&in, &out, &k};
+  CK(cuLaunchKernel(f_scale, N / 256, 1, 1, 256, 1, 1, 0, 0, params, NULL));
+  CK(cuMemcpyDtoH(seen, m, N * 4));
+  int wrong = memcmp(seen, mh, N * 4) != 0;
+  if (!strcmp(mode, "free")) {
+    free(seen);
+    seen = NULL;
+  } else {
+    memset(seen, 0xab, N * 4); /* the program's own use of its buffer */
+  }
+  if (!strcmp(mode, "change")) mh[7] ^= 1; /* the source the read-back came from changes */
+  CUresult r = cuCtxSynchronize();
+  for (unsigned i = 0; seen && i < N; i++)
+    if (seen[i] != 0xababababu) {
+      wrong++;
+      break;
+    }
+  CK(cuMemcpyDtoH(back, out, N * 4));
+  for (unsigned i = 0; i < N; i++)
+    if (back[i] != h[i] * k) {
+      wrong++;
+      break;
+    }
+  printf("takeback %s: sync %d, %d wrong\n", mode, (int)r, wrong);
+  free(h);
+  free(back);
+  free(seen);
+  return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return 2;
   setup();
   if (!strcmp(argv[1], "threads") && argc == 4) return threads(atoi(argv[2]), atoi(argv[3]));
   if (!strcmp(argv[1], "learn")) return learn();
   if (!strcmp(argv[1], "epochs")) return epochs();
+  if (!strcmp(argv[1], "rewrite") && argc == 5) return rewrite(argv[2], atol(argv[3]), atoi(argv[4]));
+  if (!strcmp(argv[1], "side") && argc == 3) return side(argv[2]);
+  if (!strcmp(argv[1], "takeback") && argc == 3) return takeback(argv[2]);
   return 2;
 }

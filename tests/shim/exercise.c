@@ -49,6 +49,13 @@ static int failures;
   } while (0)
 #define CALL(name, pfn, ...) CALL_EXPECT(CUDA_SUCCESS, name, pfn, __VA_ARGS__)
 
+static void CUDA_CB host_fn(void *u) { (void)u; }
+static void CUDA_CB stream_cb(CUstream s, CUresult r, void *u) {
+  (void)s;
+  (void)r;
+  (void)u;
+}
+
 int main(void) {
   CUdevice dev;
   CUcontext ctx;
@@ -239,6 +246,13 @@ int main(void) {
       failures++;
       break;
     }
+
+  /* ---- host functions in streams ---- */
+  CALL(cuLaunchHostFunc, PFN_cuLaunchHostFunc_v10000, s, host_fn, NULL);
+  CALL(cuLaunchHostFunc_ptsz, PFN_cuLaunchHostFunc_v10000_ptsz, 0, host_fn, NULL);
+  CALL(cuStreamAddCallback, PFN_cuStreamAddCallback_v5000, s, stream_cb, NULL, 0);
+  CALL(cuStreamAddCallback_ptsz, PFN_cuStreamAddCallback_v7000_ptsz, 0, stream_cb, NULL, 0);
+  CHECK(cuCtxSynchronize());
 
   /* ---- graphs ---- */
   CUgraph g;

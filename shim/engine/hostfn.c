@@ -1,0 +1,102 @@
+/* hostfn.c: host functions in streams (cuLaunchHostFunc, cuStreamAddCallback):
+ * the program's own code, run when the stream reaches it. It may look at what the
+ * epoch read back and act on it, which a replay cannot take back. gpuft queues a trampoline instead: when the verifications issued before it
+ * found nothing, the program's function runs at once, and the read-backs before it
+ * count as seen (a replay must give them the same bytes, else the epoch is lost).
+ * When they found damage, it is held back and runs at the end of the commit that
+ * settles the epoch (after its replay), before that synchronisation returns: it never
+ * sees damaged data. (Work queued after it in its stream may then run before it.)
+ * Kernels writing host-visible memory make the epoch unreplayable (launch.c). */
+#include <stdlib.h>
+
+#include "engine.h"
+
+struct ft_hostfn_s {
+  CUhostFn fn;         /* cuLaunchHostFunc, or */
+  CUstreamCallback cb; /* cuStreamAddCallback */
+  CUstream stream;
+  CUresult status;
+  void *user;
+  uint64_t seq;
+  size_t njobs;
+  const ftk_job_t **jobs; /* verifications pending when it was queued */
+  struct ft_hostfn_s *next;
+};
+typedef struct ft_hostfn_s hostfn_t;
+
+#define RAN_SLOTS 4096
+static uint8_t g_ran[RAN_SLOTS]; /* by seq: the function has run */
+static uint64_t g_fn_seq;
+static hostfn_t *g_held; /* held back, newest first */
+
+int ft_host_fn_ran(uint64_t seq) { return __atomic_load_n(&g_ran[seq % RAN_SLOTS], __ATOMIC_ACQUIRE); }
+int ft_host_fn_deferred(void) { return __atomic_load_n(&g_held, __ATOMIC_ACQUIRE) != NULL; }
+
+static void call(hostfn_t *h) {
+  __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 1, __ATOMIC_RELEASE);
+  if (h->fn) h->fn(h->user);
+  else h->cb(h->stream, h->status, h->user);
+  free(h->jobs);
+  free(h);
+}
+
+/* In the driver's callback thread: no driver call, no gpuft lock. */
+static void run_or_hold(hostfn_t *h) {
+  for (size_t i = 0; i < h->njobs; i++)
+    if (__atomic_load_n(&h->jobs[i]->done, __ATOMIC_ACQUIRE) &&
+        __atomic_load_n(&h->jobs[i]->n_bad, __ATOMIC_RELAXED)) {
+      h->next = __atomic_load_n(&g_held, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(&g_held, &h->next, h, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+      }
+      return;
+    }
+  call(h);
+}
+void CUDA_CB ft_host_fn_tramp(void *u) { run_or_hold(u); }
+void CUDA_CB ft_host_fn_tramp_cb(CUstream s, CUresult st, void *u) {
+  ((hostfn_t *)u)->status = st;
+  (void)s;
+  run_or_hold(u);
+}
+
+void ft_host_fn_run_deferred(void) {
+  hostfn_t *h = __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL), *fwd = NULL;
+  while (h) { /* oldest first */
+    hostfn_t *n = h->next;
+    h->next = fwd;
+    fwd = h;
+    h = n;
+  }
+  while (fwd) {
+    hostfn_t *n = fwd->next;
+    call(fwd);
+    fwd = n;
+  }
+}
+
+hostfn_t *ft_host_fn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user) {
+  hostfn_t *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->fn = fn;
+  h->cb = cb;
+  h->stream = s;
+  h->user = user;
+  ft_lock();
+  size_t n = (size_t)ft_jobs_pending();
+  h->jobs = n ? malloc(n * sizeof *h->jobs) : NULL;
+  h->njobs = h->jobs ? ft_jobs_snapshot(h->jobs, n) : 0;
+  h->seq = ++g_fn_seq;
+  __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 0, __ATOMIC_RELAXED);
+  ft_epoch_host_fn(h->seq, ft_ord_op(s));
+  ft_unlock();
+  if (n && !h->jobs) {
+    free(h);
+    return NULL;
+  }
+  return h;
+}
+
+void ft_host_fn_discard(hostfn_t *h) {
+  free(h->jobs);
+  free(h);
+}
