@@ -109,6 +109,8 @@ int ft_rest_ordered(const ft_alloc_t *a, int i, int writes_only);
 void ft_rest_use(ft_alloc_t *a, int i, int write);
 /* The host has seen every recorded use complete (then forgets them). */
 int ft_rest_done(ft_alloc_t *a);
+/* The same question without forgetting the uses. */
+int ft_rest_seen_done(const ft_alloc_t *a);
 /* Allocations in flight or owed a verification: commits look for them. */
 extern int ft_rest_owed_hint;
 void ft_rest_mark_owed(void);
@@ -309,6 +311,9 @@ void ft_log_d2h_recopied(void *host, size_t n);
 /* ---- Snapshots of device-produced data and the log since (snapshot.c) ---- */
 /* Whether closing epochs hand their operations to the snapshot log. */
 int ft_snap_logging(void);
+/* Whether a closing epoch's operations go into the snapshot log (a snapshot
+ * exists or is being taken). */
+int ft_snap_keeps_log(void);
 /* At a clean epoch close: promote a snapshot whose copies have landed, take a
  * new one when due. Engine lock held. */
 void ft_snap_epoch_closed(void);

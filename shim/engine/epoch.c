@@ -308,12 +308,20 @@ void ft_op_free(op_t *o) {
 
 void ft_epoch_close(void) {
   FT_DEBUG("epoch %ju closed (%zu operations)", (uintmax_t)ft_epoch, g_nops);
-  if (ft_snap_logging() && !g_unreplayable) {
+  int keep = ft_snap_keeps_log() && !g_unreplayable;
+  if (keep) {
     /* every job is finished: each read-back has completed, and the program has
      * not returned from the synchronisation that shows it */
     for (size_t i = 0; i < g_nops; i++) {
       op_t *o = &g_ops[i];
-      if (o->kind == FT_OP_D2H && !o->settled) settle(o);
+      if (o->kind == FT_OP_D2H && !o->settled) {
+        /* complete (every job is done), though the program may not know it yet:
+         * what it will see is in the buffer now */
+        if (o->done && ft_real.cuEventQuery(o->done) != CUDA_SUCCESS)
+          ft_epoch_unreplayable("a read-back still in flight when its epoch closed");
+        else
+          settle(o);
+      }
       if (o->kind == FT_OP_H2D && !o->bytes && o->a->mirror && o->n) {
         /* the checkpoint holds this upload now; a later one would replace it */
         o->bytes = malloc(o->n);
@@ -322,7 +330,7 @@ void ft_epoch_close(void) {
       }
     }
   }
-  if (ft_snap_logging() && !g_unreplayable) {
+  if (keep) {
     ft_snap_log_epoch(g_ops, g_nops, NULL);
   } else {
     for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);

@@ -48,10 +48,15 @@ void ft_rest_use(ft_alloc_t *a, int i, int write) {
   a->nuses = n + 1;
 }
 
-int ft_rest_done(ft_alloc_t *a) {
+int ft_rest_seen_done(const ft_alloc_t *a) {
   if (lost(a) || a->busy) return 0;
   for (int k = 0; k < a->nuses; k++)
     if (!ft_ord_host_covers(a->uses[k].s, a->uses[k].t)) return 0;
+  return 1;
+}
+
+int ft_rest_done(ft_alloc_t *a) {
+  if (!ft_rest_seen_done(a)) return 0;
   a->nuses = 0;
   a->uses_lost = 0;
   return 1;

@@ -42,6 +42,8 @@ int ft_snap_logging(void) {
   return FT_OPT(SNAPSHOT) && FT_OPT(MODE) == FT_MODE_RECOVER && !g_off;
 }
 
+int ft_snap_keeps_log(void) { return ft_snap_logging() && g_gen + (uint64_t)g_pending > 0; }
+
 static void turn_off(const char *why) {
   FT_INFO("snapshots of device-produced data are off: %s", why);
   g_off = 1;
@@ -158,7 +160,7 @@ static int all_at_rest(ft_dev_t *d) {
     if (a->dev != d) return -1;
     if (a->freeing) return 0;
     if (a->state == FT_ST_UNINIT) continue;
-    if (a->state != FT_ST_CLEAN || a->freeing || !ft_rest_done(a)) {
+    if (a->state != FT_ST_CLEAN || a->freeing || !ft_rest_seen_done(a)) {
       FT_DEBUG("snapshot: allocation #%ju not at rest (state %d, %d uses)", (uintmax_t)a->id,
                a->state, a->nuses);
       return 0;
