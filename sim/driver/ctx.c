@@ -69,6 +69,7 @@ static CUresult ctx_setup(sim_ctx_t *c, unsigned flags) {
 /* Waits for all work, then releases the context's streams, events, modules and
  * memory. The object itself lives on while threads still hold it current. */
 static void ctx_teardown(sim_ctx_t *c) {
+  sim_export_forget_ctx(c); /* the runtime's destructors may still use the context */
   sim_ctx_sync(c);
   atomic_store(&c->alive, false);
   pthread_mutex_lock(&c->mu);

@@ -212,8 +212,3 @@ CUresult cuGetErrorString(CUresult error, const char **pStr) {
     default: *pStr = NULL; return CUDA_ERROR_INVALID_VALUE;
   }
 }
-
-CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId) {
-  if (ppExportTable) *ppExportTable = NULL;
-  return CUDA_ERROR_NOT_SUPPORTED; /* private NVIDIA tables are not simulated */
-}

@@ -82,6 +82,8 @@ CUresult sim_ctx_current(sim_ctx_t **out);
 CUresult sim_ctx_current_nosticky(sim_ctx_t **out);
 void sim_ctx_set_sticky(sim_ctx_t *ctx, CUresult err);
 CUresult sim_ctx_sync(sim_ctx_t *ctx);
+/* export.c: runs and drops the static runtime's context-local state of a dying context */
+void sim_export_forget_ctx(sim_ctx_t *c);
 
 /* ---- mem.c: device VA, host alias, the allocation registry ---- */
 typedef enum { SIM_MEM_DEVICE = 1, SIM_MEM_HOST, SIM_MEM_REGISTERED, SIM_MEM_MANAGED } sim_memkind_t;
