@@ -413,6 +413,13 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
+/* The CUDA 7.0 ABIs, which NVIDIA's static runtime asks for by version 7000: the
+ * same contract in the simulator. */
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return cuDevicePrimaryCtxReset_v2(dev); }
+
 CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
   SIM_CHECK_INIT();
   if (!flags || !active) return CUDA_ERROR_INVALID_VALUE;

@@ -212,3 +212,14 @@ CUresult cuGetErrorString(CUresult error, const char **pStr) {
     default: *pStr = NULL; return CUDA_ERROR_INVALID_VALUE;
   }
 }
+
+/* ---- profiler control: no profiler attaches to the simulator; the calls succeed
+ * as they do on a GPU without one ---- */
+CUresult cuProfilerStart(void) {
+  SIM_CHECK_INIT();
+  return CUDA_SUCCESS;
+}
+CUresult cuProfilerStop(void) {
+  SIM_CHECK_INIT();
+  return CUDA_SUCCESS;
+}

@@ -4,12 +4,21 @@
  * checked at compile time against NVIDIA's PFN type for its ABI. */
 #include <string.h>
 
+#include <cudaProfilerTypedefs.h>
+
 #include "sim.h"
+
+/* CUDA 7.0 ABIs cudaTypedefs.h declares only for NVIDIA's own build; NVIDIA's
+ * static runtime asks for them. Same signature as their successors. */
+typedef PFN_cuDevicePrimaryCtxRelease_v11000 PFN_cuDevicePrimaryCtxRelease_v7000;
+typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 
 /* cuda.h maps these names to newer ABIs; here they name the old ones. */
 #undef cuDeviceGetUuid
 #undef cuEventElapsedTime
 #undef cuGetProcAddress
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
 
 /* Declares every implemented symbol with its PFN type: a mismatch between an
  * implementation and NVIDIA's ABI is a compile error. */

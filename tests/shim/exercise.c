@@ -322,6 +322,10 @@ int main(void) {
   CHECK(cuModuleUnload(mod));
   CHECK(cuDevicePrimaryCtxRelease(dev));
   CHECK(cuDevicePrimaryCtxReset(dev));
+  /* the CUDA 7.0 ABIs of the two, as NVIDIA's static runtime uses them */
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CALL(cuDevicePrimaryCtxRelease, PFN_cuDevicePrimaryCtxRelease_v11000, dev);
+  CALL(cuDevicePrimaryCtxReset, PFN_cuDevicePrimaryCtxReset_v11000, dev);
   CUcontext own;
   CHECK(cuCtxCreate(&own, NULL, 0, dev));
   CHECK(cuCtxDestroy(own));
