@@ -50,6 +50,7 @@ void sim_options_read(void) {
   sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);
+  sim_opt.check_access = (int)env_num("SIMCUDA_CHECK_ACCESS", 0, 0, 2);
 }
 
 void sim_log(const char *fmt, ...) {
