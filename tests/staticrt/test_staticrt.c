@@ -92,3 +92,42 @@ TEST_IMPL(under_gpuft) {
   proc_free(&f);
   return TEST_OK;
 }
+
+#ifndef STATIC_SAMPLES
+#define STATIC_SAMPLES 0
+#endif
+
+TEST_IMPL(samples_linked_statically) {
+  if (!STATIC_SAMPLES) return TEST_SKIPF("samples not built (no nvcc)");
+#if STATIC_SAMPLES
+  static const char *const paths[] = {STATIC_SAMPLE_0, STATIC_SAMPLE_1, STATIC_SAMPLE_2, STATIC_SAMPLE_3,
+                                      STATIC_SAMPLE_4, STATIC_SAMPLE_5, STATIC_SAMPLE_6, STATIC_SAMPLE_7,
+                                      STATIC_SAMPLE_8, STATIC_SAMPLE_9};
+  for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+    const char *argv[] = {paths[i], NULL};
+    const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "SIMCUDA_STATS=1", "LD_PRELOAD",
+                         NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
+    if (r.status != 0 || !strstr(r.out, "PASSED") || !stat_of(r.err, "kernels_interpreted"))
+      FT_FAIL_("%s exited %d\nstdout:\n%s\nstderr:\n%s", paths[i], r.status, r.out, r.err);
+    proc_free(&r);
+    char rep[128], env_rep[160];
+    snprintf(rep, sizeof rep, "/tmp/gpuft-staticrt-s-%d.json", (int)getpid());
+    snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+    const char *genv[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB, env_rep,
+                          NULL};
+    ASSERT_EQ(proc_run(argv, genv, 100, &r), 0);
+    char *json = read_file(rep);
+    unlink(rep);
+    uint64_t det = 1, launches = 0;
+    int ok = json && json_u64(json, "detected", &det) == 0 && json_u64(json, "launches_protected", &launches) == 0;
+    free(json);
+    if (!ok || r.status != 0 || !strstr(r.out, "PASSED") || det || !launches)
+      FT_FAIL_("%s under gpuft: exit %d, %ju detected, %ju launches protected\n%s%s", paths[i], r.status,
+               (uintmax_t)det, (uintmax_t)launches, r.out, r.err);
+    proc_free(&r);
+  }
+#endif
+  return TEST_OK;
+}
