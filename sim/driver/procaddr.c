@@ -2,6 +2,7 @@
  * table (procs.def, generated from cudaTypedefs.h), honouring the requested CUDA
  * version and the per-thread-default-stream flag. Each implemented entry is
  * checked at compile time against NVIDIA's PFN type for its ABI. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <cudaProfilerTypedefs.h>
@@ -46,6 +47,18 @@ static const proc_t procs[] = {
 };
 #define N_PROCS (sizeof procs / sizeof procs[0])
 
+/* SIMCUDA_LOG >= 2, read here: runtimes look entry points up before cuInit, which
+ * reads the other options. */
+static bool log_misses(void) {
+  static atomic_int level = -1; /* lookups come from any thread */
+  int l = atomic_load(&level);
+  if (l < 0) {
+    const char *e = getenv("SIMCUDA_LOG");
+    atomic_store(&level, l = e ? atoi(e) : 0);
+  }
+  return l >= 2;
+}
+
 static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status) {
   CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -76,6 +89,12 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     r = CUDA_SUCCESS;
   }
   if (status) *status = st;
+  /* A runtime looks up hundreds of entry points at start and fails only when one
+   * it did not get is used (NVIDIA's static runtime: cudaErrorCallRequiresNewerDriver):
+   * level 2 lists them, the only way to learn which call that was. */
+  if (r != CUDA_SUCCESS && log_misses())
+    sim_log("cuGetProcAddress(%s, %d): %s", symbol, version,
+            st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? "this ABI is not simulated" : "not simulated");
   return r;
 }
 
