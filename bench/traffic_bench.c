@@ -2,7 +2,9 @@
  * in this invocation with and without gpuft: device memory traffic it adds per
  * byte the program's kernels are given (the simulator's counters, SIMCUDA_STATS,
  * against gpuft's report: what its kernels read, what its codes added to copies,
- * its shadow copies), wall time (best of 3 each, alternating), and the replays
+ * its shadow copies) and per byte the program's kernels really loaded and stored
+ * (the interpreter's exact counters, from one more run without gpuft and with
+ * SIMCUDA_TWINS=0), wall time (best of 3 each, alternating), and the replays
  * one injected fault costs (a flip in a read-only input before a kernel reads it).
  *   traffic_bench [--json]        (finds the simulator in the build tree by itself) */
 #define _GNU_SOURCE
@@ -86,14 +88,27 @@ int main(int argc, char **argv) {
   snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
   if (json) printf("{\"apps\": [");
   int first = 1;
+  /* bytes the program's kernels really moved, per program: the same in both modes */
+  uint64_t moved[sizeof apps / sizeof *apps] = {0};
+  for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
+    if (!apps[i].argv[0][0]) continue;
+    const char *exact[] = {"SIMCUDA_STATS=1", "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
+    proc_result_t e;
+    if (proc_run(apps[i].argv, exact, 600, &e) || e.status) {
+      fprintf(stderr, "traffic_bench: %s failed on the interpreter\n%s", apps[i].name, e.err);
+      return 1;
+    }
+    moved[i] = stat_of(e.err, "kernel_bytes_loaded") + stat_of(e.err, "kernel_bytes_stored");
+    proc_free(&e);
+  }
   for (int m = 0; m < 2; m++) {
   char env_mode[64];
   snprintf(env_mode, sizeof env_mode, "GPUFT_CHECK=%s", modes[m]);
   if (!json)
     printf("%straffic_bench: what gpuft adds to the example programs on the simulator "
-           "(same run), GPUFT_CHECK=%s\n\n%-31s %12s %12s %11s %11s %7s %9s %9s %6s %8s\n",
-           m ? "\n" : "", modes[m], "program", "kernel bytes", "gpuft reads", "code copies",
-           "shadows", "traffic", "time (s)", "gpuft (s)", "ratio", "replays");
+           "(same run), GPUFT_CHECK=%s\n\n%-31s %12s %12s %12s %11s %11s %7s %7s %9s %9s %6s %8s\n",
+           m ? "\n" : "", modes[m], "program", "kernel bytes", "moved bytes", "gpuft reads",
+           "code copies", "shadows", "traffic", "/moved", "time (s)", "gpuft (s)", "ratio", "replays");
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
     if (!apps[i].argv[0][0]) continue;
     const char *const *argv_ = apps[i].argv;
@@ -146,17 +161,21 @@ int main(int argc, char **argv) {
       extra_copies += b > a ? b - a : 0;
     }
     double ratio = kernel ? (double)(verified + encoded + extra_copies) / (double)kernel : 0;
+    double ratio_moved = moved[i] ? (double)(verified + encoded + extra_copies) / (double)moved[i] : 0;
     if (json)
-      printf("%s{\"program\": \"%s\", \"mode\": \"%s\", \"kernel_bytes\": %ju, \"gpuft_device_reads\": %ju, "
+      printf("%s{\"program\": \"%s\", \"mode\": \"%s\", \"kernel_bytes\": %ju, \"kernel_moved_bytes\": %ju, "
+             "\"gpuft_device_reads\": %ju, "
              "\"code_copy_bytes\": %ju, \"shadow_bytes\": %ju, \"added_per_kernel_byte\": %.4f, "
+             "\"added_per_moved_byte\": %.4f, "
              "\"time_s\": %.4f, \"gpuft_time_s\": %.4f, \"time_ratio\": %.3f, "
              "\"replays_per_fault\": %ju}",
-             first ? "" : ", ", apps[i].name, modes[m], (uintmax_t)kernel, (uintmax_t)(verified + encoded),
-             (uintmax_t)extra_copies, (uintmax_t)shadow, ratio, tp, tg, tg / tp, (uintmax_t)replays);
+             first ? "" : ", ", apps[i].name, modes[m], (uintmax_t)kernel, (uintmax_t)moved[i],
+             (uintmax_t)(verified + encoded), (uintmax_t)extra_copies, (uintmax_t)shadow, ratio, ratio_moved, tp,
+             tg, tg / tp, (uintmax_t)replays);
     else
-      printf("%-31s %12ju %12ju %11ju %11ju %7.3f %9.3f %9.3f %6.2f %8ju\n", apps[i].name,
-             (uintmax_t)kernel, (uintmax_t)(verified + encoded), (uintmax_t)extra_copies,
-             (uintmax_t)shadow, ratio, tp, tg, tg / tp, (uintmax_t)replays);
+      printf("%-31s %12ju %12ju %12ju %11ju %11ju %7.3f %7.3f %9.3f %9.3f %6.2f %8ju\n", apps[i].name,
+             (uintmax_t)kernel, (uintmax_t)moved[i], (uintmax_t)(verified + encoded), (uintmax_t)extra_copies,
+             (uintmax_t)shadow, ratio, ratio_moved, tp, tg, tg / tp, (uintmax_t)replays);
     free(js);
     unlink(rep);
     proc_free(&p);
@@ -167,10 +186,14 @@ int main(int argc, char **argv) {
   if (json) printf("]}\n");
   else
     printf("\nkernel bytes: sum over launches of the sizes of the allocations the kernel "
-           "arguments point into (the simulator's kernel_bytes_args); gpuft reads: bytes its "
+           "arguments point into (the simulator's kernel_bytes_args); moved bytes: bytes the "
+           "program's kernels really loaded and stored in global memory (the interpreter's exact "
+           "counters, kernel_bytes_loaded + kernel_bytes_stored, one run without gpuft, "
+           "SIMCUDA_TWINS=0; an atomic counts as a load and a store); gpuft reads: bytes its "
            "verify and encode kernels read; code copies: extra bytes copied and set for codes; "
            "shadows: peak device bytes of shadow copies (restore points); traffic: (gpuft reads "
-           "+ code copies) / kernel bytes; times: wall time of the whole program, best of 3; "
+           "+ code copies) / kernel bytes; /moved: the same added bytes / moved bytes; "
+           "times: wall time of the whole program, best of 3; "
            "replays: for one flip in a read-only input before a kernel reads it\n");
   return 0;
 }

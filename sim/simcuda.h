@@ -131,6 +131,10 @@ typedef struct {
    * as a load and a store), thread-instructions executed, launches interpreted. */
   uint64_t kernel_bytes_loaded, kernel_bytes_stored;
   uint64_t kernel_thread_insns, kernels_interpreted;
+  /* SIMCUDA_CHECK_ACCESS=1: argument places of interpreted launches that gpuft's PTX
+   * analysis classifies READ and that pointed into an allocation, and the launches
+   * that stored into an allocation only such places point into (analysis bugs). */
+  uint64_t analysis_places_checked, analysis_violations;
 } simcuda_stats_t;
 typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
 typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation's traffic */

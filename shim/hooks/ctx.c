@@ -68,22 +68,31 @@ CUresult ft_on_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   return r;
 }
 
-/* The primary context of dev as gpuft saw it retained (NULL: none). */
+/* The primary context of dev as gpuft saw it retained, else as the driver has it
+ * (NVIDIA's static runtime retains it through a private entry point gpuft does
+ * not see); NULL: none active. */
 static CUcontext primary(CUdevice dev) {
   if (dev < 0 || dev >= MAX_DEVICES) return NULL;
   ft_lock();
   CUcontext c = g_primary[dev];
   ft_unlock();
+  unsigned flags = 0;
+  int active = 0;
+  if (!c && ft_drv.cuDevicePrimaryCtxGetState &&
+      ft_drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active &&
+      ft_real.cuDevicePrimaryCtxRetain && ft_real.cuDevicePrimaryCtxRelease_v2 &&
+      ft_real.cuDevicePrimaryCtxRetain(&c, dev) == CUDA_SUCCESS)
+    ft_real.cuDevicePrimaryCtxRelease_v2(dev); /* only its handle was wanted */
   return c;
 }
 
 /* Whether a release destroys the context depends on retains gpuft cannot count
  * (the driver keeps the count): commit before, and forget after if it is gone. */
-CUresult ft_on_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+static CUresult release(CUdevice dev, PFN_cuDevicePrimaryCtxRelease_v11000 real) {
   CUcontext c = primary(dev);
   int k = known(c);
   if (k) quiesce(c);
-  CUresult r = ft_real.cuDevicePrimaryCtxRelease_v2(dev);
+  CUresult r = real(dev);
   unsigned flags = 0;
   int active = 1;
   if (r == CUDA_SUCCESS && k &&
@@ -92,7 +101,16 @@ CUresult ft_on_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   return r;
 }
 
+CUresult ft_on_cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  return release(dev, ft_real.cuDevicePrimaryCtxRelease_v2);
+}
+CUresult ft_on_cuDevicePrimaryCtxRelease(CUdevice dev) { return release(dev, ft_real.cuDevicePrimaryCtxRelease); }
+
 CUresult ft_on_cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   teardown(primary(dev));
   return ft_real.cuDevicePrimaryCtxReset_v2(dev);
+}
+CUresult ft_on_cuDevicePrimaryCtxReset(CUdevice dev) {
+  teardown(primary(dev));
+  return ft_real.cuDevicePrimaryCtxReset(dev);
 }

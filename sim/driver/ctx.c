@@ -69,6 +69,7 @@ static CUresult ctx_setup(sim_ctx_t *c, unsigned flags) {
 /* Waits for all work, then releases the context's streams, events, modules and
  * memory. The object itself lives on while threads still hold it current. */
 static void ctx_teardown(sim_ctx_t *c) {
+  sim_export_forget_ctx(c); /* the runtime's destructors may still use the context */
   sim_ctx_sync(c);
   atomic_store(&c->alive, false);
   pthread_mutex_lock(&c->mu);
@@ -411,6 +412,13 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   pthread_mutex_unlock(&primary_mu);
   return CUDA_SUCCESS;
 }
+
+/* The CUDA 7.0 ABIs, which NVIDIA's static runtime asks for by version 7000: the
+ * same contract in the simulator. */
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return cuDevicePrimaryCtxReset_v2(dev); }
 
 CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
   SIM_CHECK_INIT();

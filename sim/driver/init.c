@@ -213,7 +213,13 @@ CUresult cuGetErrorString(CUresult error, const char **pStr) {
   }
 }
 
-CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId) {
-  if (ppExportTable) *ppExportTable = NULL;
-  return CUDA_ERROR_NOT_SUPPORTED; /* private NVIDIA tables are not simulated */
+/* ---- profiler control: no profiler attaches to the simulator; the calls succeed
+ * as they do on a GPU without one ---- */
+CUresult cuProfilerStart(void) {
+  SIM_CHECK_INIT();
+  return CUDA_SUCCESS;
+}
+CUresult cuProfilerStop(void) {
+  SIM_CHECK_INIT();
+  return CUDA_SUCCESS;
 }

@@ -62,7 +62,8 @@ static bool interp_find(void *ctx, uint64_t p, sim_xcache_t *out) {
 }
 
 static void interp_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
-  (void)ctx;
+  sim_launch_t *l = ctx;
+  if (l->acheck && st) sim_acheck_store(l->acheck, base, st);
   SIM_COUNT(kernel_bytes_loaded, ld);
   SIM_COUNT(kernel_bytes_stored, st);
   sim_mem_traffic_add(base, ld, st);
@@ -120,7 +121,9 @@ static void interp_run(sim_launch_t *l) {
   g->dyn_shared = l->shared;
   g->mem = &mem;
   SIM_COUNT(kernels_interpreted, 1);
+  if (sim_opt.check_access) l->acheck = sim_acheck_begin(l);
   run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  if (l->acheck) sim_acheck_end(l);
   SIM_COUNT(kernel_thread_insns, atomic_load(&g->insns));
   int err = atomic_load(&g->error);
   if (err) {

@@ -51,6 +51,7 @@ void sim_options_read(void) {
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);
   sim_opt.block_order = (uint64_t)env_num("SIMCUDA_BLOCK_ORDER", 0, 0, 1e15);
+  sim_opt.check_access = (int)env_num("SIMCUDA_CHECK_ACCESS", 0, 0, 2);
 }
 
 void sim_log(const char *fmt, ...) {

@@ -2,14 +2,24 @@
  * table (procs.def, generated from cudaTypedefs.h), honouring the requested CUDA
  * version and the per-thread-default-stream flag. Each implemented entry is
  * checked at compile time against NVIDIA's PFN type for its ABI. */
+#include <stdlib.h>
 #include <string.h>
 
+#include <cudaProfilerTypedefs.h>
+
 #include "sim.h"
+
+/* CUDA 7.0 ABIs cudaTypedefs.h declares only for NVIDIA's own build; NVIDIA's
+ * static runtime asks for them. Same signature as their successors. */
+typedef PFN_cuDevicePrimaryCtxRelease_v11000 PFN_cuDevicePrimaryCtxRelease_v7000;
+typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 
 /* cuda.h maps these names to newer ABIs; here they name the old ones. */
 #undef cuDeviceGetUuid
 #undef cuEventElapsedTime
 #undef cuGetProcAddress
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
 
 /* Declares every implemented symbol with its PFN type: a mismatch between an
  * implementation and NVIDIA's ABI is a compile error. */
@@ -36,6 +46,18 @@ static const proc_t procs[] = {
 #undef SIM_PROC
 };
 #define N_PROCS (sizeof procs / sizeof procs[0])
+
+/* SIMCUDA_LOG >= 2, read here: runtimes look entry points up before cuInit, which
+ * reads the other options. */
+static bool log_misses(void) {
+  static atomic_int level = -1; /* lookups come from any thread */
+  int l = atomic_load(&level);
+  if (l < 0) {
+    const char *e = getenv("SIMCUDA_LOG");
+    atomic_store(&level, l = e ? atoi(e) : 0);
+  }
+  return l >= 2;
+}
 
 static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status) {
@@ -67,6 +89,12 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     r = CUDA_SUCCESS;
   }
   if (status) *status = st;
+  /* A runtime looks up hundreds of entry points at start and fails only when one
+   * it did not get is used (NVIDIA's static runtime: cudaErrorCallRequiresNewerDriver):
+   * level 2 lists them, the only way to learn which call that was. */
+  if (r != CUDA_SUCCESS && log_misses())
+    sim_log("cuGetProcAddress(%s, %d): %s", symbol, version,
+            st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? "this ABI is not simulated" : "not simulated");
   return r;
 }
 

@@ -82,6 +82,8 @@ void sim_ptxsrc_unref(sim_ptxsrc_t *s) {
   free(s);
 }
 
+const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s) { return s->mod; }
+
 const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s) { return &s->img; }
 
 /* The PTX to run: the newest target this device runs (sm <= 89). */

@@ -25,6 +25,7 @@ typedef struct {
   int log;              /* SIMCUDA_LOG */
   int stats;            /* SIMCUDA_STATS */
   int poison;           /* SIMCUDA_POISON: fill fresh device memory with a pattern */
+  int check_access;     /* SIMCUDA_CHECK_ACCESS: 1 check gpuft's analysis, 2 its self-test */
 } sim_options_t;
 extern sim_options_t sim_opt;
 void sim_options_read(void);
@@ -83,6 +84,8 @@ CUresult sim_ctx_current(sim_ctx_t **out);
 CUresult sim_ctx_current_nosticky(sim_ctx_t **out);
 void sim_ctx_set_sticky(sim_ctx_t *ctx, CUresult err);
 CUresult sim_ctx_sync(sim_ctx_t *ctx);
+/* export.c: runs and drops the static runtime's context-local state of a dying context */
+void sim_export_forget_ctx(sim_ctx_t *c);
 
 /* ---- mem.c: device VA, host alias, the allocation registry ---- */
 typedef enum { SIM_MEM_DEVICE = 1, SIM_MEM_HOST, SIM_MEM_REGISTERED, SIM_MEM_MANAGED } sim_memkind_t;
@@ -297,6 +300,7 @@ int sim_func_max_dyn_shared(sim_func_t *f);
  * does not parse, INVALID_IMAGE for anything else (all with a message). */
 CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out);
 const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s);
+const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s); /* its parsed PTX */
 void sim_ptxsrc_ref(sim_ptxsrc_t *s);
 void sim_ptxsrc_unref(sim_ptxsrc_t *s);
 /* A module of a real image in a context: variables allocated and initialised,
@@ -320,8 +324,17 @@ struct sim_launch_s {
   sim_ctx_t *ctx;
   atomic_int error;  /* CUresult raised by translate */
   uint64_t ticket;   /* sim_mem_free_ticket() when queued */
+  struct sim_acheck_s *acheck; /* SIMCUDA_CHECK_ACCESS: its stores per allocation */
 };
 void sim_launch_execute(sim_launch_t *l);
+
+/* ---- accesscheck.c: SIMCUDA_CHECK_ACCESS, the check of gpuft's PTX analysis ----
+ * An interpreted launch's stores, per allocation, against the classes ptx/ gives
+ * the kernel's argument places: an allocation the launch stored into that only
+ * READ places point into is an analysis bug, reported and counted. */
+struct sim_acheck_s *sim_acheck_begin(const sim_launch_t *l);
+void sim_acheck_store(struct sim_acheck_s *c, uint64_t base, uint64_t stored); /* any thread */
+void sim_acheck_end(sim_launch_t *l); /* compares, reports, frees l->acheck */
 void sim_launch_free(sim_launch_t *l);
 CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, simcuda_dim3 block,
                             unsigned shared, void **kernelParams, void **extra, sim_launch_t **out);
@@ -353,6 +366,7 @@ typedef struct {
   atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_d2d, memsets, bytes_memset, syncs;
   atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
   atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
+  atomic_uint_fast64_t analysis_places_checked, analysis_violations;
 } sim_stats_t;
 extern sim_stats_t sim_stats;
 #define SIM_COUNT(field, n) atomic_fetch_add_explicit(&sim_stats.field, (n), memory_order_relaxed)

@@ -2,6 +2,9 @@
 TEST_ENTRY(procaddr_versions, 20)
 TEST_ENTRY(procaddr_all_names, 20)
 TEST_ENTRY(procaddr_identity_all, 20)
+/* the static runtime's integrity check: MD2 (RFC 1319 vectors) and HMAC-MD2 */
+TEST_ENTRY(md2_rfc1319_vectors, 20)
+TEST_ENTRY(md2_hmac_definition, 20)
 TEST_ENTRY(init_and_device, 20)
 TEST_ENTRY(ctx_stack, 20)
 TEST_ENTRY(mem_alloc_and_ranges, 30)

@@ -336,6 +336,11 @@ int main(void) {
   CHECK(cuModuleUnload(mod));
   CHECK(cuDevicePrimaryCtxRelease(dev));
   CHECK(cuDevicePrimaryCtxReset(dev));
+  /* the CUDA 7.0 ABIs of the two, as NVIDIA's static runtime uses them */
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  /* (CALL_EXPECT itself: through CALL, cuda.h would rename them to their _v2 forms) */
+  CALL_EXPECT(CUDA_SUCCESS, cuDevicePrimaryCtxRelease, PFN_cuDevicePrimaryCtxRelease_v11000, dev);
+  CALL_EXPECT(CUDA_SUCCESS, cuDevicePrimaryCtxReset, PFN_cuDevicePrimaryCtxReset_v11000, dev);
   CUcontext own;
   CHECK(cuCtxCreate(&own, NULL, 0, dev));
   CHECK(cuCtxDestroy(own));

@@ -1,0 +1,8 @@
+/* The analysis check (SIMCUDA_CHECK_ACCESS=1) over every program of the tests, on
+ * the PTX interpreter: no READ-classified argument place's allocation was stored to. */
+TEST_ENTRY(apps_no_read_place_written, 240)
+TEST_ENTRY(samples_no_read_place_written, 240)
+TEST_ENTRY(static_runtime_no_read_place_written, 60)
+/* The check sees stores: with every place taken as READ (SIMCUDA_CHECK_ACCESS=2),
+ * each program that writes through an argument is reported. */
+TEST_ENTRY(self_test_reports_every_written_argument, 120)

@@ -1,0 +1,123 @@
+/* test_accesscheck.c: runs the programs of tests/apps, tests/samples and
+ * tests/staticrt on the simulator's interpreter (SIMCUDA_TWINS=0) with
+ * SIMCUDA_CHECK_ACCESS, and reads the simulator's verdict from its counters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc.h"
+#include "runner.h"
+
+typedef struct {
+  const char *name;
+  const char *argv[6];
+} prog_t;
+
+#define NOT_BUILT ""
+#ifndef APP_VECADD
+#define APP_VECADD NOT_BUILT
+#define APP_SGEMM NOT_BUILT
+#define APP_JACOBI NOT_BUILT
+#define APP_MULTISTREAM NOT_BUILT
+#define APP_MULTISTREAM_PTDS NOT_BUILT
+#define APP_SIMPLESTREAMS NOT_BUILT
+#define APP_USERPATTERNS NOT_BUILT
+#endif
+#ifndef SAMPLE_matmul_tiled
+#define SAMPLE_matmul_tiled NOT_BUILT
+#define SAMPLE_reduce_shfl NOT_BUILT
+#define SAMPLE_scan NOT_BUILT
+#define SAMPLE_histogram NOT_BUILT
+#define SAMPLE_transpose NOT_BUILT
+#define SAMPLE_nbody NOT_BUILT
+#define SAMPLE_stencil2d NOT_BUILT
+#define SAMPLE_cg_csr NOT_BUILT
+#define SAMPLE_streams NOT_BUILT
+#define SAMPLE_vote_ballot NOT_BUILT
+#endif
+#ifndef STATIC_APP
+#define STATIC_APP NOT_BUILT
+#endif
+
+static const prog_t apps[] = {
+    {"vecadd", {APP_VECADD, "100000"}},
+    {"sgemm", {APP_SGEMM, "128"}},
+    {"jacobi", {APP_JACOBI, "128", "10"}},
+    {"multistream", {APP_MULTISTREAM, "2", "3", "20000"}},
+    {"multistream_ptds", {APP_MULTISTREAM_PTDS, "2", "3", "20000"}},
+    {"simplestreams", {APP_SIMPLESTREAMS, "65536", "4", "2", "1"}},
+    {"userpatterns", {APP_USERPATTERNS}},
+};
+static const prog_t samples[] = {
+    {"matmul_tiled", {SAMPLE_matmul_tiled}}, {"reduce_shfl", {SAMPLE_reduce_shfl}},
+    {"scan", {SAMPLE_scan}},                 {"histogram", {SAMPLE_histogram}},
+    {"transpose", {SAMPLE_transpose}},       {"nbody", {SAMPLE_nbody}},
+    {"stencil2d", {SAMPLE_stencil2d}},       {"cg_csr", {SAMPLE_cg_csr}},
+    {"streams", {SAMPLE_streams}},           {"vote_ballot", {SAMPLE_vote_ballot}},
+};
+static const prog_t static_rt[] = {{"static_app", {STATIC_APP}}};
+
+static uint64_t stat_of(const char *err, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *p = strstr(err, pat);
+  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+/* Runs p with SIMCUDA_CHECK_ACCESS=mode; its exit must be 0. The counters. */
+static int run_checked(const prog_t *p, const char *mode, uint64_t *checked, uint64_t *violations,
+                       uint64_t *interpreted, proc_result_t *r) {
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "SIMCUDA_STATS=1", mode,
+                       "LD_PRELOAD", NULL};
+  if (proc_run(p->argv, env, 100, r) != 0) return -1;
+  *checked = stat_of(r->err, "analysis_places_checked");
+  *violations = stat_of(r->err, "analysis_violations");
+  *interpreted = stat_of(r->err, "kernels_interpreted");
+  return 0;
+}
+
+static int no_read_place_written(const prog_t *progs, size_t n) {
+  if (!*progs[0].argv[0]) return TEST_SKIPF("programs not built (no nvcc)");
+  uint64_t total_checked = 0;
+  for (size_t i = 0; i < n; i++) {
+    proc_result_t r;
+    uint64_t checked, violations, interpreted;
+    ASSERT_EQ(run_checked(&progs[i], "SIMCUDA_CHECK_ACCESS=1", &checked, &violations, &interpreted, &r), 0);
+    if (r.status != 0) FT_FAIL_("%s exited %d\n%s%s", progs[i].name, r.status, r.out, r.err);
+    if (violations || strstr(r.err, "analysis bug"))
+      FT_FAIL_("%s: %ju launches stored into READ-only places' allocations\n%s", progs[i].name,
+               (uintmax_t)violations, r.err);
+    if (!interpreted) FT_FAIL_("%s: no kernel ran on the interpreter\n%s", progs[i].name, r.err);
+    printf("# %s: %ju launches interpreted, %ju READ places checked, 0 violations\n", progs[i].name,
+           (uintmax_t)interpreted, (uintmax_t)checked);
+    total_checked += checked;
+    proc_free(&r);
+  }
+  ASSERT(total_checked > 0); /* the check looked at something */
+  return TEST_OK;
+}
+
+TEST_IMPL(apps_no_read_place_written) { return no_read_place_written(apps, sizeof apps / sizeof *apps); }
+TEST_IMPL(samples_no_read_place_written) {
+  return no_read_place_written(samples, sizeof samples / sizeof *samples);
+}
+TEST_IMPL(static_runtime_no_read_place_written) { return no_read_place_written(static_rt, 1); }
+
+TEST_IMPL(self_test_reports_every_written_argument) {
+  if (!*APP_VECADD || !*SAMPLE_histogram) return TEST_SKIPF("programs not built (no nvcc)");
+  /* vecadd: one launch writing c; jacobi 128 x 10: every launch writes an argument
+   * (sweeps and residual partials); histogram: atomics into its bins */
+  const prog_t *progs[] = {&apps[0], &apps[2], &samples[3]};
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    proc_result_t r;
+    uint64_t checked, violations, interpreted;
+    ASSERT_EQ(run_checked(progs[i], "SIMCUDA_CHECK_ACCESS=2", &checked, &violations, &interpreted, &r), 0);
+    ASSERT_EQ(r.status, 0);
+    if (violations == 0 || !strstr(r.err, "analysis bug: kernel "))
+      FT_FAIL_("%s: the self-test reported nothing\n%s", progs[i]->name, r.err);
+    if (progs[i] == &apps[2] && violations != interpreted)
+      FT_FAIL_("jacobi: %ju of %ju launches reported", (uintmax_t)violations, (uintmax_t)interpreted);
+    proc_free(&r);
+  }
+  return TEST_OK;
+}
