@@ -314,6 +314,8 @@ int ft_snap_logging(void);
 /* Whether a closing epoch's operations go into the snapshot log (a snapshot
  * exists or is being taken). */
 int ft_snap_keeps_log(void);
+/* Whether n more bytes fit in the log's budget. */
+int ft_snap_log_room(size_t n);
 /* At a clean epoch close: promote a snapshot whose copies have landed, take a
  * new one when due. Engine lock held. */
 void ft_snap_epoch_closed(void);

@@ -324,13 +324,17 @@ void ft_epoch_close(void) {
       }
       if (o->kind == FT_OP_H2D && !o->bytes && o->a->mirror && o->n) {
         /* the checkpoint holds this upload now; a later one would replace it */
+        if (!ft_snap_log_room(o->n)) {
+          ft_epoch_unreplayable("the log since the snapshot outgrew GPUFT_SNAPSHOT_LOG_MAX");
+          break;
+        }
         o->bytes = malloc(o->n);
         if (o->bytes) memcpy(o->bytes, o->a->mirror + o->off, o->n);
         else ft_epoch_unreplayable("out of memory for the bytes of an upload");
       }
     }
   }
-  if (keep) {
+  if (keep && !g_unreplayable) {
     ft_snap_log_epoch(g_ops, g_nops, NULL);
   } else {
     for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);

@@ -42,7 +42,11 @@ int ft_snap_logging(void) {
   return FT_OPT(SNAPSHOT) && FT_OPT(MODE) == FT_MODE_RECOVER && !g_off;
 }
 
-int ft_snap_keeps_log(void) { return ft_snap_logging() && g_gen + (uint64_t)g_pending > 0; }
+/* Before the first snapshot, the start of the run serves as one (every allocation
+ * made after it, nothing to restore): the log then holds every epoch so far. */
+int ft_snap_keeps_log(void) { return ft_snap_logging(); }
+
+int ft_snap_log_room(size_t n) { return g_log_bytes + n <= (uint64_t)FT_OPT(SNAPSHOT_LOG_MAX); }
 
 static void turn_off(const char *why) {
   FT_INFO("snapshots of device-produced data are off: %s", why);
@@ -72,7 +76,7 @@ static void broken(const char *why) {
 }
 
 void ft_snap_log_epoch(ft_op_t *ops, size_t n, const char *why) {
-  int keep = ft_snap_logging() && g_gen + (uint64_t)g_pending > 0 && !why;
+  int keep = ft_snap_logging() && !why;
   if (keep && g_nlog + n > g_caplog) {
     size_t nc = g_caplog ? g_caplog : 256;
     while (nc < g_nlog + n) nc *= 2;
@@ -93,7 +97,7 @@ void ft_snap_log_epoch(ft_op_t *ops, size_t n, const char *why) {
   }
   if (!keep) {
     for (size_t i = 0; i < n; i++) ft_op_free(&ops[i]);
-    if (why && g_gen + (uint64_t)g_pending > 0) broken(why);
+    if (why) broken(why);
     return;
   }
   memcpy(g_log + g_nlog, ops, n * sizeof *ops);
@@ -377,11 +381,14 @@ void ft_snap_forget_alloc(ft_alloc_t *a) {
 static int covers(const ft_alloc_t *a, int pending) {
   if (pending)
     return g_pending && !g_broken_after && (a->id > g_pend_id_max || (a->snap && a->snap->in_pend));
-  return g_gen && !g_broken && (a->id > g_gen_id_max || (a->snap && a->snap->in_gen));
+  /* (g_gen 0: the start of the run, g_gen_id_max 0: every allocation came after) */
+  return !g_broken && (a->id > g_gen_id_max || (a->snap && a->snap->in_gen));
 }
 
 int ft_snap_can_recover(const ft_alloc_t *a) {
-  if (!ft_snap_logging() || a->dev != g_dev || !ft_epoch_replayable()) return 0;
+  if (!ft_snap_logging() || (g_dev ? a->dev != g_dev : ft_dev_count() != 1) ||
+      !ft_epoch_replayable())
+    return 0;
   return covers(a, 0) || covers(a, 1);
 }
 
@@ -405,8 +412,8 @@ int ft_snap_recover(ft_dev_t *d, const char **why) {
     promote();
     if (g_pending) discard_pending();
   }
-  if (!g_gen || g_broken) {
-    *why = g_broken ? g_broken : "no snapshot was taken before the damage";
+  if (g_broken) {
+    *why = g_broken;
     goto fail;
   }
   for (size_t i = 0; i < ft_reg_count(); i++) {

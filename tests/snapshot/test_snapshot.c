@@ -115,10 +115,9 @@ TEST_IMPL(stencil_two_bits_at_rest_recovered) {
   const char *argv[] = {SNAP_STENCIL, "48", "24", "3", NULL};
   uint64_t gold = gp_golden(argv);
   int snap = 0, runs = 0;
-  /* from step 7 on: the first snapshot (taken after step 3's report) has been
-   * checked and promoted; a flip while its copies are still in flight lands in
-   * them too, and with no earlier snapshot that is reported, not recovered */
-  for (int k = 7; k <= 22; k += 3)
+  /* from step 4 on: before the first snapshot is promoted (a flip while its
+   * copies are in flight lands in them too), the start of the run serves */
+  for (int k = 4; k <= 22; k += 3)
     for (int off = 0; off < 2; off++) {
       char inj[160];
       /* the grid the previous step wrote, before this step reads it */
@@ -196,7 +195,9 @@ TEST_IMPL(budget_exhausted_is_reported) {
   const char *argv[] = {SNAP_SOLVER, "40", "16", NULL};
   char inj[160];
   solver_fault(inj, sizeof inj, 2, 8, 3);
-  const char *extra[] = {inj, "GPUFT_SNAPSHOT_HOST_MAX=4KiB", "GPUFT_ON_FAIL=error", NULL};
+  /* no room for a copy, nor for the log from the start of the run */
+  const char *extra[] = {inj, "GPUFT_SNAPSHOT_HOST_MAX=4KiB", "GPUFT_SNAPSHOT_LOG_MAX=4KiB",
+                         "GPUFT_ON_FAIL=error", NULL};
   run_t g;
   gp_run(argv, 1, NULL, extra, &g);
   ASSERT(strstr(g.json, "\"applied\": true") != NULL);
