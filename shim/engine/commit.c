@@ -649,6 +649,8 @@ CUresult ft_commit_all(void) {
   return r != CUDA_SUCCESS ? r : v;
 }
 
+int ft_replay_owed(void) { return __atomic_load_n(&g_replay_pending, __ATOMIC_ACQUIRE); }
+
 void ft_jobs_make_room(void) {
   if (FT_LEDGER_SLOTS - __atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) >= FT_JOBS_PER_OP)
     return;

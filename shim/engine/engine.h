@@ -241,6 +241,8 @@ CUresult ft_after_sync(CUresult r);
  * than one operation may need, take the results in first (a commit). The verdict
  * stays for the next call that returns one. */
 void ft_jobs_make_room(void);
+/* Damaged data was used and its replay is still owed (readable without a lock). */
+int ft_replay_owed(void);
 
 /* ---- Epochs: log, restore points, replay (epoch.c) ---- */
 extern uint64_t ft_epoch; /* current epoch number, from 1 */

@@ -42,14 +42,18 @@ static void call(hostfn_t *h) {
 
 /* In the driver's callback thread: no driver call, no gpuft lock. */
 static void run_or_hold(hostfn_t *h) {
-  for (size_t i = 0; i < h->njobs; i++)
-    if (__atomic_load_n(&h->jobs[i]->done, __ATOMIC_ACQUIRE) &&
-        __atomic_load_n(&h->jobs[i]->n_bad, __ATOMIC_RELAXED)) {
-      h->next = __atomic_load_n(&g_held, __ATOMIC_RELAXED);
-      while (!__atomic_compare_exchange_n(&g_held, &h->next, h, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-      }
-      return;
+  /* damage a commit already took in (its jobs are no longer pending, so not in
+   * h->jobs) and has not replayed yet holds it too */
+  int hold = ft_replay_owed();
+  for (size_t i = 0; i < h->njobs && !hold; i++)
+    hold = __atomic_load_n(&h->jobs[i]->done, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&h->jobs[i]->n_bad, __ATOMIC_RELAXED);
+  if (hold) {
+    h->next = __atomic_load_n(&g_held, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&g_held, &h->next, h, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
     }
+    return;
+  }
   call(h);
 }
 void CUDA_CB ft_host_fn_tramp(void *u) { run_or_hold(u); }
