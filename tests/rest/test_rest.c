@@ -176,6 +176,34 @@ TEST_IMPL(struct_field_flips_recovered) {
   return TEST_OK;
 }
 
+/* A kernel loaded from PTX with cuModuleLoadData: its access facts come from that
+ * PTX (the non-const `in` is READ, verified after the kernel, never re-encoded),
+ * and flips in `in` before the kernel reads it are corrected, output right. */
+TEST_IMPL(module_loaded_at_run_time_is_analysed) {
+#ifndef EXE_MODLOAD
+  return TEST_SKIPF("nvcc not found: modload not built");
+#else
+  const char *argv[] = {EXE_MODLOAD, MODKERNEL_PTX, "16384", NULL};
+  uint64_t gold = gp_golden(argv);
+  for (int k = 0; k < 6; k++) {
+    char inj[160];
+    snprintf(inj, sizeof inj, "GPUFT_INJECT=at=launch:scale_copy:%d,target=arg:1,offset=%d,bits=%d,seed=%d",
+             1 + k % 3, 4096 * k + 40, 1 + k % 2, k);
+    const char *extra[] = {k ? inj : "GPUFT_CHECK=launch", NULL};
+    run_t g;
+    gp_run(argv, 1, NULL, extra, &g);
+    if (g.status != 0 || !g.has_checksum || g.checksum != gold || gp_get(&g, "uncorrectable") != 0)
+      FT_FAIL_("%s: status %d\n%s", extra[0], g.status, g.err);
+    ASSERT_EQ(gp_get(&g, "kernels_with_ptx_facts"), 1u);
+    ASSERT_EQ(gp_get(&g, "kernels_conservative"), 0u);
+    ASSERT_EQ(gp_get(&g, "places_conservative"), 0u);
+    if (k) ASSERT_GE(gp_get(&g, "detected"), 1u);
+    gp_free(&g);
+  }
+  return TEST_OK;
+#endif
+}
+
 TEST_IMPL(userpatterns_fault_free_both_modes) {
   NEED_APPS();
   const char *sizes[] = {"64", "4096", "65536"};
