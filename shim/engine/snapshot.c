@@ -233,6 +233,9 @@ static void take(ft_dev_t *d) {
   if (ok) ok = ft_drv.cuEventRecord(g_ev, d->snap_stream) == CUDA_SUCCESS;
   g_pending = 1; /* (discard_pending below undoes it when !ok) */
   if (!ok) {
+    /* copies issued before the failure still write into the store: let them
+     * land before anything can reuse or free their buffers */
+    ft_real.cuStreamSynchronize(d->snap_stream);
     discard_pending();
     ft_st.snapshots_discarded--; /* never taken */
     return;
