@@ -416,7 +416,7 @@ typedef struct {
   uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
       snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,
       snapshot_recovery_failures, snapshot_epochs_replayed, snapshot_depth_max;
-  double snapshot_issue_seconds, snapshot_recovery_seconds;
+  double snapshot_issue_seconds, snapshot_recovery_seconds, snapshot_landed_seconds;
 } ft_engine_stats_t;
 extern ft_engine_stats_t ft_st; /* under the engine lock */
 

@@ -274,6 +274,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "log_bytes_peak", s->snapshot_log_bytes_peak);
   ft_jw_u(w, "writes_that_waited", s->snapshot_waits);
   ft_jw_f(w, "issue_cpu_seconds", s->snapshot_issue_seconds, 6);
+  ft_jw_f(w, "copies_landed_within_seconds", s->snapshot_landed_seconds, 6);
   ft_jw_u(w, "recoveries", s->snapshot_recoveries);
   ft_jw_u(w, "recovery_failures", s->snapshot_recovery_failures);
   ft_jw_u(w, "epochs_replayed", s->snapshot_epochs_replayed);

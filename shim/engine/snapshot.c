@@ -292,6 +292,8 @@ static void promote(void) {
   g_gen++;
   g_gen_id_max = g_pend_id_max;
   ft_st.snapshots++;
+  /* an upper bound of the copy time: its end is seen at the next epoch boundary */
+  ft_st.snapshot_landed_seconds += ft_now() - g_t_last;
 }
 
 static int poll_pending(void) {
