@@ -62,7 +62,7 @@ static void log_drop(size_t n) {
     g_log_bytes -= op_bytes(&g_log[i]);
     ft_op_free(&g_log[i]);
   }
-  memmove(g_log, g_log + n, (g_nlog - n) * sizeof *g_log);
+  if (g_nlog > n) memmove(g_log, g_log + n, (g_nlog - n) * sizeof *g_log);
   g_nlog -= n;
   g_cut = g_cut > n ? g_cut - n : 0;
 }
