@@ -100,7 +100,7 @@ void ft_snap_log_epoch(ft_op_t *ops, size_t n, const char *why) {
     if (why) broken(why);
     return;
   }
-  memcpy(g_log + g_nlog, ops, n * sizeof *ops);
+  if (n) memcpy(g_log + g_nlog, ops, n * sizeof *ops);
   g_nlog += n;
   g_log_bytes += add;
   if (g_log_bytes > ft_st.snapshot_log_bytes_peak) ft_st.snapshot_log_bytes_peak = g_log_bytes;
