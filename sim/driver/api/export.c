@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "md2.h"
-#include "sim.h"
+#include "api.h"
 
 /* A slot the simulator does not emulate: say which, once, and fail. The runtime
  * turns the failure into an error of its own (often cudaErrorNotSupported), so

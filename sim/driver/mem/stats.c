@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "mem.h"
 
 sim_stats_t sim_stats;
 static pid_t init_pid;
