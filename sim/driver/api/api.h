@@ -7,7 +7,7 @@
 #include "exec.h"
 
 /* ---- export.c: runs and drops the static runtime's context-local state of a dying context
- * (the context teardown hook, installed by cuInit) ---- */
+ * (the context teardown hook, which export.c installs at load) ---- */
 void sim_export_forget_ctx(sim_ctx_t *c);
 
 #endif

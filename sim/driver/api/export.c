@@ -139,6 +139,9 @@ static CUresult cls_get(void **value, CUcontext ctx, void *key) {
 SIM_UNEMULATED(cls, 3)
 static const void *cls_tab[4] = {cls_put, cls_delete, cls_get, cls_3}; /* no size word: slot 0 is a function */
 
+/* Registered at load: every context teardown (exec/ctx.c) runs it first. */
+__attribute__((constructor)) static void forget_on_teardown(void) { sim_ctx_on_teardown(sim_export_forget_ctx); }
+
 void sim_export_forget_ctx(sim_ctx_t *c) {
   CUcontext ctx = (CUcontext)c;
   for (;;) {

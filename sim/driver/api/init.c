@@ -15,7 +15,6 @@ static void init_all(void) {
   sim_inject_init(getenv("SIMCUDA_FLIP"));
   sim_fliprate_init(getenv("SIMCUDA_FLIP_RATE"));
   atexit(sim_stats_at_exit);
-  sim_ctx_on_teardown(sim_export_forget_ctx);
   atomic_store(&sim_initialized, 1);
 }
 

@@ -62,6 +62,17 @@ sim_obj_t *sim_handle_get(const void *h, sim_kind_t kind); /* +1 ref, NULL if no
 /* Collect (with a ref each) up to max live objects of a kind owned by ctx. */
 size_t sim_handle_collect(sim_kind_t kind, sim_ctx_t *ctx, sim_obj_t **out, size_t max);
 
+/* ---- counters.c: the counters every room adds to (read by mem/stats.c) ---- */
+typedef struct {
+  atomic_uint_fast64_t launches, memcpy_h2d, memcpy_d2h, memcpy_d2d, memcpy_h2h;
+  atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_d2d, memsets, bytes_memset, syncs;
+  atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
+  atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
+  atomic_uint_fast64_t analysis_places_checked, analysis_violations;
+} sim_stats_t;
+extern sim_stats_t sim_stats;
+#define SIM_COUNT(field, n) atomic_fetch_add_explicit(&sim_stats.field, (n), memory_order_relaxed)
+
 /* ---- pool.c: the block thread pool ---- */
 void sim_pool_init(unsigned threads);
 /* Runs fn(arg, i) for i in [0, n) on the pool and the calling thread. */

@@ -45,7 +45,7 @@ static void tls_touch(void) {
 #define tls_stack (tls_get()->stack)
 #define tls_depth (tls_get()->depth)
 
-/* Set once by cuInit (api/init.c: the export tables' context-local storage). */
+/* Set once at load (api/export.c: the export tables' context-local storage). */
 static void (*_Atomic teardown_hook)(sim_ctx_t *);
 void sim_ctx_on_teardown(void (*fn)(sim_ctx_t *c)) { atomic_store(&teardown_hook, fn); }
 

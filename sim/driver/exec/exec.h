@@ -29,8 +29,8 @@ CUresult sim_ctx_current(sim_ctx_t **out);
 CUresult sim_ctx_current_nosticky(sim_ctx_t **out);
 void sim_ctx_set_sticky(sim_ctx_t *ctx, CUresult err);
 CUresult sim_ctx_sync(sim_ctx_t *ctx);
-/* A hook run first when a context is torn down (set once by cuInit: api/export.c
- * drops the static runtime's context-local state there, which may use the context). */
+/* A hook run first when a context is torn down (set once, at load, by api/export.c:
+ * it drops the static runtime's context-local state, which may use the context). */
 void sim_ctx_on_teardown(void (*fn)(sim_ctx_t *c));
 
 /* ---- stream.c ---- */

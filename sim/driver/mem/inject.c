@@ -371,6 +371,9 @@ void sim_stuck_apply_all(void) {
 
 /* Freed memory: a stuck cell of a released allocation is forgotten (the simulator
  * does not map physical cells to later allocations). */
+/* Device memory released: its stuck bits go with it (mem.c calls back). */
+__attribute__((constructor)) static void forget_on_release(void) { sim_mem_on_release(sim_stuck_forget); }
+
 void sim_stuck_forget(uint64_t lo, uint64_t hi) {
   if (!atomic_load(&sim_stuck_count)) return;
   pthread_mutex_lock(&mu);

@@ -23,6 +23,10 @@ static atomic_uint_fast64_t free_tickets; /* cuMemFreeAsync calls so far */
 
 uint64_t sim_mem_free_ticket(void) { return atomic_load(&free_tickets); }
 
+/* Told when device memory is released (inject.c registers its stuck bits' cleanup). */
+static void (*_Atomic release_hook)(uint64_t lo, uint64_t hi);
+void sim_mem_on_release(void (*fn)(uint64_t lo, uint64_t hi)) { atomic_store(&release_hook, fn); }
+
 /* Free extents of the device range, in bytes, sorted (guarded by reg_lock). */
 typedef struct { size_t off, len; } extent_t;
 static extent_t *ext;
@@ -331,7 +335,8 @@ CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   reg_erase(i);
   release_device(&a);
   pthread_rwlock_unlock(&reg_lock);
-  sim_stuck_forget(a.base, a.base + a.size);
+  void (*hook)(uint64_t, uint64_t) = atomic_load(&release_hook);
+  if (hook) hook(a.base, a.base + a.size); /* the fault seam forgets its stuck bits there */
   SIM_COUNT(frees, 1);
   return CUDA_SUCCESS;
 }

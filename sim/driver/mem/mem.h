@@ -47,6 +47,8 @@ void sim_mem_traffic_reset(void);
 /* Calls fn with the registry (every live allocation, sorted by base) under its
  * read lock: no allocation is released while fn runs. */
 void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), void *arg);
+/* fn(lo, hi) runs after device memory [lo, hi) is released (set once, at load, by inject.c). */
+void sim_mem_on_release(void (*fn)(uint64_t lo, uint64_t hi));
 /* Host memory the device can reach (pinned, managed) and its registry work, for
  * the entry points of api/memapi.c (which synchronise the owner first). */
 CUresult sim_mem_alloc_host(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsigned flags, void **out);
@@ -77,7 +79,7 @@ void sim_inject_on_copy(const sim_copy_t *c);
 void sim_inject_on_sync(void);
 void sim_stuck_apply(uint64_t lo, uint64_t hi); /* after a write to [lo, hi) device */
 void sim_stuck_apply_all(void);
-void sim_stuck_forget(uint64_t lo, uint64_t hi); /* allocation freed */
+void sim_stuck_forget(uint64_t lo, uint64_t hi); /* allocation freed (registered with mem.c) */
 extern atomic_int sim_stuck_count;
 /* A spontaneous flip (fliprate.c) at a live device byte: atomic, and invisible to
  * the thread sanitizer (it models a hardware event racing with device work). */
@@ -87,16 +89,7 @@ void sim_flip_spontaneous(uint64_t addr, uint8_t mask);
 void sim_fliprate_init(const char *env_spec);
 int sim_fliprate_set(double flips_per_gib_per_s, uint64_t seed); /* simcudaSetFlipRate (api/init.c) */
 
-/* ---- stats.c ---- */
-typedef struct {
-  atomic_uint_fast64_t launches, memcpy_h2d, memcpy_d2h, memcpy_d2d, memcpy_h2h;
-  atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_d2d, memsets, bytes_memset, syncs;
-  atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
-  atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
-  atomic_uint_fast64_t analysis_places_checked, analysis_violations;
-} sim_stats_t;
-extern sim_stats_t sim_stats;
-#define SIM_COUNT(field, n) atomic_fetch_add_explicit(&sim_stats.field, (n), memory_order_relaxed)
+/* ---- stats.c: simcudaGetStats / simcudaResetStats / simcudaGetTraffic, the summary at exit ---- */
 void sim_stats_at_exit(void);
 /* A synchronisation call happened (counter + sync:<k> injection). */
 void sim_count_sync(void);

@@ -5,7 +5,6 @@
 
 #include "mem.h"
 
-sim_stats_t sim_stats;
 static pid_t init_pid;
 
 #define STATS_FIELDS(X) X(launches) X(memcpy_h2d) X(memcpy_d2h) X(memcpy_d2d) X(memcpy_h2h) \
