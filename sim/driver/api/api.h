@@ -6,8 +6,7 @@
 
 #include "exec.h"
 
-/* ---- export.c: runs and drops the static runtime's context-local state of a dying context
- * (the context teardown hook, which export.c installs at load) ---- */
-void sim_export_forget_ctx(sim_ctx_t *c);
+/* Nothing here is shared yet: init.c, procaddr.c, export.c and memapi.c call only
+ * the rooms below and the cu* entry points (cuda.h). */
 
 #endif

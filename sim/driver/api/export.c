@@ -139,10 +139,7 @@ static CUresult cls_get(void **value, CUcontext ctx, void *key) {
 SIM_UNEMULATED(cls, 3)
 static const void *cls_tab[4] = {cls_put, cls_delete, cls_get, cls_3}; /* no size word: slot 0 is a function */
 
-/* Registered at load: every context teardown (exec/ctx.c) runs it first. */
-__attribute__((constructor)) static void forget_on_teardown(void) { sim_ctx_on_teardown(sim_export_forget_ctx); }
-
-void sim_export_forget_ctx(sim_ctx_t *c) {
+static void sim_export_forget_ctx(sim_ctx_t *c) {
   CUcontext ctx = (CUcontext)c;
   for (;;) {
     cls_entry_t e = {0};
@@ -158,6 +155,9 @@ void sim_export_forget_ctx(sim_ctx_t *c) {
     if (e.dtor) e.dtor(ctx, e.key, e.value); /* outside the lock: it may call the driver */
   }
 }
+
+/* Registered at load: every context teardown (exec/ctx.c) runs it first. */
+__attribute__((constructor)) static void forget_on_teardown(void) { sim_ctx_on_teardown(sim_export_forget_ctx); }
 
 /* ---- a table of context checks: no context is ever in the state they look for ---- */
 static CUresult check_context(CUcontext ctx, unsigned *flags, void **extra) {

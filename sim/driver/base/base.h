@@ -1,5 +1,5 @@
 /* base.h: the simulator driver's lowest room (options, log, the init flag, handles,
- * the block pool): calls nothing else of the driver.
+ * counters, the block pool): calls nothing else of the driver.
  * Prototypes are grouped under a comment naming the file that defines them. */
 #ifndef SIM_BASE_H
 #define SIM_BASE_H
@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include "simcuda.h"
 
 #define SIM_DRIVER_VERSION 13000
