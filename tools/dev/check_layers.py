@@ -23,6 +23,7 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 SIM_LAYERS = ["sim/interp", "sim/driver/base", "sim/driver/mem", "sim/driver/exec", "sim/driver/api", "sim/cudart"]
 SIM_RANK = {name: i for i, name in enumerate(SIM_LAYERS)}
 SIM_MAY_USE = {"codec", "ptx"}  # of the library's rooms
+SIM_OUTSIDE = {"simcuda.h", "simcuda_twins.h", "test-list.h"}  # public API, test lists
 
 
 def layer_of(rel):
@@ -118,6 +119,15 @@ def main():
         for name, where, verb in uses:
             if where and where != rel and not allowed(mine, layer_of(where)):
                 bad.append(f"{rel}: {verb} {name} (defined in {where}, {layer_of(where)} may not be used from {mine})")
+    # every simulator source sits in a room (or is a test, or the public API)
+    for dirpath, _, names in os.walk(os.path.join(ROOT, "sim")):
+        rel_dir = os.path.relpath(dirpath, ROOT)
+        if "tests" in rel_dir.split(os.sep):
+            continue
+        for f in names:
+            rel = os.path.join(rel_dir, f)
+            if f.endswith((".c", ".h", ".cu", ".cuh", ".def")) and not layer_of(rel) and f not in SIM_OUTSIDE:
+                bad.append(f"{rel}: in none of the simulator's rooms ({', '.join(SIM_LAYERS)})")
     for line in bad:
         print(line)
     print(f"check_layers: {len(files)} files, {len(defined)} functions, {len(bad)} upward references",
