@@ -11,7 +11,8 @@ interpreter, then the driver's base, mem, exec and api, then the runtime front
 end. A simulator file may also use the library's codec and ptx, never kernels or
 shim, and no library file may use the simulator. There the check also covers the
 entry points called by name (cu*, simcuda*) and global variables (sim_*) defined
-in another room; test folders and the public headers at sim/ top sit outside.
+in another room; test folders, test lists and the public headers at sim/ top sit
+outside, and any other simulator source outside a room is reported.
 Exit 1 with one line per violation. Usage: check_layers.py [repository root]."""
 import os
 import re
