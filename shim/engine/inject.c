@@ -8,7 +8,7 @@
  *   bits=1 | 2 | burst:<k>               how many bits (2: two bits of one 128-byte block)
  *   bit=<b>[+<b>...]                     which bits, counted from the byte at offset
  *   seed=<s>  offset=<byte>              (what is not given is drawn from the seed)
- * The simulator's SIMCUDA_FLIP takes the same keys (sim/driver/inject.c). */
+ * The simulator's SIMCUDA_FLIP takes the same keys (sim/driver/mem/inject.c). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #include "runner.h"
 
 #define SIMPATH "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
-#define SIM_UUID "GPU-53494d43-5544-412d-6770-7566742d0001" /* sim/driver/init.c */
+#define SIM_UUID "GPU-53494d43-5544-412d-6770-7566742d0001" /* sim/driver/api/init.c */
 
 #define HAS(text, needle)                                                            \
   do {                                                                               \

@@ -6,7 +6,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include "sim.h"
+#include "exec.h"
 
 #define BATCH_MAX 256 /* "count ... must be less than 256" */
 

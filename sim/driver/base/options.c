@@ -9,9 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "base.h"
 
 sim_options_t sim_opt;
+atomic_int sim_initialized; /* set by cuInit (api/init.c) */
 
 /* Parses a number in [min, max]. Unparsable (empty, garbage, NaN, trailing text)
  * warns and keeps the default; out of range (overflow and infinities included)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "exec.h"
 
 #define DEFAULT_DYN_SHARED 49152
 #define OPTIN_DYN_SHARED 101376

@@ -2,7 +2,7 @@
  * that submits a job works on it too, so several streams can launch at once. */
 #include <stdlib.h>
 
-#include "sim.h"
+#include "base.h"
 
 typedef struct job_s {
   struct job_s *next;

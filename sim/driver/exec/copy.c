@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "exec.h"
 
 typedef struct {
   uint8_t *host;  /* host-accessible address of the first byte */

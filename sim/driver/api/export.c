@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "md2.h"
-#include "sim.h"
+#include "api.h"
 
 /* A slot the simulator does not emulate: say which, once, and fail. The runtime
  * turns the failure into an error of its own (often cudaErrorNotSupported), so
@@ -139,7 +139,7 @@ static CUresult cls_get(void **value, CUcontext ctx, void *key) {
 SIM_UNEMULATED(cls, 3)
 static const void *cls_tab[4] = {cls_put, cls_delete, cls_get, cls_3}; /* no size word: slot 0 is a function */
 
-void sim_export_forget_ctx(sim_ctx_t *c) {
+static void sim_export_forget_ctx(sim_ctx_t *c) {
   CUcontext ctx = (CUcontext)c;
   for (;;) {
     cls_entry_t e = {0};
@@ -155,6 +155,9 @@ void sim_export_forget_ctx(sim_ctx_t *c) {
     if (e.dtor) e.dtor(ctx, e.key, e.value); /* outside the lock: it may call the driver */
   }
 }
+
+/* Registered at load: every context teardown (exec/ctx.c) runs it first. */
+__attribute__((constructor)) static void forget_on_teardown(void) { sim_ctx_on_teardown(sim_export_forget_ctx); }
 
 /* ---- a table of context checks: no context is ever in the state they look for ---- */
 static CUresult check_context(CUcontext ctx, unsigned *flags, void **extra) {

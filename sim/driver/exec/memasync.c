@@ -4,7 +4,7 @@
  * the release happens in stream order: cuMemFreeAsync marks it `freeing` (new
  * work may not name it) and stamps the free's ticket, so that kernels queued
  * before the free still translate it until the SIM_OP_FREE runs (launch.c). */
-#include "sim.h"
+#include "exec.h"
 
 static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream h, int ptds) {
   sim_ctx_t *ctx;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "mem.h"
 
 #define TICK 0.005            /* seconds between two rounds of flips */
 #define MAX_PER_TICK 1000000u /* bound on one round (absurd rates) */
@@ -181,7 +181,4 @@ void sim_fliprate_init(const char *env) {
             "simcuda: ignoring SIMCUDA_FLIP_RATE=%s (expected <flips per GiB per second>[,seed=<n>])\n", env);
 }
 
-__attribute__((visibility("default"))) int simcudaSetFlipRate(double flips_per_gib_per_s, uint64_t s) {
-  if (!atomic_load(&sim_initialized)) cuInit(0);
-  return set_rate(flips_per_gib_per_s, s);
-}
+int sim_fliprate_set(double flips_per_gib_per_s, uint64_t s) { return set_rate(flips_per_gib_per_s, s); }

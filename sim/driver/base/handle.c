@@ -2,7 +2,7 @@
  * up here first, so a stale or garbage handle yields an error code, never a crash. */
 #include <stdlib.h>
 
-#include "sim.h"
+#include "base.h"
 
 static pthread_mutex_t tab_mu = PTHREAD_MUTEX_INITIALIZER;
 static sim_obj_t **tab;       /* open addressing, NULL = empty, TOMB = deleted */

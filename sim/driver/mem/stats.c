@@ -3,9 +3,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "mem.h"
 
-sim_stats_t sim_stats;
 static pid_t init_pid;
 
 #define STATS_FIELDS(X) X(launches) X(memcpy_h2d) X(memcpy_d2h) X(memcpy_d2d) X(memcpy_h2h) \

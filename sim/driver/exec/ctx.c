@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "exec.h"
 
 #define STACK_MAX 64
 /* The thread's context stack lives in a heap block reached through a pthread
@@ -45,6 +45,10 @@ static void tls_touch(void) {
 #define tls_stack (tls_get()->stack)
 #define tls_depth (tls_get()->depth)
 
+/* Set once at load (api/export.c: the export tables' context-local storage). */
+static void (*_Atomic teardown_hook)(sim_ctx_t *);
+void sim_ctx_on_teardown(void (*fn)(sim_ctx_t *c)) { atomic_store(&teardown_hook, fn); }
+
 static void ctx_free(sim_obj_t *o) {
   sim_ctx_t *c = (sim_ctx_t *)o;
   pthread_mutex_destroy(&c->mu);
@@ -69,7 +73,8 @@ static CUresult ctx_setup(sim_ctx_t *c, unsigned flags) {
 /* Waits for all work, then releases the context's streams, events, modules and
  * memory. The object itself lives on while threads still hold it current. */
 static void ctx_teardown(sim_ctx_t *c) {
-  sim_export_forget_ctx(c); /* the runtime's destructors may still use the context */
+  void (*hook)(sim_ctx_t *) = atomic_load(&teardown_hook);
+  if (hook) hook(c); /* the runtime's destructors may still use the context */
   sim_ctx_sync(c);
   atomic_store(&c->alive, false);
   pthread_mutex_lock(&c->mu);

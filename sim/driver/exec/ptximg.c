@@ -9,7 +9,7 @@
 
 #include "fatbin.h"
 #include "lower.h"
-#include "sim.h"
+#include "exec.h"
 
 #define SIM_DEVICE_SM 89
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "exec.h"
 
 static atomic_ullong next_stream_id = 3; /* 0..2 read as the special handles */
 

@@ -1,66 +1,11 @@
-/* sim.h: internal declarations shared by the files of the simulator's libcuda.so.1.
+/* exec.h: the simulator driver's execution room (contexts, streams and their operations,
+ * events, graphs, modules and PTX images, launches, the access check); uses mem, base
+ * and the interpreter (sim/interp).
  * Prototypes are grouped under a comment naming the file that defines them. */
-#ifndef SIM_H
-#define SIM_H
+#ifndef SIM_EXEC_H
+#define SIM_EXEC_H
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "simcuda.h"
-
-#define SIM_DRIVER_VERSION 13000
-#define SIM_UNUSED __attribute__((unused))
-
-/* ---- options.c: environment, read once at cuInit ---- */
-typedef struct {
-  size_t mem_bytes;     /* SIMCUDA_MEM_GB: device memory size */
-  unsigned threads;     /* SIMCUDA_THREADS: block pool size */
-  uint64_t block_order; /* SIMCUDA_BLOCK_ORDER: 0 in order, else a seed for a new block order per launch */
-  double pcie_bps;      /* SIMCUDA_PCIE_GBPS * 1e9, 0 = unlimited */
-  int log;              /* SIMCUDA_LOG */
-  int stats;            /* SIMCUDA_STATS */
-  int poison;           /* SIMCUDA_POISON: fill fresh device memory with a pattern */
-  int check_access;     /* SIMCUDA_CHECK_ACCESS: 1 check gpuft's analysis, 2 its self-test */
-} sim_options_t;
-extern sim_options_t sim_opt;
-void sim_options_read(void);
-void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-double sim_now(void); /* monotonic seconds */
-
-/* ---- init.c ---- */
-extern atomic_int sim_initialized;
-#define SIM_CHECK_INIT()                                   \
-  do {                                                     \
-    if (!atomic_load(&sim_initialized)) return CUDA_ERROR_NOT_INITIALIZED; \
-  } while (0)
-
-/* ---- handle.c: every handle given to the application is looked up here before
- * use, so stale or garbage handles give an error instead of a crash ---- */
-typedef enum {
-  SIM_OBJ_CTX = 1, SIM_OBJ_STREAM, SIM_OBJ_EVENT, SIM_OBJ_MODULE, SIM_OBJ_FUNC,
-  SIM_OBJ_LIBRARY, SIM_OBJ_KERNEL, SIM_OBJ_GRAPH, SIM_OBJ_GRAPHEXEC, SIM_OBJ_NODE, SIM_OBJ_POOL
-} sim_kind_t;
-typedef struct sim_ctx_s sim_ctx_t;
-typedef struct sim_obj_s sim_obj_t;
-struct sim_obj_s {
-  sim_kind_t kind;
-  atomic_int refs;
-  sim_ctx_t *ctx; /* owning context (NULL: context independent) */
-  void (*destroy)(sim_obj_t *);
-};
-void sim_obj_init(sim_obj_t *o, sim_kind_t kind, sim_ctx_t *ctx, void (*destroy)(sim_obj_t *));
-void sim_obj_ref(sim_obj_t *o);
-void sim_obj_unref(sim_obj_t *o);
-void sim_handle_add(sim_obj_t *o);            /* the table holds one reference */
-bool sim_handle_remove(sim_obj_t *o);         /* drops it; false if not present */
-sim_obj_t *sim_handle_get(const void *h, sim_kind_t kind); /* +1 ref, NULL if not live */
-/* Collect (with a ref each) up to max live objects of a kind owned by ctx. */
-size_t sim_handle_collect(sim_kind_t kind, sim_ctx_t *ctx, sim_obj_t **out, size_t max);
+#include "mem.h"
 
 /* ---- ctx.c ---- */
 struct sim_ctx_s {
@@ -84,50 +29,9 @@ CUresult sim_ctx_current(sim_ctx_t **out);
 CUresult sim_ctx_current_nosticky(sim_ctx_t **out);
 void sim_ctx_set_sticky(sim_ctx_t *ctx, CUresult err);
 CUresult sim_ctx_sync(sim_ctx_t *ctx);
-/* export.c: runs and drops the static runtime's context-local state of a dying context */
-void sim_export_forget_ctx(sim_ctx_t *c);
-
-/* ---- mem.c: device VA, host alias, the allocation registry ---- */
-typedef enum { SIM_MEM_DEVICE = 1, SIM_MEM_HOST, SIM_MEM_REGISTERED, SIM_MEM_MANAGED } sim_memkind_t;
-typedef struct {
-  uint64_t base;   /* address the application sees */
-  size_t size;     /* requested size */
-  sim_memkind_t kind;
-  unsigned flags;  /* cuMemHostAlloc / cuMemHostRegister / managed flags */
-  sim_ctx_t *ctx;
-  bool freeing;    /* cuMemFreeAsync issued: no new work may name it */
-  uint64_t free_ticket; /* when freeing: the free's place in the global order of calls */
-  uint64_t map_lo, map_len; /* device: the alias pages (offset in the range) */
-  uint64_t traffic_ld, traffic_st; /* bytes interpreted kernels loaded/stored in it */
-} sim_alloc_t;
-void sim_mem_init(void);
-bool sim_mem_in_device_range(uint64_t p);
-void *sim_mem_alias(uint64_t dev);       /* host alias of a device address (no checks) */
-/* Finds the live allocation holding [p, p+n) (n may be 0: just p). */
-bool sim_mem_find(uint64_t p, size_t n, sim_alloc_t *out);
-CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out);
-/* check_only: marks it `freeing` (cuMemFreeAsync), fails if already so. */
-CUresult sim_mem_free_device(uint64_t p, bool check_only);
-void sim_mem_free_ctx(sim_ctx_t *ctx);   /* release everything a dying context owns */
-/* The ticket of the latest cuMemFreeAsync call. Work submitted when the ticket was
- * T may use a `freeing` allocation whose free_ticket is above T (the free was
- * issued after it: the release is still ahead of it in stream order), never one
- * at or below T (submitted after the free: a use after free). */
-uint64_t sim_mem_free_ticket(void);
-/* Host-accessible address for a device-side operand [p, p+n): alias for device
- * memory, p for pinned/registered/managed host memory; INVALID_VALUE otherwise. */
-CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device);
-/* Classifies a pointer given where either memory kind is allowed (cuMemcpy). */
-typedef enum { SIM_PTR_DEVICE, SIM_PTR_PINNED, SIM_PTR_PAGEABLE, SIM_PTR_INVALID } sim_ptrkind_t;
-sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host);
-size_t sim_mem_used(void);
-/* Traffic counters of the allocation at base (interpreted kernels, global memory). */
-void sim_mem_traffic_add(uint64_t base, uint64_t ld, uint64_t st);
-bool sim_mem_traffic_get(uint64_t p, sim_alloc_t *out);
-void sim_mem_traffic_reset(void);
-/* Calls fn with the registry (every live allocation, sorted by base) under its
- * read lock: no allocation is released while fn runs. */
-void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), void *arg);
+/* A hook run first when a context is torn down (set once, at load, by api/export.c:
+ * it drops the static runtime's context-local state, which may use the context). */
+void sim_ctx_on_teardown(void (*fn)(sim_ctx_t *c));
 
 /* ---- stream.c ---- */
 typedef struct sim_stream_s sim_stream_t;
@@ -137,17 +41,7 @@ typedef enum {
   SIM_OP_NOP = 0, SIM_OP_COPY, SIM_OP_MEMSET, SIM_OP_LAUNCH, SIM_OP_HOSTFN, SIM_OP_CALLBACK,
   SIM_OP_EVENT, SIM_OP_FREE, SIM_OP_MEMOP
 } sim_optype_t;
-typedef enum { SIM_DIR_H2H, SIM_DIR_H2D, SIM_DIR_D2H, SIM_DIR_D2D } sim_dir_t;
 typedef struct { sim_stream_t *s; uint64_t seq; } sim_dep_t;
-typedef struct sim_stage_s sim_stage_t;
-typedef struct {
-  uint8_t *dst; const uint8_t *src;   /* host-accessible addresses */
-  uint64_t dst_dev, src_dev;          /* device addresses (0: host side) */
-  size_t width, height, depth;        /* bytes per row, rows, slices */
-  size_t dpitch, spitch, dslice, sslice;
-  sim_dir_t dir;
-  sim_stage_t *stage; /* non-NULL: the source arrives in staging chunks (copy.c) */
-} sim_copy_t;
 typedef struct {
   uint8_t *dst; uint64_t dst_dev;
   size_t pitch, width, height;  /* width in elements */
@@ -338,43 +232,5 @@ void sim_acheck_end(sim_launch_t *l); /* compares, reports, frees l->acheck */
 void sim_launch_free(sim_launch_t *l);
 CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, simcuda_dim3 block,
                             unsigned shared, void **kernelParams, void **extra, sim_launch_t **out);
-
-/* ---- pool.c: the block thread pool ---- */
-void sim_pool_init(unsigned threads);
-/* Runs fn(arg, i) for i in [0, n) on the pool and the calling thread. */
-void sim_pool_run(void (*fn)(void *arg, uint64_t i), void *arg, uint64_t n);
-
-/* ---- inject.c ---- */
-void sim_inject_init(const char *env_spec);
-void sim_inject_on_launch(const sim_launch_t *l);
-void sim_inject_on_copy(const sim_copy_t *c);
-void sim_inject_on_sync(void);
-void sim_stuck_apply(uint64_t lo, uint64_t hi); /* after a write to [lo, hi) device */
-void sim_stuck_apply_all(void);
-void sim_stuck_forget(uint64_t lo, uint64_t hi); /* allocation freed */
-extern atomic_int sim_stuck_count;
-/* A spontaneous flip (fliprate.c) at a live device byte: atomic, and invisible to
- * the thread sanitizer (it models a hardware event racing with device work). */
-void sim_flip_spontaneous(uint64_t addr, uint8_t mask);
-
-/* ---- fliprate.c: random flips at a rate (SIMCUDA_FLIP_RATE, simcudaSetFlipRate) ---- */
-void sim_fliprate_init(const char *env_spec);
-
-/* ---- stats.c ---- */
-typedef struct {
-  atomic_uint_fast64_t launches, memcpy_h2d, memcpy_d2h, memcpy_d2d, memcpy_h2h;
-  atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_d2d, memsets, bytes_memset, syncs;
-  atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
-  atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
-  atomic_uint_fast64_t analysis_places_checked, analysis_violations;
-} sim_stats_t;
-extern sim_stats_t sim_stats;
-#define SIM_COUNT(field, n) atomic_fetch_add_explicit(&sim_stats.field, (n), memory_order_relaxed)
-void sim_stats_at_exit(void);
-/* A synchronisation call happened (counter + sync:<k> injection). */
-void sim_count_sync(void);
-
-/* ---- bandwidth.c ---- */
-void sim_bandwidth_charge(sim_dir_t dir, size_t bytes, double start);
 
 #endif

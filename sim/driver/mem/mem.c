@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "mem.h"
 
 #define ALIGN 256 /* cudaMalloc's alignment guarantee */
 
@@ -22,6 +22,10 @@ static size_t used_bytes;  /* device + managed bytes, for cuMemGetInfo */
 static atomic_uint_fast64_t free_tickets; /* cuMemFreeAsync calls so far */
 
 uint64_t sim_mem_free_ticket(void) { return atomic_load(&free_tickets); }
+
+/* Told when device memory is released (inject.c registers its stuck bits' cleanup). */
+static void (*_Atomic release_hook)(uint64_t lo, uint64_t hi);
+void sim_mem_on_release(void (*fn)(uint64_t lo, uint64_t hi)) { atomic_store(&release_hook, fn); }
 
 /* Free extents of the device range, in bytes, sorted (guarded by reg_lock). */
 typedef struct { size_t off, len; } extent_t;
@@ -331,7 +335,8 @@ CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   reg_erase(i);
   release_device(&a);
   pthread_rwlock_unlock(&reg_lock);
-  sim_stuck_forget(a.base, a.base + a.size);
+  void (*hook)(uint64_t, uint64_t) = atomic_load(&release_hook);
+  if (hook) hook(a.base, a.base + a.size); /* the fault seam forgets its stuck bits there */
   SIM_COUNT(frees, 1);
   return CUDA_SUCCESS;
 }
@@ -352,8 +357,7 @@ void sim_mem_free_ctx(sim_ctx_t *ctx) {
   pthread_rwlock_unlock(&reg_lock);
 }
 
-/* ---- host memory the device can reach (pinned, registered, managed) ---- */
-static CUresult host_alloc(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsigned flags, void **out) {
+CUresult sim_mem_alloc_host(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsigned flags, void **out) {
   size_t len = (size + page - 1) & ~(page - 1);
   void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -373,45 +377,11 @@ static CUresult host_alloc(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsi
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
-  uint64_t p;
-  r = sim_mem_alloc_device(ctx, bytesize, &p);
-  if (r == CUDA_SUCCESS) *dptr = p;
-  return r;
-}
+/* The registry work of the memory entry points (api/memapi.c), each under the lock. */
+size_t sim_mem_total(void) { return range_bytes; }
 
-CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!dptr || !pitch || !width || !height) return CUDA_ERROR_INVALID_VALUE;
-  if (elem != 4 && elem != 8 && elem != 16) return CUDA_ERROR_INVALID_VALUE;
-  size_t p = (width + 511) & ~(size_t)511; /* the texture pitch alignment */
-  if (height > SIZE_MAX / p) return CUDA_ERROR_OUT_OF_MEMORY;
-  uint64_t d;
-  r = sim_mem_alloc_device(ctx, p * height, &d);
-  if (r) return r;
-  *dptr = d;
-  *pitch = p;
-  return CUDA_SUCCESS;
-}
-
-CUresult cuMemFree_v2(CUdeviceptr dptr) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (dptr == 0) return CUDA_SUCCESS; /* free(NULL) semantics, as the real driver */
+CUresult sim_mem_free_managed(uint64_t dptr) {
   sim_alloc_t a;
-  if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.freeing ||
-      (a.kind != SIM_MEM_DEVICE && a.kind != SIM_MEM_MANAGED))
-    return CUDA_ERROR_INVALID_VALUE;
-  /* cuMemFree synchronises: work already queued may still use the memory. */
-  sim_ctx_sync(a.ctx);
-  if (a.kind == SIM_MEM_DEVICE) return sim_mem_free_device(dptr, false);
   pthread_rwlock_wrlock(&reg_lock);
   long i = reg_find(dptr, 0);
   bool ok = i >= 0 && reg[i].base == dptr && reg[i].kind == SIM_MEM_MANAGED;
@@ -425,74 +395,9 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
-  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
-  void *p;
-  r = host_alloc(ctx, bytesize, SIM_MEM_MANAGED, flags, &p);
-  if (r == CUDA_SUCCESS) *dptr = (CUdeviceptr)(uintptr_t)p;
-  return r;
-}
-
-CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
-  size_t u = sim_mem_used();
-  *total = range_bytes;
-  *free_bytes = range_bytes - u;
-  return CUDA_SUCCESS;
-}
-
-CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  sim_alloc_t a;
-  if (!sim_mem_find(dptr, 0, &a) || a.kind == SIM_MEM_REGISTERED) return CUDA_ERROR_NOT_FOUND;
-  if (pbase) *pbase = a.base;
-  if (psize) *psize = a.size;
-  return CUDA_SUCCESS;
-}
-
-CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
-  return host_alloc(ctx, bytesize, SIM_MEM_HOST, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, pp);
-}
-
-CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
-  if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
-    return CUDA_ERROR_INVALID_VALUE;
-  /* With unified addressing every pinned allocation is mapped. */
-  return host_alloc(ctx, bytesize, SIM_MEM_HOST, flags | CU_MEMHOSTALLOC_DEVICEMAP, pp);
-}
-
-CUresult cuMemFreeHost(void *p) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!p) return CUDA_SUCCESS;
-  uint64_t u = (uint64_t)(uintptr_t)p;
-  pthread_rwlock_rdlock(&reg_lock);
-  long i = reg_find(u, 0);
-  bool ok = i >= 0 && reg[i].base == u && reg[i].kind == SIM_MEM_HOST;
-  sim_ctx_t *owner = ok ? reg[i].ctx : NULL;
-  pthread_rwlock_unlock(&reg_lock);
-  if (!ok) return CUDA_ERROR_INVALID_VALUE;
-  sim_ctx_sync(owner); /* queued copies may still read or write it */
+CUresult sim_mem_free_host(uint64_t u) {
   pthread_rwlock_wrlock(&reg_lock);
-  i = reg_find(u, 0);
+  long i = reg_find(u, 0);
   if (i < 0 || reg[i].base != u || reg[i].kind != SIM_MEM_HOST) {
     pthread_rwlock_unlock(&reg_lock);
     return CUDA_ERROR_INVALID_VALUE; /* raced with another free */
@@ -505,174 +410,18 @@ CUresult cuMemFreeHost(void *p) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int flags) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!pdptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  sim_alloc_t a;
-  if (!sim_mem_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind == SIM_MEM_DEVICE || a.kind == SIM_MEM_MANAGED)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (a.kind == SIM_MEM_REGISTERED && !(a.flags & CU_MEMHOSTREGISTER_DEVICEMAP))
-    return CUDA_ERROR_INVALID_VALUE;
-  *pdptr = (CUdeviceptr)(uintptr_t)p; /* unified addressing: same address */
-  return CUDA_SUCCESS;
-}
-
-CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!pFlags) return CUDA_ERROR_INVALID_VALUE;
-  sim_alloc_t a;
-  if (!sim_mem_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind != SIM_MEM_HOST) return CUDA_ERROR_INVALID_VALUE;
-  *pFlags = a.flags;
-  return CUDA_SUCCESS;
-}
-
-CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!p || !bytesize) return CUDA_ERROR_INVALID_VALUE;
-  unsigned known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY |
-                   CU_MEMHOSTREGISTER_READ_ONLY;
-  if (flags & ~known) return CUDA_ERROR_INVALID_VALUE;
-  if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;
-  uint64_t u = (uint64_t)(uintptr_t)p;
-  if (sim_mem_in_device_range(u) || sim_mem_in_device_range(u + bytesize - 1)) return CUDA_ERROR_INVALID_VALUE;
-  sim_alloc_t a = {.base = u, .size = bytesize, .kind = SIM_MEM_REGISTERED,
-                   .flags = flags | CU_MEMHOSTREGISTER_DEVICEMAP, .ctx = ctx};
+bool sim_mem_register(const sim_alloc_t *a) {
   pthread_rwlock_wrlock(&reg_lock);
-  bool ok = reg_insert(&a);
+  bool ok = reg_insert(a);
   pthread_rwlock_unlock(&reg_lock);
-  return ok ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  return ok;
 }
 
-CUresult cuMemHostUnregister(void *p) {
-  sim_ctx_t *ctx;
-  CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
-  if (!p) return CUDA_ERROR_INVALID_VALUE;
-  uint64_t u = (uint64_t)(uintptr_t)p;
-  sim_alloc_t a;
-  if (!sim_mem_find(u, 0, &a) || a.base != u || a.kind != SIM_MEM_REGISTERED)
-    return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
-  sim_ctx_sync(a.ctx);
+bool sim_mem_unregister(uint64_t u) {
   pthread_rwlock_wrlock(&reg_lock);
   long i = reg_find(u, 0);
   bool ok = i >= 0 && reg[i].base == u && reg[i].kind == SIM_MEM_REGISTERED;
   if (ok) reg_erase(i);
   pthread_rwlock_unlock(&reg_lock);
-  return ok ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
-}
-
-/* ---- pointer attributes ---- */
-static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr, const sim_alloc_t *a) {
-  bool found = a != NULL;
-  bool dev = found && a->kind == SIM_MEM_DEVICE;
-  switch (attr) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(CUcontext *)data = (CUcontext)a->ctx;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(unsigned *)data = dev ? CU_MEMORYTYPE_DEVICE
-                              : a->kind == SIM_MEM_MANAGED ? CU_MEMORYTYPE_UNIFIED : CU_MEMORYTYPE_HOST;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(CUdeviceptr *)data = ptr;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-      if (!found || dev) return CUDA_ERROR_INVALID_VALUE;
-      *(void **)data = (void *)(uintptr_t)ptr;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(unsigned *)data = a->kind == SIM_MEM_MANAGED;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(int *)data = 0;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(CUdeviceptr *)data = a->base;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(size_t *)data = a->size;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_MAPPED:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(int *)data = 1;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(unsigned long long *)data = a->base;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(int *)data = 1;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(int *)data = 0;
-      return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-      if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(CUmemoryPool *)data = NULL;
-      return CUDA_SUCCESS;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
-  }
-}
-
-CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
-  SIM_CHECK_INIT();
-  if (!data) return CUDA_ERROR_INVALID_VALUE;
-  sim_alloc_t a;
-  bool found = sim_mem_find(ptr, 0, &a);
-  return pointer_attr(data, attribute, ptr, found ? &a : NULL);
-}
-
-/* Unlike the single query, this one reports unknown pointers as host memory the
- * driver does not know (zeros / NULL) instead of failing. */
-CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr) {
-  SIM_CHECK_INIT();
-  if (!attrs || !data) return CUDA_ERROR_INVALID_VALUE;
-  sim_alloc_t a;
-  bool found = sim_mem_find(ptr, 0, &a);
-  for (unsigned i = 0; i < n; i++) {
-    if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
-    if (found) {
-      /* What does not apply to this memory reads as the default (NULL), not an
-       * error, in the plural query. */
-      if (attrs[i] == CU_POINTER_ATTRIBUTE_HOST_POINTER && a.kind == SIM_MEM_DEVICE) {
-        *(void **)data[i] = NULL;
-        continue;
-      }
-      CUresult r = pointer_attr(data[i], attrs[i], ptr, &a);
-      if (r) return r;
-      continue;
-    }
-    switch (attrs[i]) {
-      case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data[i] = NULL; break;
-      case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data[i] = 0; break;
-      case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data[i] = 0; break;
-      case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data[i] = NULL; break;
-      case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data[i] = -2; break;
-      case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data[i] = 0; break;
-      case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data[i] = 0; break;
-      case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data[i] = 0; break;
-      case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(CUmemoryPool *)data[i] = NULL; break;
-      case CU_POINTER_ATTRIBUTE_IS_MANAGED: case CU_POINTER_ATTRIBUTE_MAPPED:
-      case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(unsigned *)data[i] = 0; break;
-      default: return CUDA_ERROR_INVALID_VALUE;
-    }
-  }
-  return CUDA_SUCCESS;
+  return ok;
 }

@@ -2,7 +2,7 @@
  * time; cuStreamWaitEvent lives in stream.c. */
 #include <stdlib.h>
 
-#include "sim.h"
+#include "exec.h"
 
 static void event_free(sim_obj_t *o) {
   sim_event_t *ev = (sim_event_t *)o;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "exec.h"
 
 typedef struct sim_graph_s sim_graph_t;
 typedef struct {

@@ -2,7 +2,7 @@
  * the fill in stream order. */
 #include <string.h>
 
-#include "sim.h"
+#include "exec.h"
 
 void sim_memset_execute(sim_memset_t *m) {
   for (size_t y = 0; y < m->height; y++) {

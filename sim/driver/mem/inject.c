@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "mem.h"
 
 typedef enum { EV_LAUNCH, EV_D2H, EV_H2D, EV_SYNC } evkind_t;
 typedef enum { T_ARG, T_SRC, T_DST, T_ADDR } tkind_t;
@@ -217,10 +217,7 @@ void sim_inject_init(const char *env_spec) {
     fprintf(stderr, "simcuda: SIMCUDA_FLIP: continuing without the malformed fault(s)\n");
 }
 
-__attribute__((visibility("default"))) int simcudaInject(const char *spec) {
-  if (!atomic_load(&sim_initialized)) cuInit(0);
-  return inject(spec, true);
-}
+int sim_inject_add(const char *spec) { return inject(spec, true); }
 
 /* ---- applying ---- */
 static void stuck_add(uint64_t addr, uint8_t mask, uint8_t value) {
@@ -305,22 +302,21 @@ static size_t snapshot(fault_t ***out) {
   return n;
 }
 
-void sim_inject_on_launch(const sim_launch_t *l) {
+void sim_inject_on_launch(const simcuda_kernel_t *k, const size_t *offsets, const uint8_t *args) {
   if (!atomic_load(&n_pending)) return;
   fault_t **fs;
   size_t n = snapshot(&fs);
-  const sim_layout_t *lay = &l->func->lay;
   for (size_t i = 0; i < n; i++) {
     fault_t *f = fs[i];
-    if (f->ev != EV_LAUNCH || atomic_load(&f->fired) || !strstr(lay->k->name, f->substr)) continue;
+    if (f->ev != EV_LAUNCH || atomic_load(&f->fired) || !strstr(k->name, f->substr)) continue;
     if (atomic_fetch_add(&f->seen, 1) + 1 != f->k || !claim(f)) continue;
     if (f->target == T_ADDR) {
       fire(f, f->addr, "addr");
-    } else if (f->arg >= lay->k->n_params || lay->k->param_size[f->arg] != 8) {
-      sim_log("fault \"%s\" dropped: argument %u of %s is not a pointer", f->text, f->arg, lay->k->name);
+    } else if (f->arg >= k->n_params || k->param_size[f->arg] != 8) {
+      sim_log("fault \"%s\" dropped: argument %u of %s is not a pointer", f->text, f->arg, k->name);
     } else {
       uint64_t v;
-      memcpy(&v, l->args + lay->offsets[f->arg], 8);
+      memcpy(&v, args + offsets[f->arg], 8);
       fire(f, v, "the argument");
     }
   }
@@ -375,6 +371,9 @@ void sim_stuck_apply_all(void) {
 
 /* Freed memory: a stuck cell of a released allocation is forgotten (the simulator
  * does not map physical cells to later allocations). */
+/* Device memory released: its stuck bits go with it (mem.c calls back). */
+__attribute__((constructor)) static void forget_on_release(void) { sim_mem_on_release(sim_stuck_forget); }
+
 void sim_stuck_forget(uint64_t lo, uint64_t hi) {
   if (!atomic_load(&sim_stuck_count)) return;
   pthread_mutex_lock(&mu);

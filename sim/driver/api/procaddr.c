@@ -7,7 +7,7 @@
 
 #include <cudaProfilerTypedefs.h>
 
-#include "sim.h"
+#include "api.h"
 
 /* CUDA 7.0 ABIs cudaTypedefs.h declares only for NVIDIA's own build; NVIDIA's
  * static runtime asks for them. Same signature as their successors. */

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "api.h"
 
-atomic_int sim_initialized;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void init_all(void) {
@@ -23,6 +22,17 @@ CUresult cuInit(unsigned int flags) {
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   pthread_once(&init_once, init_all);
   return CUDA_SUCCESS;
+}
+
+/* The simulator's own calls that start the driver when the program has not yet. */
+__attribute__((visibility("default"))) int simcudaInject(const char *spec) {
+  if (!atomic_load(&sim_initialized)) cuInit(0);
+  return sim_inject_add(spec);
+}
+
+__attribute__((visibility("default"))) int simcudaSetFlipRate(double flips_per_gib_per_s, uint64_t s) {
+  if (!atomic_load(&sim_initialized)) cuInit(0);
+  return sim_fliprate_set(flips_per_gib_per_s, s);
 }
 
 CUresult cuDriverGetVersion(int *v) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lower.h"
-#include "sim.h"
+#include "exec.h"
 
 void sim_launch_free(sim_launch_t *l) {
   if (!l) return;
@@ -136,7 +136,7 @@ static void interp_run(sim_launch_t *l) {
 }
 
 void sim_launch_execute(sim_launch_t *l) {
-  sim_inject_on_launch(l);
+  sim_inject_on_launch(l->func->lay.k, l->func->lay.offsets, l->args);
   SIM_COUNT(launches, 1);
   const sim_layout_t *lay = &l->func->lay;
   uint64_t arg_bytes = 0;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "access.h"
-#include "sim.h"
+#include "exec.h"
 
 typedef struct {
   uint64_t base, stored;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "sim.h"
+#include "mem.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static double busy_until[2];

@@ -1,0 +1,12 @@
+/* api.h: the simulator driver's top room (cuInit and the device, cuGetProcAddress,
+ * the static runtime's export tables, the memory entry points); uses every room below.
+ * Prototypes are grouped under a comment naming the file that defines them. */
+#ifndef SIM_API_H
+#define SIM_API_H
+
+#include "exec.h"
+
+/* Nothing here is shared yet: init.c, procaddr.c, export.c and memapi.c call only
+ * the rooms below and the cu* entry points (cuda.h). */
+
+#endif
