@@ -598,7 +598,10 @@ out:
   /* the damaged groups that were used: recomputed by the replay, or not at all */
   if (replayed) settle_used(FT_OUT_RECOVERED);
   else if (!g_replay_pending) settle_used(FT_OUT_UNCORRECTABLE);
-  if (f.lost && f.lost_a) fail(f.lost_a, f.lost_off, f.lost_what);
+  if (f.lost && f.lost_a) {
+    fail(f.lost_a, f.lost_off, f.lost_what);
+    ft_report_checkpoint(); /* the program may end abruptly now */
+  }
   /* the program may look at every read-back that has completed once this returns */
   if (!g_replay_pending && !ft_jobs_pending()) ft_epoch_close();
   else ft_epoch_settle();

@@ -442,6 +442,8 @@ extern int ft_nevents;
 
 /* Write the JSON report to `path` (report.c); 0 on success. */
 int ft_report_write_json(const char *path);
+/* The report so far, to GPUFT_REPORT, now (engine lock held). */
+void ft_report_checkpoint(void);
 
 double ft_now(void);
 double ft_cpu_now(void);

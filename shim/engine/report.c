@@ -322,8 +322,27 @@ static void report_json(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_end(w);
 }
 
+/* Written beside the path and renamed over it: a process that ends while a
+ * report is being written (another thread's exit) leaves the previous report
+ * whole, never half of one. Async-signal-safe (the signal handler uses it). */
 static int write_all(const char *path, const char *buf, size_t len) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  char tmp[4200];
+  size_t n = 0;
+  for (const char *p = path; *p && n < sizeof tmp - 32; p++) tmp[n++] = *p;
+  const char suffix[] = ".tmp.";
+  for (size_t i = 0; suffix[i]; i++) tmp[n++] = suffix[i];
+  /* pid and a count: two threads (an error's report, the one at exit) never share it */
+  static unsigned long seq;
+  unsigned long parts[2] = {(unsigned long)getpid(), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED)};
+  for (int k = 0; k < 2; k++) {
+    char digits[24];
+    int nd = 0;
+    for (unsigned long v = parts[k]; v || !nd; v /= 10) digits[nd++] = (char)('0' + v % 10);
+    if (k) tmp[n++] = '.';
+    while (nd) tmp[n++] = digits[--nd];
+  }
+  tmp[n] = 0;
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
   size_t done = 0;
   while (done < len) {
@@ -331,7 +350,11 @@ static int write_all(const char *path, const char *buf, size_t len) {
     if (k <= 0) break;
     done += (size_t)k;
   }
-  return close(fd) == 0 && done == len ? 0 : -1;
+  if (close(fd) != 0 || done != len || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
 }
 
 static int write_report(const char *path, const ft_end_t *end) {
@@ -344,6 +367,24 @@ static int write_report(const char *path, const ft_end_t *end) {
   int rc = w.truncated ? -1 : write_all(path, w.buf, w.len);
   free(w.buf);
   return rc;
+}
+
+/* The report so far, written at once (engine lock held): an error the program is
+ * now told about may make it exit from several threads at a time, and glibc then
+ * ends the process while another thread still runs the at-exit handlers. The
+ * report at exit, when it gets written, replaces this one. */
+static int report_path(char *out, size_t cap);
+
+void ft_report_checkpoint(void) {
+  char path[4096];
+  if (report_path(path, sizeof path) != 0) return;
+  ft_end_t end = {.locked = 1};
+  ft_jw_t w;
+  ft_jw_heap(&w);
+  query_gpu();
+  report_json(&w, &end);
+  if (!w.truncated) (void)write_all(path, w.buf, w.len);
+  free(w.buf);
 }
 
 /* gpuft_write_report(path): the report so far, on the program's request. */
