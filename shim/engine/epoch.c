@@ -322,16 +322,6 @@ void ft_epoch_close(void) {
         else
           settle(o);
       }
-      if (o->kind == FT_OP_H2D && !o->bytes && o->a->mirror && o->n) {
-        /* the checkpoint holds this upload now; a later one would replace it */
-        if (!ft_snap_log_room(o->n)) {
-          ft_epoch_unreplayable("the log since the snapshot outgrew GPUFT_SNAPSHOT_LOG_MAX");
-          break;
-        }
-        o->bytes = malloc(o->n);
-        if (o->bytes) memcpy(o->bytes, o->a->mirror + o->off, o->n);
-        else ft_epoch_unreplayable("out of memory for the bytes of an upload");
-      }
     }
   }
   if (keep && !g_unreplayable) {

@@ -346,7 +346,23 @@ void ft_snap_before_write(ft_alloc_t *a, CUstream s) {
   }
 }
 
+/* Uploads of the log replay from the checkpoint, which holds the last upload:
+ * before another one replaces it, they keep their bytes. */
+static void keep_upload_bytes(ft_alloc_t *a) {
+  for (size_t i = 0; i < g_nlog; i++) {
+    ft_op_t *o = &g_log[i];
+    if (o->kind != FT_OP_H2D || o->a != a || o->bytes || !o->n || !a->mirror) continue;
+    if (!ft_snap_log_room(o->n) || !(o->bytes = malloc(o->n))) {
+      broken("the log since the snapshot outgrew GPUFT_SNAPSHOT_LOG_MAX");
+      return;
+    }
+    memcpy(o->bytes, a->mirror + o->off, o->n);
+    g_log_bytes += o->n;
+  }
+}
+
 void ft_snap_before_upload(ft_alloc_t *a) {
+  keep_upload_bytes(a);
   ft_snapent_t *e = a->snap;
   int gen = e && e->in_gen && e->src == SRC_MIRROR, pend = e && e->in_pend && e->psrc == SRC_MIRROR;
   if (!gen && !pend) return;
