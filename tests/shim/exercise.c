@@ -66,6 +66,24 @@ int main(void) {
   CUmodule mod;
   CUfunction fill;
   CHECK(tf_load(&mod, &fill));
+  /* ---- modules and libraries loaded from memory (their PTX is analysed) ---- */
+  CUmodule m2 = NULL, m3 = NULL;
+  CUlibrary lib = NULL;
+  CALL(cuModuleLoadDataEx, PFN_cuModuleLoadDataEx_v2010, &m2, tf_ptx, 0, NULL, NULL);
+  {
+    /* PTX text is no fat binary for every driver: reaching the hook is what counts */
+    PFN_cuModuleLoadFatBinary_v2000 f = (PFN_cuModuleLoadFatBinary_v2000)dlsym(RTLD_DEFAULT, "cuModuleLoadFatBinary");
+    CUresult r = f ? f(&m3, tf_ptx) : CUDA_ERROR_NOT_FOUND;
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_IMAGE && r != CUDA_ERROR_INVALID_SOURCE) {
+      fprintf(stderr, "exercise: cuModuleLoadFatBinary -> %d\n", (int)r);
+      failures++;
+    }
+    if (r != CUDA_SUCCESS) m3 = NULL;
+  }
+  CALL(cuLibraryLoadData, PFN_cuLibraryLoadData_v12000, &lib, tf_ptx, NULL, NULL, 0, NULL, NULL, 0);
+  if (m2) CHECK(cuModuleUnload(m2));
+  if (m3) CHECK(cuModuleUnload(m3));
+  if (lib) CHECK(cuLibraryUnload(lib));
   CUstream s;
   CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
   CUevent ev;
