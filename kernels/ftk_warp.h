@@ -49,13 +49,9 @@ typedef struct {
   int fast;         /* data and dst 16-byte aligned: vector loads and stores */
 } ftk_ctx_t;
 
-FT_HD uint64_t ftk_groups_of(uint64_t len) {
-  return (len + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES;
-}
-
 /* Groups a span really covers: [g0, ftk_span_end) (empty when g0 >= end). */
 FT_HD uint64_t ftk_span_end(const ftk_span_t *s) {
-  uint64_t ng = ftk_groups_of(s->len);
+  uint64_t ng = ft_groups_of(s->len);
   return s->g1 < ng ? s->g1 : ng;
 }
 
@@ -72,7 +68,7 @@ FT_HD void ftk_ctx_init(ftk_ctx_t *c, const ftk_span_t *s, const void *data, voi
   c->l2_stride = off[3] - off[2]; /* equal spacing: no indexed array (GPU local memory) */
   c->job = job;
   c->len = s->len;
-  c->nblocks = (s->len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+  c->nblocks = ft_blocks_of(s->len);
   c->g_end = ftk_span_end(s);
   c->fast = ((s->data | s->dst) & 15u) == 0;
 }

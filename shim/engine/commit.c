@@ -108,16 +108,15 @@ static CUresult fetch_group(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64
                             uint8_t *data, size_t *len, uint32_t v[32], uint32_t dd[32],
                             uint32_t l2[4], unsigned *nblk) {
   uint64_t off[6];
-  ft_code_layout(a->size, off);
-  uint64_t start = g * G;
-  *len = a->size - start < G ? a->size - start : G;
-  uint64_t nb_all = (a->size + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
-  *nblk = (unsigned)(nb_all - g * 32 < 32 ? nb_all - g * 32 : 32);
+  ft_code_group_offsets(a->size, g, off);
+  uint64_t start = ft_group_start(g);
+  *len = ft_group_len(a->size, g);
+  *nblk = ft_group_nblocks(a->size, g);
   CUresult r = ft_real.cuMemcpyDtoHAsync_v2(data, pl.data + start, *len, d->stream);
-  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(v, pl.code + off[0] + g * 128, *nblk * 4, d->stream);
-  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, pl.code + off[1] + g * 128, *nblk * 4, d->stream);
+  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(v, pl.code + off[0], *nblk * 4, d->stream);
+  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, pl.code + off[1], *nblk * 4, d->stream);
   for (int k = 0; k < 4 && !r; k++)
-    r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], pl.code + off[2 + k] + g * 4, 4, d->stream);
+    r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], pl.code + off[2 + k], 4, d->stream);
   if (!r) r = ft_real.cuStreamSynchronize(d->stream);
   return r;
 }
@@ -179,11 +178,11 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   }
   if (!ft_correct(data, len, &c, ev, 40, &nev, &rep)) {
     uint64_t o[6];
-    ft_code_layout(a->size, o);
+    ft_code_group_offsets(a->size, g, o);
     CUresult r = put_diff(d, pl.data + g * G, data, data0, len);
-    if (!r) r = put_diff(d, pl.code + o[0] + g * 128, v, v0, nblk * 4);
-    if (!r) r = put_diff(d, pl.code + o[1] + g * 128, dv, dv0, nblk * 4);
-    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k] + g * 4, &l2[k], &l20[k], 4);
+    if (!r) r = put_diff(d, pl.code + o[0], v, v0, nblk * 4);
+    if (!r) r = put_diff(d, pl.code + o[1], dv, dv0, nblk * 4);
+    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k], &l2[k], &l20[k], 4);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
     if (r) {
       ft_st.uncorrectable++;
@@ -225,13 +224,13 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   if (!is_shadow && a->mirror && a->mirror_valid) {
     /* the checkpoint still equals what should be there */
     uint64_t o[6];
-    ft_code_layout(a->size, o);
+    ft_code_group_offsets(a->size, g, o);
     const uint8_t *mc = a->mirror + ft_mirror_code_off(a);
     CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + g * G, a->mirror + g * G, len, d->stream);
-    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0] + g * 128, mc + o[0] + g * 128, nblk * 4, d->stream);
-    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1] + g * 128, mc + o[1] + g * 128, nblk * 4, d->stream);
+    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0], mc + o[0], nblk * 4, d->stream);
+    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1], mc + o[1], nblk * 4, d->stream);
     for (int k = 0; k < 4 && !r; k++)
-      r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k] + g * 4, mc + o[2 + k] + g * 4, 4, d->stream);
+      r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k], mc + o[2 + k], 4, d->stream);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
     if (!r && !takes_write(d, a, pl, g)) {
       /* the checkpoint's bytes did not take: bits stuck there (DESIGN.md 6.3), never
@@ -344,7 +343,7 @@ static void settle_used(int out) {
     ft_error_event_t *ev = &ft_events[e];
     if (ev->outcome == FT_OUT_RECOVERED) continue;
     for (int i = 0; i < g_nused; i++)
-      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ev->offset / G) ev->outcome = out;
+      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ft_group_of(ev->offset)) ev->outcome = out;
   }
   memset(g_used_by, 0, sizeof g_used_by);
   g_nused = 0;
@@ -378,7 +377,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
     ft_access_learn_write(j->fn, j->argslot);
     FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
             "treated as written", j->fn->name, j->argslot * 8);
-    ft_reencode(d, a, 0, (a->size + G - 1) / G, d->stream);
+    ft_reencode(d, a, 0, ft_groups_of(a->size), d->stream);
     ft_real.cuStreamSynchronize(d->stream);
     return;
   }

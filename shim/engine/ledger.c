@@ -48,7 +48,10 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   if (g1 <= g0 || !a->code) return 0;
   /* Full: nothing enqueued (the caller degrades). Operations make room before
    * they start (ft_jobs_make_room), so this happens only inside a replay. */
-  if (g_nfree == 0) return -1;
+  if (g_nfree == 0) {
+    if (kind != FT_JOB_ENCODE) ft_st.verifications_refused++;
+    return -1;
+  }
   int slot = g_free[--g_nfree];
   ft_job_rec_t *j = &g_rec[slot];
   memset(j, 0, sizeof *j);
@@ -75,10 +78,10 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;
     FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
+    if (kind != FT_JOB_ENCODE) ft_st.verifications_refused++;
     return -1;
   }
-  uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
-  if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
+  uint64_t bytes = ft_groups_len(a->size, g0, g1);
   if (kind == FT_JOB_ENCODE) {
     ft_st.bytes_encoded_device += bytes;
     ft_st.encodes++;
@@ -120,8 +123,7 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
     }
     return;
   }
-  uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
-  if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
+  uint64_t bytes = ft_groups_len(a->size, g0, g1);
   ft_st.bytes_encoded_device += bytes;
   ft_st.encodes++;
 }

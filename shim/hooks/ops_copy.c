@@ -100,8 +100,10 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
   if (a) a->read_since_upload = 1;
   if (a && ft_rest_read(a, s)) {
     uint64_t off = src - a->base;
-    if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, s, NULL, -1) == 0)
+    if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, ft_group_of(off), ft_groups_of(off + n), s, NULL, -1) == 0)
       *out = a;
+    else
+      ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
   }
   ft_unlock();
 }
@@ -235,8 +237,9 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   int src_clean = sa && ft_rest_read(sa, s);
   if (src_clean) {
     uint64_t off = src - sa->base;
-    ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, off / G, (off + n + G - 1) / G, s,
-                 NULL, -1);
+    if (ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, ft_group_of(off), ft_groups_of(off + n),
+                     s, NULL, -1))
+      ft_rest_verify_owed(sa);
   }
   if (da) {
     uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
@@ -247,20 +250,17 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
       /* same block and group structure: the codes travel with the data, so an
        * error in the source stays detectable in the copy */
       uint64_t ds[6], ss[6];
-      ft_code_layout(da->size, ds);
-      ft_code_layout(sa->size, ss);
-      uint64_t g0s = soff / G, g0d = doff / G, ng = (n + G - 1) / G;
-      uint64_t b0s = g0s * FT_GROUP_BLOCKS, b0d = g0d * FT_GROUP_BLOCKS;
-      uint64_t nb = (n + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+      ft_code_group_offsets(da->size, ft_group_of(doff), ds);
+      ft_code_group_offsets(sa->size, ft_group_of(soff), ss);
+      uint64_t nb = ft_blocks_of(n), ng = ft_groups_of(n);
       for (int k = 0; k < 6; k++) {
-        uint64_t first_s = k < 2 ? b0s : g0s, first_d = k < 2 ? b0d : g0d, cnt = k < 2 ? nb : ng;
-        ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k] + first_d * 4, sa->code + ss[k] + first_s * 4,
-                                     cnt * 4, s);
+        uint64_t cnt = k < 2 ? nb : ng;
+        ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], cnt * 4, s);
       }
     } else if (da->state == FT_ST_CLEAN || whole) {
-      ft_reencode(da->dev, da, doff / G, (doff + n + G - 1) / G, s);
+      ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);
     } else {
-      ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
+      ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
     }
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
     da->mirror_valid = 0;
@@ -352,11 +352,12 @@ static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CU
   ft_epoch_unreplayable("a 2-D, 3-D or peer copy");
   ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
   ft_alloc_t *sa = (st == CU_MEMORYTYPE_DEVICE || st == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(sptr) : NULL;
-  if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN)
-    ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, 0, (sa->size + G - 1) / G, s, NULL, -1);
+  if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN &&
+      ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, 0, ft_groups_of(sa->size), s, NULL, -1))
+    ft_rest_verify_owed(sa);
   if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
-    ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
+    ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
     da->mirror_valid = 0;
   }
   ft_unlock();
