@@ -354,7 +354,6 @@ struct ft_ptx_place_s;
 int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size_t *n,
                     uint32_t *flags);
 void ft_facts_image(const void *image, size_t size);
-void ft_facts_forget(void);
 typedef struct ft_func_s ft_func_t;
 void ft_access_learn_write(ft_func_t *fn, int argslot);
 /* Which parameters of a mangled C++ name are pointers to const: bit i set for
@@ -434,7 +433,6 @@ typedef struct {
   int bit; /* bit within the 32-bit word at offset, or -1 */
   const char *kind, *where;
   int outcome;
-  double time;
 } ft_error_event_t;
 extern ft_error_event_t ft_events[FT_MAX_EVENTS];
 extern int ft_nevents;

@@ -347,7 +347,7 @@ static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr)
 }
 
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
-                          CUstream s, int sync) {
+                          CUstream s) {
   ft_lock();
   ft_epoch_unreplayable("a 2-D, 3-D or peer copy");
   ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
@@ -361,7 +361,6 @@ static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CU
     da->mirror_valid = 0;
   }
   ft_unlock();
-  (void)sync;
 }
 
 static CUdeviceptr p2d_dst(const CUDA_MEMCPY2D *c) {
@@ -379,7 +378,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
     CUresult r = ft_real.name(c);                                                       \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
-                    FT_STREAM(0, ptsz), 1);                                             \
+                    FT_STREAM(0, ptsz));                                                \
     ft_op_end();                                                                        \
     return r;                                                                           \
   }
@@ -391,7 +390,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
     CUresult r = ft_real.name(c, s);                                                    \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
-                    FT_STREAM(s, ptsz), 0);                                             \
+                    FT_STREAM(s, ptsz));                                                \
     ft_op_end();                                                                        \
     return r;                                                                           \
   }
@@ -412,7 +411,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
     CUresult r = ft_real.name(c);                                                           \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
-                    FT_STREAM(0, ptsz), 1);                                                 \
+                    FT_STREAM(0, ptsz));                                                    \
     ft_op_end();                                                                            \
     return r;                                                                               \
   }
@@ -424,7 +423,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
     CUresult r = ft_real.name(c, s);                                                        \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
-                    FT_STREAM(s, ptsz), 0);                                                 \
+                    FT_STREAM(s, ptsz));                                                    \
     ft_op_end();                                                                            \
     return r;                                                                               \
   }
