@@ -8,6 +8,13 @@
 /* Blocks of `len` bytes (the last one zero-padded). */
 FT_HD uint64_t ft_blocks_of(uint64_t len) { return (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES; }
 
+/* `len` rounded up to whole blocks: where what follows `len` bytes starts on a
+ * 128-byte boundary (each code array; the code after the data in a checkpoint). */
+FT_HD uint64_t ft_blocks_bytes(uint64_t len) { return ft_blocks_of(len) * FT_BLOCK_BYTES; }
+
+/* First byte of the block holding byte `off`. */
+FT_HD uint64_t ft_block_start_of(uint64_t off) { return off / FT_BLOCK_BYTES * FT_BLOCK_BYTES; }
+
 /* Groups of `len` bytes. Bytes [off, end) lie in groups
  * [ft_group_of(off), ft_groups_of(end)). */
 FT_HD uint64_t ft_groups_of(uint64_t len) { return (len + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES; }
@@ -40,8 +47,7 @@ FT_HD unsigned ft_group_nblocks(uint64_t len, uint64_t g) {
  * device kernels so that both read and write the same code buffer. */
 FT_HD uint64_t ft_code_layout(uint64_t len, uint64_t off[6]) {
   uint64_t nb = ft_blocks_of(len), ng = ft_groups_of(len);
-  uint64_t a1 = (nb * 4 + FT_BLOCK_BYTES - 1) & ~(uint64_t)(FT_BLOCK_BYTES - 1);
-  uint64_t a2 = (ng * 4 + FT_BLOCK_BYTES - 1) & ~(uint64_t)(FT_BLOCK_BYTES - 1);
+  uint64_t a1 = ft_blocks_bytes(nb * 4), a2 = ft_blocks_bytes(ng * 4);
   off[0] = 0;
   off[1] = a1;
   off[2] = 2 * a1;

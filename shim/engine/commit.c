@@ -12,8 +12,6 @@
 #include "access.h"
 #include "quarantine.h"
 
-#define G ((uint64_t)FT_GROUP_BYTES)
-
 ft_job_rec_t *ft_job_head(void);
 void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j);
 ftk_job_t *ft_job_result(ft_job_rec_t *j);
@@ -155,6 +153,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   size_t len;
   unsigned nblk;
   int is_shadow = pl.data != a->base;
+  const uint64_t at = ft_group_start(g); /* its first byte */
   memset(data, 0, sizeof data);
   if (fetch_group(d, a, pl, g, (uint8_t *)data, &len, v, dv, l2, &nblk) != CUDA_SUCCESS)
     return GROUP_BAD;
@@ -173,20 +172,20 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   ft_st.detected++;
   const char *where = why_name(why);
   if (FT_OPT(MODE) == FT_MODE_DETECT) {
-    ft_event(a, g * G, -1, "detected", FT_OUT_DETECTED, where);
+    ft_event(a, at, -1, "detected", FT_OUT_DETECTED, where);
     return GROUP_BAD;
   }
   if (!ft_correct(data, len, &c, ev, 40, &nev, &rep)) {
     uint64_t o[6];
     ft_code_group_offsets(a->size, g, o);
-    CUresult r = put_diff(d, pl.data + g * G, data, data0, len);
+    CUresult r = put_diff(d, pl.data + at, data, data0, len);
     if (!r) r = put_diff(d, pl.code + o[0], v, v0, nblk * 4);
     if (!r) r = put_diff(d, pl.code + o[1], dv, dv0, nblk * 4);
     for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k], &l2[k], &l20[k], 4);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
     if (r) {
       ft_st.uncorrectable++;
-      ft_event(a, g * G, -1, "write-back failed", FT_OUT_UNCORRECTABLE, where);
+      ft_event(a, at, -1, "write-back failed", FT_OUT_UNCORRECTABLE, where);
       return GROUP_BAD;
     }
     /* read it back: a bit that does not take the write is stuck (a permanent fault) */
@@ -194,9 +193,9 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       ft_st.permanent++;
       ft_st.uncorrectable++;
       for (size_t i = 0; i < nev && i < 40; i++) {
-        ft_event(a, g * G + ev[i].offset, ev[i].bit,
+        ft_event(a, at + ev[i].offset, ev[i].bit,
                  "bit does not take a write (permanent fault)", FT_OUT_UNCORRECTABLE, where);
-        if (!is_shadow) ft_history_record_permanent(d->ctx, a->base + g * G + ev[i].offset, ev[i].bit);
+        if (!is_shadow) ft_history_record_permanent(d->ctx, a->base + at + ev[i].offset, ev[i].bit);
       }
       return GROUP_STUCK;
     }
@@ -204,7 +203,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       int data_bit = ev[i].kind == FT_ACT_DATA_BIT;
       int code_bit = ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT;
       const char *kind = data_bit ? "data bit" : code_bit ? "code bit" : "level-2 code";
-      uint64_t off = g * G + ev[i].offset;
+      uint64_t off = at + ev[i].offset;
       int listed = 0; /* in the device's error history (quarantine.c) */
       if (data_bit && !is_shadow &&
           (seen_before(a, off, ev[i].bit) || (listed = ft_history_is_bad(a->base + off)))) {
@@ -226,7 +225,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     uint64_t o[6];
     ft_code_group_offsets(a->size, g, o);
     const uint8_t *mc = a->mirror + ft_mirror_code_off(a);
-    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + g * G, a->mirror + g * G, len, d->stream);
+    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + at, a->mirror + at, len, d->stream);
     if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0], mc + o[0], nblk * 4, d->stream);
     if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1], mc + o[1], nblk * 4, d->stream);
     for (int k = 0; k < 4 && !r; k++)
@@ -237,19 +236,19 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
        * to be taken for data a kernel wrote */
       ft_st.permanent++;
       ft_st.uncorrectable++;
-      ft_event(a, g * G, -1, "group does not take a write from its checkpoint (permanent fault)",
+      ft_event(a, at, -1, "group does not take a write from its checkpoint (permanent fault)",
                FT_OUT_UNCORRECTABLE, where);
       return GROUP_STUCK;
     }
     if (!r) {
       ft_st.restored++;
       ft_st.recovered++; /* restored_from_checkpoint counts a part of recovered */
-      ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, where);
+      ft_event(a, at, -1, "multi-bit", FT_OUT_RESTORED, where);
       return GROUP_RESTORED;
     }
   }
   ft_st.uncorrectable++;
-  ft_event(a, g * G, -1, "multi-bit", FT_OUT_UNCORRECTABLE, where);
+  ft_event(a, at, -1, "multi-bit", FT_OUT_UNCORRECTABLE, where);
   return GROUP_BAD;
 }
 
@@ -402,7 +401,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       /* No copy of the damaged content was made (the restore point is the
        * checkpoint, or there is none): the kernel has rewritten it since. */
       ft_st.detected++;
-      ft_event(a, list[i] * G, -1, "damaged before a kernel wrote it", FT_OUT_DETECTED,
+      ft_event(a, ft_group_start(list[i]), -1, "damaged before a kernel wrote it", FT_OUT_DETECTED,
                why_name(j->why));
       outcome = a->rp == FT_RP_MIRROR || FT_OPT(MODE) != FT_MODE_RECOVER ? GROUP_RESTORED : GROUP_BAD;
     } else {
@@ -423,11 +422,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       f->snap = 1;
     }
     if (outcome == GROUP_STUCK)
-      lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
+      lost(f, a, ft_group_start(list[i]), "a bit that does not take writes (permanent fault)");
     else if (outcome == GROUP_BAD && !regenerated && FT_OPT(MODE) == FT_MODE_DETECT)
       ft_st.uncorrectable++; /* the program is told it is uncorrectable: so is the count */
     if (outcome == GROUP_BAD && !regenerated)
-      lost(f, a, list[i] * G,
+      lost(f, a, ft_group_start(list[i]),
            FT_OPT(MODE) == FT_MODE_DETECT
                ? "damaged data detected (GPUFT_MODE=detect: nothing is repaired)"
            : before ? "damaged before a kernel wrote it, and its restore point is damaged too"
@@ -484,8 +483,8 @@ static int learned(const findings_t *before, findings_t *after) {
       ft_access_learn_write(fn, after->sus[i].slot);
       FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
               "treated as written", fn->name, after->sus[i].slot * 8);
-      ft_event(a, after->sus[i].groups[0] * G, -1, "const argument written by its kernel",
-               FT_OUT_DETECTED, "learned by replay");
+      ft_event(a, ft_group_start(after->sus[i].groups[0]), -1,
+               "const argument written by its kernel", FT_OUT_DETECTED, "learned by replay");
       any = 1;
     }
   return any;

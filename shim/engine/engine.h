@@ -66,7 +66,7 @@ enum {
 };
 
 /* The checkpoint holds the data, then (128-byte aligned) the code. */
-static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return (a->size + 127) & ~(size_t)127; }
+static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return ft_blocks_bytes(a->size); }
 static inline size_t ft_mirror_bytes(const ft_alloc_t *a) { return ft_mirror_code_off(a) + a->code_bytes; }
 
 /* All registry functions expect the engine lock held. */

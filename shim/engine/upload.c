@@ -9,11 +9,9 @@
 
 #include "engine.h"
 
-#define GROUP ((size_t)FT_GROUP_BYTES)
-
 static size_t chunk_bytes(void) {
   size_t c = (size_t)FT_OPT(CHUNK);
-  if (c < GROUP) c = GROUP;
+  if (c < FT_GROUP_BYTES) c = FT_GROUP_BYTES;
   return ft_group_start(ft_group_of(c));
 }
 

@@ -11,7 +11,6 @@
 #include "hooks.h"
 #include "inject.h"
 
-#define G ((uint64_t)FT_GROUP_BYTES)
 
 /* The protected allocation holding all of [p, p+n), or NULL (lock held). */
 static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) {
@@ -244,8 +243,8 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   if (da) {
     uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
     int whole = doff == 0 && n == da->size;
-    int aligned = src_clean && doff % G == 0 && soff % G == 0 &&
-                  (n % G == 0 || (doff + n == da->size && soff + n == sa->size));
+    int aligned = src_clean && doff % FT_GROUP_BYTES == 0 && soff % FT_GROUP_BYTES == 0 &&
+                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size));
     if (aligned && (da->state == FT_ST_CLEAN || whole)) {
       /* same block and group structure: the codes travel with the data, so an
        * error in the source stays detectable in the copy */
