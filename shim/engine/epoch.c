@@ -11,7 +11,6 @@
 #include "access.h"
 #include "oplog.h"
 
-
 uint64_t ft_epoch = 1;
 
 typedef ft_op_t op_t;

@@ -4,7 +4,6 @@
  * before new work, and commits bring what has come to rest back under a code. */
 #include "access.h"
 
-
 int ft_rest_owed_hint;
 
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }

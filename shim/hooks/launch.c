@@ -11,7 +11,6 @@
 #include "inject.h"
 #include "../ptx/access.h" /* FT_PTX_K_*: what a kernel reaches besides its arguments */
 
-
 typedef struct {
   ft_alloc_t *a;
   int acc;  /* FT_ACC_*: the most writing of its slots */

@@ -11,7 +11,6 @@
 #include "hooks.h"
 #include "inject.h"
 
-
 /* The protected allocation holding all of [p, p+n), or NULL (lock held). */
 static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) {
   ft_alloc_t *a = ft_reg_find(p);
