@@ -77,8 +77,8 @@ typedef struct {
  * group of 4 KiB, or two anywhere as long as they are in different groups), 1 when
  * some block or group is uncorrectable (those are left as they were). Up to `cap`
  * events are written to `ev` (may be NULL); *rep (may be NULL) gets the counts. */
-FT_MUST_CHECK int ft_correct(void *data, size_t len, const ft_code_t *code, ft_event_t *ev, size_t cap,
-               size_t *n_ev, ft_repair_t *rep);
+FT_MUST_CHECK int ft_correct(void *data, size_t len, const ft_code_t *code, ft_event_t *ev,
+                             size_t cap, size_t *n_ev, ft_repair_t *rep);
 
 /* ---- Variants and threads ---- */
 /* Names: "scalar", "avx2", "avx512". The default is the one named by the environment

@@ -342,7 +342,8 @@ static void settle_used(int out) {
     ft_error_event_t *ev = &ft_events[e];
     if (ev->outcome == FT_OUT_RECOVERED) continue;
     for (int i = 0; i < g_nused; i++)
-      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ft_group_of(ev->offset)) ev->outcome = out;
+      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ft_group_of(ev->offset))
+        ev->outcome = out;
   }
   memset(g_used_by, 0, sizeof g_used_by);
   g_nused = 0;

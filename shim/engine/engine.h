@@ -201,11 +201,12 @@ typedef struct ft_job_rec_s {
 } ft_job_rec_t;
 /* Enqueue kernel `kind` over groups [g0, g1) of `a` on `stream`, with a ledger
  * slot. Returns 0, or -1 (nothing enqueued: the caller degrades). */
-FT_MUST_CHECK int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                 CUstream stream, struct ft_func_s *fn, int argslot);
+FT_MUST_CHECK int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0,
+                               uint64_t g1, CUstream stream, struct ft_func_s *fn, int argslot);
 /* The same with an explicit copy destination (FT_JOB_VERIFY_COPY). */
 FT_MUST_CHECK int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                      CUdeviceptr dst, CUstream stream, struct ft_func_s *fn, int argslot);
+                                    CUdeviceptr dst, CUstream stream, struct ft_func_s *fn,
+                                    int argslot);
 /* Enqueue an encode of groups [g0, g1) without a ledger slot. When it cannot be
  * enqueued the allocation is left in flight (FT_ST_INFLIGHT): its code is never
  * trusted, and a later commit tries again. */
@@ -374,8 +375,8 @@ void ft_unknown_writer_after(CUstream s);
 /* Host-to-device copy of n bytes at offset off of allocation a, from host src,
  * on stream s: copy+encode into the checkpoint or staging, DMA, codes. sync: wait
  * for completion before returning. Returns the real driver's result. */
-FT_MUST_CHECK CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n, CUstream s,
-                   int sync);
+FT_MUST_CHECK CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n,
+                                 CUstream s, int sync);
 
 /* 1 if gpuft may read host memory [p, p+n) itself (hostmem.c); 0: leave the call to
  * the driver (NULL, device or unmapped addresses, wrap-around). */
@@ -385,7 +386,8 @@ int ft_host_readable(const void *p, size_t n);
 void ft_staging_release_all(ft_dev_t *d);
 
 /* Re-issue an upload of [off, off+n) from the checkpoint (replay). */
-FT_MUST_CHECK CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s);
+FT_MUST_CHECK CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n,
+                                        CUstream s);
 
 /* ---- Engine lock and statistics (engine_state.c) ---- */
 extern pthread_mutex_t ft_eng_lock;

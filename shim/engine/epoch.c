@@ -257,8 +257,10 @@ void ft_shadow_release(ft_alloc_t *a) {
  * verifications_refused) cannot be owed: the write comes first. */
 static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, CUstream s, ft_func_t *fn, int slot) {
   if (ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ft_groups_of(a->size), s, fn, slot))
-    FT_WARN_CAPPED(1, "a verification before a write could not be issued: what the write leaves "
-                      "of allocation #%ju is encoded unchecked", (uintmax_t)a->id);
+    FT_WARN_CAPPED(1,
+                   "a verification before a write could not be issued: what the write leaves "
+                   "of allocation #%ju is encoded unchecked",
+                   (uintmax_t)a->id);
 }
 
 void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func_t *fn, int slot) {
@@ -392,7 +394,8 @@ static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->code || a->state != FT_ST_CLEAN) return;
   uint64_t off = p - a->base;
-  if (ft_job_issue(d, FT_JOB_VERIFY, why, a, ft_group_of(off), ft_groups_of(off + n), d->stream, NULL, -1))
+  if (ft_job_issue(d, FT_JOB_VERIFY, why, a, ft_group_of(off), ft_groups_of(off + n), d->stream,
+                   NULL, -1))
     ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
 }
 

@@ -178,7 +178,8 @@ CUresult ft_rewrite_before(CUdeviceptr only) {
       issued = 1;
     else /* counted in verifications_refused */
       FT_WARN_CAPPED(1, "a verification before an unseen write could not be issued: what the "
-                        "write leaves of allocation #%ju is re-encoded unchecked", (uintmax_t)a->id);
+                        "write leaves of allocation #%ju is re-encoded unchecked",
+                     (uintmax_t)a->id);
   }
   ft_unlock();
   CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;

@@ -151,8 +151,9 @@ FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_pt
 
 static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32_t pattern,
                       CUstream s) {
-  uint64_t gfirst = ft_group_of(off), glast = ft_groups_of(end); /* groups touched: [gfirst, glast) */
-  uint64_t gi0 = ft_groups_of(off), gi1 = ft_group_of(end);      /* groups wholly inside (all 4 KiB) */
+  /* groups touched: [gfirst, glast); groups wholly inside (all 4 KiB): [gi0, gi1) */
+  uint64_t gfirst = ft_group_of(off), glast = ft_groups_of(end);
+  uint64_t gi0 = ft_groups_of(off), gi1 = ft_group_of(end);
   if (gi1 <= gi0) {
     ft_reencode(d, a, gfirst, glast, s);
     return;
