@@ -36,10 +36,12 @@ size_t ft_code_bytes(size_t len) {
   return (size_t)ft_code_layout(len, o);
 }
 
-void ft_code_bind(ft_code_t *c, void *mem, size_t len) {
-  size_t off[6];
+void ft_code_bind(ft_code_t *c, void *mem, size_t len) { ft_code_bind_at(c, mem, len, 0); }
+
+void ft_code_bind_at(ft_code_t *c, void *mem, size_t len, size_t g0) {
+  uint64_t off[6];
   uint8_t *m = (uint8_t *)mem;
-  ft_code_offsets(len, off);
+  ft_code_group_offsets(len, g0, off);
   c->len = len;
   c->nblocks = (size_t)ft_blocks_of(len);
   c->ngroups = (size_t)ft_groups_of(len);

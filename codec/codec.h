@@ -31,6 +31,9 @@ size_t ft_code_bytes(size_t len);
 void ft_code_offsets(size_t len, size_t off[6]);
 /* Point the arrays of *code into `mem` (ft_code_bytes(len) bytes, any alignment). */
 void ft_code_bind(ft_code_t *code, void *mem, size_t len);
+/* The same with the arrays starting at group g0's words: a view of the code for
+ * the data from group g0 on (len, nblocks and ngroups stay those of `len`). */
+void ft_code_bind_at(ft_code_t *code, void *mem, size_t len, size_t g0);
 
 /* Encode `len` bytes of `data` into *code (all levels). */
 void ft_encode(const void *data, size_t len, const ft_code_t *code);

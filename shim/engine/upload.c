@@ -111,15 +111,7 @@ static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, 
 
 /* A code view for data starting at group g0 of a, inside its mirror's code. */
 static void mirror_view(const ft_alloc_t *a, uint64_t g0, ft_code_t *v) {
-  ft_code_t full;
-  ft_code_bind(&full, a->mirror + ft_mirror_code_off(a), a->size);
-  *v = full;
-  v->v += g0 * FT_GROUP_BLOCKS;
-  v->d += g0 * FT_GROUP_BLOCKS;
-  v->l2v_v += g0;
-  v->l2v_d += g0;
-  v->l2d_v += g0;
-  v->l2d_d += g0;
+  ft_code_bind_at(v, a->mirror + ft_mirror_code_off(a), a->size, g0);
 }
 
 /* Deferred copy+encode for an asynchronous copy from pinned memory: runs on the
