@@ -67,10 +67,9 @@ static int seen_before(const ft_alloc_t *a, uint64_t off, int bit) {
 
 static const char *why_name(int why) {
   static const char *const n[] = {"after launch (read-only argument)", "before launch (written argument)",
-                                  "after launch (written argument)", "device-to-host copy",
-                                  "device-to-device copy source", "re-encode",
+                                  "device-to-host copy", "device-to-device copy source",
                                   "at rest, before a write re-encoded it"};
-  return why >= 0 && why < 7 ? n[why] : "?";
+  return why >= 0 && why < (int)(sizeof n / sizeof *n) ? n[why] : "?";
 }
 
 static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
@@ -353,7 +352,6 @@ static void settle_used(int out) {
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
-  if (j->kind == FT_JOB_ENCODE) return;
   if (j->voided) return; /* another stream wrote it meanwhile: says nothing */
   uint32_t nbad = __atomic_load_n(&res->n_bad, __ATOMIC_ACQUIRE);
   if (!nbad) return;

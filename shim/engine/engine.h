@@ -174,14 +174,12 @@ void ft_alloc_untrack(ft_alloc_t *a);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */
-enum { FT_JOB_VERIFY, FT_JOB_ENCODE, FT_JOB_VERIFY_COPY };
+enum { FT_JOB_VERIFY, FT_JOB_VERIFY_COPY };
 enum {                /* why a job was issued, for the report */
   FT_WHY_READ_AFTER,  /* read-only argument, after the launch */
   FT_WHY_BEFORE_WRITE, /* possibly-written argument, before the launch */
-  FT_WHY_WRITE_AFTER, /* possibly-written argument, re-encoded after the launch */
   FT_WHY_D2H,         /* source of a device-to-host copy, after the DMA */
   FT_WHY_COPY_SRC,    /* source of a device-to-device copy */
-  FT_WHY_REENCODE,    /* code refresh after a write gpuft does not encode on the host */
   FT_WHY_AT_REST      /* data at rest, before a write re-encodes it whole: nothing used it */
 };
 typedef struct ft_job_rec_s {
@@ -199,10 +197,11 @@ typedef struct ft_job_rec_s {
   int voided;    /* its result may show a concurrent write: ignored */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
-/* Enqueue kernel `kind` over groups [g0, g1) of `a` on `stream`, with a ledger
- * slot. Returns 0, or -1 (nothing enqueued: the caller degrades). */
-FT_MUST_CHECK int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0,
-                               uint64_t g1, CUstream stream, struct ft_func_s *fn, int argslot);
+/* Enqueue a verification of groups [g0, g1) of `a` on `stream`, with a ledger
+ * slot. Returns 0, or -1 (nothing enqueued, counted in verifications_refused: the
+ * caller degrades). */
+FT_MUST_CHECK int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                               CUstream stream, struct ft_func_s *fn, int argslot);
 /* The same with an explicit copy destination (FT_JOB_VERIFY_COPY). */
 FT_MUST_CHECK int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                                     CUdeviceptr dst, CUstream stream, struct ft_func_s *fn,

@@ -256,7 +256,7 @@ void ft_shadow_release(ft_alloc_t *a) {
  * data by the encode after it. A refused verification (counted in
  * verifications_refused) cannot be owed: the write comes first. */
 static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, CUstream s, ft_func_t *fn, int slot) {
-  if (ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ft_groups_of(a->size), s, fn, slot))
+  if (ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, 0, ft_groups_of(a->size), s, fn, slot))
     FT_WARN_CAPPED(1,
                    "a verification before a write could not be issued: what the write leaves "
                    "of allocation #%ju is encoded unchecked",
@@ -394,8 +394,7 @@ static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->code || a->state != FT_ST_CLEAN) return;
   uint64_t off = p - a->base;
-  if (ft_job_issue(d, FT_JOB_VERIFY, why, a, ft_group_of(off), ft_groups_of(off + n), d->stream,
-                   NULL, -1))
+  if (ft_job_issue(d, why, a, ft_group_of(off), ft_groups_of(off + n), d->stream, NULL, -1))
     ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
 }
 
@@ -423,8 +422,8 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
     int acc = o->fn->slot_acc[off / 8];
     if (acc == FT_ACC_NONE || (acc == FT_ACC_READ && !check)) continue;
     if (acc == FT_ACC_READ) {
-      if (ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream,
-                       o->fn, (int)(off / 8)))
+      if (ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream, o->fn,
+                       (int)(off / 8)))
         ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
     } else
       ft_rest_encode(a, d->stream);

@@ -96,8 +96,8 @@ void ft_rest_commit(void) {
       ft_rest_encode(a, d->stream);
       a->read_owed = 0;
     } else if (a->state == FT_ST_CLEAN &&
-               ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size),
-                            d->stream, NULL, -1) == 0) {
+               ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream,
+                            NULL, -1) == 0) {
       a->read_owed = 0; /* (a full ledger: owed until the next commit) */
     }
     if (a->state == FT_ST_INFLIGHT || a->read_owed) owed = 1;
@@ -173,8 +173,7 @@ CUresult ft_rewrite_before(CUdeviceptr only) {
     ft_alloc_t *a = ft_reg_at(i);
     if ((one && a != one) || a->dev != d || !a->code || a->state != FT_ST_CLEAN || !ft_rest_done(a))
       continue;
-    if (ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_AT_REST, a, 0, ft_groups_of(a->size), d->stream,
-                     NULL, -1) == 0)
+    if (ft_job_issue(d, FT_WHY_AT_REST, a, 0, ft_groups_of(a->size), d->stream, NULL, -1) == 0)
       issued = 1;
     else /* counted in verifications_refused */
       FT_WARN_CAPPED(1, "a verification before an unseen write could not be issued: what the "

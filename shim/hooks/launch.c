@@ -197,8 +197,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
         if (verify_after[i] && epoch_mode) {
           a->read_owed = 1; /* verified once, after its last reader: at commit */
           ft_rest_mark_owed();
-        } else if (verify_after[i] && ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, ng, s,
-                                                   fn, refs[i].slot)) {
+        } else if (verify_after[i] &&
+                   ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ng, s, fn, refs[i].slot)) {
           ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
         }
         ft_rest_use(a, j, 0);

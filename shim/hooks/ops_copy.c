@@ -98,8 +98,7 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
   if (a) a->read_since_upload = 1;
   if (a && ft_rest_read(a, s)) {
     uint64_t off = src - a->base;
-    if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, ft_group_of(off), ft_groups_of(off + n), s,
-                     NULL, -1) == 0)
+    if (ft_job_issue(a->dev, why, a, ft_group_of(off), ft_groups_of(off + n), s, NULL, -1) == 0)
       *out = a;
     else
       ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
@@ -236,7 +235,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   int src_clean = sa && ft_rest_read(sa, s);
   if (src_clean) {
     uint64_t off = src - sa->base;
-    if (ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, ft_group_of(off),
+    if (ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, ft_group_of(off),
                      ft_groups_of(off + n), s, NULL, -1))
       ft_rest_verify_owed(sa);
   }
@@ -352,8 +351,7 @@ static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CU
   ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
   ft_alloc_t *sa = (st == CU_MEMORYTYPE_DEVICE || st == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(sptr) : NULL;
   if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN &&
-      ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, 0, ft_groups_of(sa->size), s,
-                   NULL, -1))
+      ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, 0, ft_groups_of(sa->size), s, NULL, -1))
     ft_rest_verify_owed(sa);
   if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
