@@ -25,9 +25,6 @@ _Static_assert(CHUNK_BYTES % FT_GROUP_BYTES == 0, "chunks hold whole groups");
 
 /* ---- Layout ---- */
 
-static size_t nblocks_of(size_t len) { return (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES; }
-static size_t ngroups_of(size_t nb) { return (nb + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS; }
-
 void ft_code_offsets(size_t len, size_t off[6]) {
   uint64_t o[6];
   ft_code_layout(len, o);
@@ -39,13 +36,15 @@ size_t ft_code_bytes(size_t len) {
   return (size_t)ft_code_layout(len, o);
 }
 
-void ft_code_bind(ft_code_t *c, void *mem, size_t len) {
-  size_t off[6];
+void ft_code_bind(ft_code_t *c, void *mem, size_t len) { ft_code_bind_at(c, mem, len, 0); }
+
+void ft_code_bind_at(ft_code_t *c, void *mem, size_t len, size_t g0) {
+  uint64_t off[6];
   uint8_t *m = (uint8_t *)mem;
-  ft_code_offsets(len, off);
+  ft_code_group_offsets(len, g0, off);
   c->len = len;
-  c->nblocks = nblocks_of(len);
-  c->ngroups = ngroups_of(c->nblocks);
+  c->nblocks = (size_t)ft_blocks_of(len);
+  c->ngroups = (size_t)ft_groups_of(len);
   c->v = (uint32_t *)(void *)(m + off[0]);
   c->d = (uint32_t *)(void *)(m + off[1]);
   c->l2v_v = (uint32_t *)(void *)(m + off[2]);
@@ -209,10 +208,10 @@ static unsigned group_syndromes(const uint8_t *data, const ft_code_t *c, size_t 
                                 const ft_codec_kernels_t *k, ft_pair_t l1[FT_GROUP_BLOCKS],
                                 ft_pair_t *l2v, ft_pair_t *l2d) {
   size_t b0 = g * FT_GROUP_BLOCKS;
-  unsigned n = (unsigned)(c->nblocks - b0 < FT_GROUP_BLOCKS ? c->nblocks - b0 : FT_GROUP_BLOCKS);
+  unsigned n = ft_group_nblocks(c->len, g);
   uint32_t v[FT_GROUP_BLOCKS], d[FT_GROUP_BLOCKS];
-  size_t off = b0 * FT_BLOCK_BYTES;
-  size_t bytes = c->len - off < FT_GROUP_BYTES ? c->len - off : FT_GROUP_BYTES;
+  size_t off = (size_t)ft_group_start(g);
+  size_t bytes = (size_t)ft_group_len(c->len, g);
   size_t full = bytes / FT_BLOCK_BYTES;
   k->encode(data + off, full, v, d, 0);
   if (full < n) {
@@ -365,7 +364,7 @@ static int correct_group(uint8_t *data, const ft_code_t *c, size_t g, const ft_c
       case FT_ACT_L2V:
       case FT_ACT_L2D:
         rep->l2_refreshed++;
-        add_event(ev, cap, nev, b0 * FT_BLOCK_BYTES, a.kind, 0);
+        add_event(ev, cap, nev, ft_group_start(g), a.kind, 0);
         break;
       case FT_ACT_BAD_BLOCK:
         rep->bad_blocks++;
@@ -374,7 +373,7 @@ static int correct_group(uint8_t *data, const ft_code_t *c, size_t g, const ft_c
         break;
       case FT_ACT_BAD_CODE:
         rep->bad_groups++;
-        add_event(ev, cap, nev, b0 * FT_BLOCK_BYTES, FT_ACT_BAD_CODE, 0);
+        add_event(ev, cap, nev, ft_group_start(g), FT_ACT_BAD_CODE, 0);
         bad = 1;
         break;
     }

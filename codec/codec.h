@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "xparity.h"
+#include "layout.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +31,9 @@ size_t ft_code_bytes(size_t len);
 void ft_code_offsets(size_t len, size_t off[6]);
 /* Point the arrays of *code into `mem` (ft_code_bytes(len) bytes, any alignment). */
 void ft_code_bind(ft_code_t *code, void *mem, size_t len);
+/* The same with the arrays starting at group g0's words: a view of the code for
+ * the data from group g0 on (len, nblocks and ngroups stay those of `len`). */
+void ft_code_bind_at(ft_code_t *code, void *mem, size_t len, size_t g0);
 
 /* Encode `len` bytes of `data` into *code (all levels). */
 void ft_encode(const void *data, size_t len, const ft_code_t *code);
@@ -77,8 +80,8 @@ typedef struct {
  * group of 4 KiB, or two anywhere as long as they are in different groups), 1 when
  * some block or group is uncorrectable (those are left as they were). Up to `cap`
  * events are written to `ev` (may be NULL); *rep (may be NULL) gets the counts. */
-int ft_correct(void *data, size_t len, const ft_code_t *code, ft_event_t *ev, size_t cap,
-               size_t *n_ev, ft_repair_t *rep);
+FT_MUST_CHECK int ft_correct(void *data, size_t len, const ft_code_t *code, ft_event_t *ev,
+                             size_t cap, size_t *n_ev, ft_repair_t *rep);
 
 /* ---- Variants and threads ---- */
 /* Names: "scalar", "avx2", "avx512". The default is the one named by the environment

@@ -12,6 +12,11 @@
 #define FT_HD static inline
 #endif
 
+/* On a function whose result decides correctness (a verification that did or did
+ * not happen, data that is or is not what was encoded): the compiler warns when a
+ * caller drops it. A cast to void does not silence it; handle the result. */
+#define FT_MUST_CHECK __attribute__((warn_unused_result))
+
 /* A block is 32 little-endian 32-bit words; its code is V (xor of the words) and
  * D (xor of word j rotated left by j). Code words of 32 blocks form a "group":
  * the V array and the D array are each protected, one level up, by the same
@@ -50,23 +55,6 @@ FT_HD unsigned ft_ctz32(uint32_t x) {
 typedef struct {
   uint32_t v, d;
 } ft_pair_t;
-
-/* Layout of the code of `len` data bytes: six word arrays (V, D, V of V, D of V,
- * V of D, D of D), each starting on a 128-byte boundary; off[] gets their byte
- * offsets, the return value the total bytes. Shared by the CPU codec and the
- * device kernels so that both read and write the same code buffer. */
-FT_HD uint64_t ft_code_layout(uint64_t len, uint64_t off[6]) {
-  uint64_t nb = (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
-  uint64_t ng = (nb + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS;
-  uint64_t a1 = (nb * 4 + 127) & ~(uint64_t)127, a2 = (ng * 4 + 127) & ~(uint64_t)127;
-  off[0] = 0;
-  off[1] = a1;
-  off[2] = 2 * a1;
-  off[3] = 2 * a1 + a2;
-  off[4] = 2 * a1 + 2 * a2;
-  off[5] = 2 * a1 + 3 * a2;
-  return len ? 2 * a1 + 4 * a2 : 0;
-}
 
 /* Code of `n` words (n <= 32); missing words are zero (padding). */
 FT_HD ft_pair_t ft_encode_words(const uint32_t *w, unsigned n) {

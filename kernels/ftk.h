@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "xparity.h"
+#include "layout.h"
 
 #ifdef __cplusplus
 extern "C" {

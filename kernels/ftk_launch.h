@@ -43,8 +43,8 @@ unsigned ftk_grid_for(uint64_t ngroups);
  * span->g1 - span->g0 groups, and launch kernel `which` on `stream`. span->job must
  * be the device address of job_host (or 0 with job_host NULL). The job must not be
  * in use by an earlier launch still running. */
-CUresult ftk_launch(const ftk_module_t *m, const ftk_driver_t *d, int which,
-                    const ftk_span_t *span, ftk_job_t *job_host, CUstream stream);
+FT_MUST_CHECK CUresult ftk_launch(const ftk_module_t *m, const ftk_driver_t *d, int which,
+                                  const ftk_span_t *span, ftk_job_t *job_host, CUstream stream);
 /* Same with an explicit grid (0: ftk_grid_for), for tests and tuning. */
 CUresult ftk_launch_grid(const ftk_module_t *m, const ftk_driver_t *d, int which,
                          const ftk_span_t *span, ftk_job_t *job_host, CUstream stream,

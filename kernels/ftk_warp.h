@@ -45,17 +45,13 @@ typedef struct {
   uint32_t *l2;     /* V of V; then D of V, V of D, D of D, l2_stride bytes apart */
   uint64_t l2_stride;
   ftk_job_t *job;
-  uint64_t len, nblocks, g_end; /* g_end: min(g1, groups of len) */
+  uint64_t len, g_end; /* g_end: min(g1, groups of len) */
   int fast;         /* data and dst 16-byte aligned: vector loads and stores */
 } ftk_ctx_t;
 
-FT_HD uint64_t ftk_groups_of(uint64_t len) {
-  return (len + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES;
-}
-
 /* Groups a span really covers: [g0, ftk_span_end) (empty when g0 >= end). */
 FT_HD uint64_t ftk_span_end(const ftk_span_t *s) {
-  uint64_t ng = ftk_groups_of(s->len);
+  uint64_t ng = ft_groups_of(s->len);
   return s->g1 < ng ? s->g1 : ng;
 }
 
@@ -72,7 +68,6 @@ FT_HD void ftk_ctx_init(ftk_ctx_t *c, const ftk_span_t *s, const void *data, voi
   c->l2_stride = off[3] - off[2]; /* equal spacing: no indexed array (GPU local memory) */
   c->job = job;
   c->len = s->len;
-  c->nblocks = (s->len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
   c->g_end = ftk_span_end(s);
   c->fast = ((s->data | s->dst) & 15u) == 0;
 }
@@ -183,9 +178,8 @@ FTK_FN void ftk_reduce4(const uint32_t a[4][FTK_NL], uint32_t out[FTK_NL]) {
  * Then lane j owns code word j of the group: coalesced loads/stores of V and D,
  * and the level-2 code over the lanes (ftk_reduce4). Returns FTK_F_* flags. */
 FTK_FN unsigned ftk_warp_group(const ftk_ctx_t *c, uint64_t g, int mode) {
-  const uint64_t base = g * FT_GROUP_BYTES, b0 = g * FT_GROUP_BLOCKS;
-  const uint64_t left = c->nblocks - b0;
-  const unsigned nblk = left < FT_GROUP_BLOCKS ? (unsigned)left : FT_GROUP_BLOCKS;
+  const uint64_t base = ft_group_start(g), b0 = g * FT_GROUP_BLOCKS;
+  const unsigned nblk = ft_group_nblocks(c->len, g);
   uint32_t w[8][FTK_NL][4];
 
   /* All eight loads first: 4 KiB per warp in flight. The copy rides along. */

@@ -20,9 +20,6 @@ static const char *const type_names[FT_PTX_T_COUNT] = {
 static const unsigned char type_sizes[FT_PTX_T_COUNT] = {
   0, 1, 1, 2, 4, 8, 16, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 2, 4, 4, 8,
 };
-static const char *const space_names[FT_PTX_SP_COUNT] = {
-  "generic", "global", "shared", "shared::cluster", "local", "param", "const", "reg",
-};
 static const char *const sreg_names[FT_PTX_SR_COUNT] = {
   "", "tid", "ntid", "ctaid", "nctaid", "laneid", "warpid", "nwarpid", "smid", "nsmid",
   "gridid", "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
@@ -41,18 +38,12 @@ const char *ft_ptx_type_name(unsigned type) {
 unsigned ft_ptx_type_size(unsigned type) {
   return type < FT_PTX_T_COUNT ? type_sizes[type] : 0;
 }
-const char *ft_ptx_space_name(unsigned space) {
-  return space < FT_PTX_SP_COUNT ? space_names[space] : "?";
-}
 const char *ft_ptx_sreg_name(unsigned sreg) {
   return sreg < FT_PTX_SR_COUNT ? sreg_names[sreg] : "?";
 }
 int ft_ptx_type_is_float(unsigned t) {
   return t == FT_PTX_T_F16 || t == FT_PTX_T_F16X2 || t == FT_PTX_T_BF16 ||
          t == FT_PTX_T_BF16X2 || t == FT_PTX_T_F32 || t == FT_PTX_T_F64;
-}
-int ft_ptx_type_is_signed(unsigned t) {
-  return t == FT_PTX_T_S8 || t == FT_PTX_T_S16 || t == FT_PTX_T_S32 || t == FT_PTX_T_S64;
 }
 
 const ft_ptx_function_t *ft_ptx_find_function(const ft_ptx_module_t *m, const char *name) {

@@ -364,11 +364,9 @@ const ft_ptx_function_t *ft_ptx_find_function(const ft_ptx_module_t *m, const ch
 
 const char *ft_ptx_opcode_name(unsigned op);
 const char *ft_ptx_type_name(unsigned type);
-const char *ft_ptx_space_name(unsigned space);
 const char *ft_ptx_sreg_name(unsigned sreg);
 unsigned ft_ptx_type_size(unsigned type);     /* bytes; 0 for NONE, 1 for PRED */
 int ft_ptx_type_is_float(unsigned type);
-int ft_ptx_type_is_signed(unsigned type);
 
 /* The operand `i` of instruction `in` in function `fn`. */
 static inline const ft_ptx_operand_t *ft_ptx_opd(const ft_ptx_function_t *fn,

@@ -122,7 +122,7 @@ static int bandwidth(st_env_t *e, size_t n, int check_target, int *checks) {
   if (st_alloc(e, &data, n) || st_alloc(e, &code, cb) || st_alloc(e, &dst, n) ||
       e->g.cuMemsetD8(data, 0x5A, n) || e->g.cuEventCreate(&t0, 0) || e->g.cuEventCreate(&t1, 0))
     goto out;
-  uint64_t ng = (n + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES;
+  uint64_t ng = ft_groups_of(n);
   double code_share = (double)cb / (double)n;
   bw_row_t rows[4] = {{"device-to-device copy (baseline)", 2.0},
                       {"ftk_encode", 1.0 + code_share},

@@ -55,7 +55,7 @@ static int get(st_env_t *e, void *h, CUdeviceptr d, size_t n) {
  * (damaged) data exactly. Then the CPU codec must repair what a 1-bit flip did, and
  * never "repair" a 2-bit flip into wrong data. */
 static int check_flagged(st_env_t *e, buf_t *b, uint64_t g, int nbits, const char *what) {
-  uint64_t ng = (b->len + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES;
+  uint64_t ng = ft_groups_of(b->len);
   ftk_job_t j;
   for (int which = FTK_VERIFY; which <= FTK_VERIFY_COPY; which++) {
     if (run(e, which, b, 0, ng, &j)) return -1;
@@ -94,7 +94,7 @@ static int one_length(st_env_t *e, size_t len, int flips) {
   if (st_alloc(e, &b.data, len) || st_alloc(e, &b.code, b.code_bytes) || st_alloc(e, &b.dst, len) ||
       put(e, b.data, b.host, len) || e->g.cuMemsetD8(b.code, 0, b.code_bytes))
     goto out;
-  uint64_t ng = (len + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES;
+  uint64_t ng = ft_groups_of(len);
   ftk_job_t j;
   /* encode: the device's code equals the CPU's, bit for bit */
   if (run(e, FTK_ENCODE, &b, 0, ng, &j) || get(e, b.gotc, b.code, b.code_bytes)) goto out;
@@ -114,9 +114,8 @@ static int one_length(st_env_t *e, size_t len, int flips) {
   for (int f = 0; f < flips; f++) {
     for (int nbits = 1; nbits <= 2; nbits++) {
       uint64_t bit = f == 0 ? 0 : f == 1 ? len * 8 - 1 : st_rand() % (len * 8);
-      uint64_t g = bit / 8 / FT_GROUP_BYTES, glen = len - g * FT_GROUP_BYTES;
-      if (glen > FT_GROUP_BYTES) glen = FT_GROUP_BYTES;
-      uint64_t bit2 = (g * FT_GROUP_BYTES) * 8 + st_rand() % (glen * 8);
+      uint64_t g = ft_group_of(bit / 8), glen = ft_group_len(len, g);
+      uint64_t bit2 = ft_group_start(g) * 8 + st_rand() % (glen * 8);
       if (nbits == 2 && (glen * 8 < 2 || bit2 == bit)) continue;
       uint8_t *damaged = malloc(len);
       if (!damaged) goto out;
@@ -133,7 +132,7 @@ static int one_length(st_env_t *e, size_t len, int flips) {
    * CPU repairs the code */
   size_t off[6];
   ft_code_offsets(len, off);
-  uint64_t nb = (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+  uint64_t nb = ft_blocks_of(len);
   for (int arr = 0; arr < 6; arr++) {
     uint64_t words = arr < 2 ? nb : ng, w = st_rand() % words;
     uint64_t g = arr < 2 ? w / 32 : w;

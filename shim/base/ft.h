@@ -29,9 +29,6 @@ typedef enum {
   FT_N_HOOKS
 } ft_hook_id_t;
 
-enum { FT_CLS_PROC, FT_CLS_ALLOC, FT_CLS_FREE, FT_CLS_COPY, FT_CLS_MEMSET, FT_CLS_LAUNCH,
-       FT_CLS_SYNC, FT_CLS_GRAPH, FT_CLS_UNPROT };
-
 /* The real driver's entry points, one typed pointer per hook; NULL when the
  * driver lacks one (the hook then returns an error and never calls it). */
 typedef struct {

@@ -212,7 +212,6 @@ static void fill_layout(ft_func_t *fn) {
         ft_drv.cuKernelGetParamInfo((CUkernel)f, 0, &off, &size) == CUDA_SUCCESS)
       kernel = 1;
   }
-  fn->is_kernel = kernel;
   int n = 0;
   size_t end = 0;
   for (;; n++) {
@@ -318,14 +317,4 @@ void ft_access_learn_write(ft_func_t *fn, int slot) {
   if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
   if (fn->slot_acc[slot] != FT_ACC_WRITE) ft_st.learned_writes++;
   fn->slot_acc[slot] = FT_ACC_WRITE;
-}
-
-void ft_funcs_forget(void) {
-  for (int i = 0; i < NBUCKETS; i++) {
-    while (g_buckets[i]) {
-      ft_func_t *n = g_buckets[i]->next;
-      free(g_buckets[i]);
-      g_buckets[i] = n;
-    }
-  }
 }

@@ -11,7 +11,6 @@
 struct ft_func_s {
   void *handle; /* CUfunction, or CUkernel cast to CUfunction */
   struct ft_func_s *next;
-  int is_kernel;
   int layout_ok;
   int nparams;
   uint32_t param_bytes;
@@ -28,6 +27,5 @@ struct ft_func_s {
 ft_func_t *ft_func_get(CUfunction f);
 /* Whether GPUFT_SKIP_KERNELS names this function. */
 int ft_func_skipped(ft_func_t *fn);
-void ft_funcs_forget(void);
 
 #endif

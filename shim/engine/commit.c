@@ -12,8 +12,6 @@
 #include "access.h"
 #include "quarantine.h"
 
-#define G ((uint64_t)FT_GROUP_BYTES)
-
 ft_job_rec_t *ft_job_head(void);
 void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j);
 ftk_job_t *ft_job_result(ft_job_rec_t *j);
@@ -69,10 +67,9 @@ static int seen_before(const ft_alloc_t *a, uint64_t off, int bit) {
 
 static const char *why_name(int why) {
   static const char *const n[] = {"after launch (read-only argument)", "before launch (written argument)",
-                                  "after launch (written argument)", "device-to-host copy",
-                                  "device-to-device copy source", "re-encode",
+                                  "device-to-host copy", "device-to-device copy source",
                                   "at rest, before a write re-encoded it"};
-  return why >= 0 && why < 7 ? n[why] : "?";
+  return why >= 0 && why < (int)(sizeof n / sizeof *n) ? n[why] : "?";
 }
 
 static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
@@ -108,16 +105,15 @@ static CUresult fetch_group(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64
                             uint8_t *data, size_t *len, uint32_t v[32], uint32_t dd[32],
                             uint32_t l2[4], unsigned *nblk) {
   uint64_t off[6];
-  ft_code_layout(a->size, off);
-  uint64_t start = g * G;
-  *len = a->size - start < G ? a->size - start : G;
-  uint64_t nb_all = (a->size + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
-  *nblk = (unsigned)(nb_all - g * 32 < 32 ? nb_all - g * 32 : 32);
+  ft_code_group_offsets(a->size, g, off);
+  uint64_t start = ft_group_start(g);
+  *len = ft_group_len(a->size, g);
+  *nblk = ft_group_nblocks(a->size, g);
   CUresult r = ft_real.cuMemcpyDtoHAsync_v2(data, pl.data + start, *len, d->stream);
-  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(v, pl.code + off[0] + g * 128, *nblk * 4, d->stream);
-  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, pl.code + off[1] + g * 128, *nblk * 4, d->stream);
+  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(v, pl.code + off[0], *nblk * 4, d->stream);
+  if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, pl.code + off[1], *nblk * 4, d->stream);
   for (int k = 0; k < 4 && !r; k++)
-    r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], pl.code + off[2 + k] + g * 4, 4, d->stream);
+    r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], pl.code + off[2 + k], 4, d->stream);
   if (!r) r = ft_real.cuStreamSynchronize(d->stream);
   return r;
 }
@@ -156,6 +152,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   size_t len;
   unsigned nblk;
   int is_shadow = pl.data != a->base;
+  const uint64_t at = ft_group_start(g); /* its first byte */
   memset(data, 0, sizeof data);
   if (fetch_group(d, a, pl, g, (uint8_t *)data, &len, v, dv, l2, &nblk) != CUDA_SUCCESS)
     return GROUP_BAD;
@@ -174,20 +171,20 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   ft_st.detected++;
   const char *where = why_name(why);
   if (FT_OPT(MODE) == FT_MODE_DETECT) {
-    ft_event(a, g * G, -1, "detected", FT_OUT_DETECTED, where);
+    ft_event(a, at, -1, "detected", FT_OUT_DETECTED, where);
     return GROUP_BAD;
   }
   if (!ft_correct(data, len, &c, ev, 40, &nev, &rep)) {
     uint64_t o[6];
-    ft_code_layout(a->size, o);
-    CUresult r = put_diff(d, pl.data + g * G, data, data0, len);
-    if (!r) r = put_diff(d, pl.code + o[0] + g * 128, v, v0, nblk * 4);
-    if (!r) r = put_diff(d, pl.code + o[1] + g * 128, dv, dv0, nblk * 4);
-    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k] + g * 4, &l2[k], &l20[k], 4);
+    ft_code_group_offsets(a->size, g, o);
+    CUresult r = put_diff(d, pl.data + at, data, data0, len);
+    if (!r) r = put_diff(d, pl.code + o[0], v, v0, nblk * 4);
+    if (!r) r = put_diff(d, pl.code + o[1], dv, dv0, nblk * 4);
+    for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k], &l2[k], &l20[k], 4);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
     if (r) {
       ft_st.uncorrectable++;
-      ft_event(a, g * G, -1, "write-back failed", FT_OUT_UNCORRECTABLE, where);
+      ft_event(a, at, -1, "write-back failed", FT_OUT_UNCORRECTABLE, where);
       return GROUP_BAD;
     }
     /* read it back: a bit that does not take the write is stuck (a permanent fault) */
@@ -195,9 +192,9 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       ft_st.permanent++;
       ft_st.uncorrectable++;
       for (size_t i = 0; i < nev && i < 40; i++) {
-        ft_event(a, g * G + ev[i].offset, ev[i].bit,
+        ft_event(a, at + ev[i].offset, ev[i].bit,
                  "bit does not take a write (permanent fault)", FT_OUT_UNCORRECTABLE, where);
-        if (!is_shadow) ft_history_record_permanent(d->ctx, a->base + g * G + ev[i].offset, ev[i].bit);
+        if (!is_shadow) ft_history_record_permanent(d->ctx, a->base + at + ev[i].offset, ev[i].bit);
       }
       return GROUP_STUCK;
     }
@@ -205,7 +202,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
       int data_bit = ev[i].kind == FT_ACT_DATA_BIT;
       int code_bit = ev[i].kind == FT_ACT_V_BIT || ev[i].kind == FT_ACT_D_BIT;
       const char *kind = data_bit ? "data bit" : code_bit ? "code bit" : "level-2 code";
-      uint64_t off = g * G + ev[i].offset;
+      uint64_t off = at + ev[i].offset;
       int listed = 0; /* in the device's error history (quarantine.c) */
       if (data_bit && !is_shadow &&
           (seen_before(a, off, ev[i].bit) || (listed = ft_history_is_bad(a->base + off)))) {
@@ -225,32 +222,32 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   if (!is_shadow && a->mirror && a->mirror_valid) {
     /* the checkpoint still equals what should be there */
     uint64_t o[6];
-    ft_code_layout(a->size, o);
+    ft_code_group_offsets(a->size, g, o);
     const uint8_t *mc = a->mirror + ft_mirror_code_off(a);
-    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + g * G, a->mirror + g * G, len, d->stream);
-    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0] + g * 128, mc + o[0] + g * 128, nblk * 4, d->stream);
-    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1] + g * 128, mc + o[1] + g * 128, nblk * 4, d->stream);
+    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + at, a->mirror + at, len, d->stream);
+    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0], mc + o[0], nblk * 4, d->stream);
+    if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1], mc + o[1], nblk * 4, d->stream);
     for (int k = 0; k < 4 && !r; k++)
-      r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k] + g * 4, mc + o[2 + k] + g * 4, 4, d->stream);
+      r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k], mc + o[2 + k], 4, d->stream);
     if (!r) r = ft_real.cuStreamSynchronize(d->stream);
     if (!r && !takes_write(d, a, pl, g)) {
       /* the checkpoint's bytes did not take: bits stuck there (DESIGN.md 6.3), never
        * to be taken for data a kernel wrote */
       ft_st.permanent++;
       ft_st.uncorrectable++;
-      ft_event(a, g * G, -1, "group does not take a write from its checkpoint (permanent fault)",
+      ft_event(a, at, -1, "group does not take a write from its checkpoint (permanent fault)",
                FT_OUT_UNCORRECTABLE, where);
       return GROUP_STUCK;
     }
     if (!r) {
       ft_st.restored++;
       ft_st.recovered++; /* restored_from_checkpoint counts a part of recovered */
-      ft_event(a, g * G, -1, "multi-bit", FT_OUT_RESTORED, where);
+      ft_event(a, at, -1, "multi-bit", FT_OUT_RESTORED, where);
       return GROUP_RESTORED;
     }
   }
   ft_st.uncorrectable++;
-  ft_event(a, g * G, -1, "multi-bit", FT_OUT_UNCORRECTABLE, where);
+  ft_event(a, at, -1, "multi-bit", FT_OUT_UNCORRECTABLE, where);
   return GROUP_BAD;
 }
 
@@ -344,7 +341,8 @@ static void settle_used(int out) {
     ft_error_event_t *ev = &ft_events[e];
     if (ev->outcome == FT_OUT_RECOVERED) continue;
     for (int i = 0; i < g_nused; i++)
-      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ev->offset / G) ev->outcome = out;
+      if (g_used[i].alloc == ev->alloc_id && g_used[i].group == ft_group_of(ev->offset))
+        ev->outcome = out;
   }
   memset(g_used_by, 0, sizeof g_used_by);
   g_nused = 0;
@@ -354,7 +352,6 @@ static void settle_used(int out) {
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
-  if (j->kind == FT_JOB_ENCODE) return;
   if (j->voided) return; /* another stream wrote it meanwhile: says nothing */
   uint32_t nbad = __atomic_load_n(&res->n_bad, __ATOMIC_ACQUIRE);
   if (!nbad) return;
@@ -378,7 +375,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
     ft_access_learn_write(j->fn, j->argslot);
     FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
             "treated as written", j->fn->name, j->argslot * 8);
-    ft_reencode(d, a, 0, (a->size + G - 1) / G, d->stream);
+    ft_reencode(d, a, 0, ft_groups_of(a->size), d->stream);
     ft_real.cuStreamSynchronize(d->stream);
     return;
   }
@@ -403,7 +400,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       /* No copy of the damaged content was made (the restore point is the
        * checkpoint, or there is none): the kernel has rewritten it since. */
       ft_st.detected++;
-      ft_event(a, list[i] * G, -1, "damaged before a kernel wrote it", FT_OUT_DETECTED,
+      ft_event(a, ft_group_start(list[i]), -1, "damaged before a kernel wrote it", FT_OUT_DETECTED,
                why_name(j->why));
       outcome = a->rp == FT_RP_MIRROR || FT_OPT(MODE) != FT_MODE_RECOVER ? GROUP_RESTORED : GROUP_BAD;
     } else {
@@ -424,11 +421,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       f->snap = 1;
     }
     if (outcome == GROUP_STUCK)
-      lost(f, a, list[i] * G, "a bit that does not take writes (permanent fault)");
+      lost(f, a, ft_group_start(list[i]), "a bit that does not take writes (permanent fault)");
     else if (outcome == GROUP_BAD && !regenerated && FT_OPT(MODE) == FT_MODE_DETECT)
       ft_st.uncorrectable++; /* the program is told it is uncorrectable: so is the count */
     if (outcome == GROUP_BAD && !regenerated)
-      lost(f, a, list[i] * G,
+      lost(f, a, ft_group_start(list[i]),
            FT_OPT(MODE) == FT_MODE_DETECT
                ? "damaged data detected (GPUFT_MODE=detect: nothing is repaired)"
            : before ? "damaged before a kernel wrote it, and its restore point is damaged too"
@@ -485,8 +482,8 @@ static int learned(const findings_t *before, findings_t *after) {
       ft_access_learn_write(fn, after->sus[i].slot);
       FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
               "treated as written", fn->name, after->sus[i].slot * 8);
-      ft_event(a, after->sus[i].groups[0] * G, -1, "const argument written by its kernel",
-               FT_OUT_DETECTED, "learned by replay");
+      ft_event(a, ft_group_start(after->sus[i].groups[0]), -1,
+               "const argument written by its kernel", FT_OUT_DETECTED, "learned by replay");
       any = 1;
     }
   return any;

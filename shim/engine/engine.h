@@ -66,7 +66,7 @@ enum {
 };
 
 /* The checkpoint holds the data, then (128-byte aligned) the code. */
-static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return (a->size + 127) & ~(size_t)127; }
+static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return ft_blocks_bytes(a->size); }
 static inline size_t ft_mirror_bytes(const ft_alloc_t *a) { return ft_mirror_code_off(a) + a->code_bytes; }
 
 /* All registry functions expect the engine lock held. */
@@ -114,6 +114,9 @@ int ft_rest_seen_done(const ft_alloc_t *a);
 /* Allocations in flight or owed a verification: commits look for them. */
 extern int ft_rest_owed_hint;
 void ft_rest_mark_owed(void);
+/* A verification of `a` that could not be issued did not happen: when `a` is
+ * clean it is owed, issued when `a` next comes to rest (ft_rest_commit). */
+void ft_rest_verify_owed(ft_alloc_t *a);
 /* At a commit: encode what came to rest, verify what GPUFT_CHECK=epoch deferred,
  * on gpuft's stream, and wait for it. Lock held. */
 void ft_rest_commit(void);
@@ -171,14 +174,12 @@ void ft_alloc_untrack(ft_alloc_t *a);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */
-enum { FT_JOB_VERIFY, FT_JOB_ENCODE, FT_JOB_VERIFY_COPY };
+enum { FT_JOB_VERIFY, FT_JOB_VERIFY_COPY };
 enum {                /* why a job was issued, for the report */
   FT_WHY_READ_AFTER,  /* read-only argument, after the launch */
   FT_WHY_BEFORE_WRITE, /* possibly-written argument, before the launch */
-  FT_WHY_WRITE_AFTER, /* possibly-written argument, re-encoded after the launch */
   FT_WHY_D2H,         /* source of a device-to-host copy, after the DMA */
   FT_WHY_COPY_SRC,    /* source of a device-to-device copy */
-  FT_WHY_REENCODE,    /* code refresh after a write gpuft does not encode on the host */
   FT_WHY_AT_REST      /* data at rest, before a write re-encodes it whole: nothing used it */
 };
 typedef struct ft_job_rec_s {
@@ -196,13 +197,15 @@ typedef struct ft_job_rec_s {
   int voided;    /* its result may show a concurrent write: ignored */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
-/* Enqueue kernel `kind` over groups [g0, g1) of `a` on `stream`, with a ledger
- * slot. Returns 0, or -1 (nothing enqueued: the caller degrades). */
-int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                 CUstream stream, struct ft_func_s *fn, int argslot);
+/* Enqueue a verification of groups [g0, g1) of `a` on `stream`, with a ledger
+ * slot. Returns 0, or -1 (nothing enqueued, counted in verifications_refused: the
+ * caller degrades). */
+FT_MUST_CHECK int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                               CUstream stream, struct ft_func_s *fn, int argslot);
 /* The same with an explicit copy destination (FT_JOB_VERIFY_COPY). */
-int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                      CUdeviceptr dst, CUstream stream, struct ft_func_s *fn, int argslot);
+FT_MUST_CHECK int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                                    CUdeviceptr dst, CUstream stream, struct ft_func_s *fn,
+                                    int argslot);
 /* Enqueue an encode of groups [g0, g1) without a ledger slot. When it cannot be
  * enqueued the allocation is left in flight (FT_ST_INFLIGHT): its code is never
  * trusted, and a later commit tries again. */
@@ -299,13 +302,13 @@ size_t ft_epoch_ops(void);
 void ft_epoch_close(void);
 /* Restore what the epoch wrote and re-issue its operations on gpuft's stream;
  * returns 0 if it could (results then need verifying again), -1 otherwise. */
-int ft_epoch_replay(ft_dev_t *d);
+FT_MUST_CHECK int ft_epoch_replay(ft_dev_t *d);
 void ft_shadow_release(ft_alloc_t *a);
 void ft_epoch_forget_alloc(const ft_alloc_t *a);
 /* Re-issue the current epoch's operations without restoring anything first (a
  * snapshot replay restored the state at its start); read-backs the program has
  * are compared (*differs). 0, or -1 if they cannot be re-issued. */
-int ft_epoch_replay_ops(ft_dev_t *d, int *differs);
+FT_MUST_CHECK int ft_epoch_replay_ops(ft_dev_t *d, int *differs);
 /* A synchronous read-back was copied again (its source was repaired): what the
  * program received is now the bytes at host. */
 void ft_log_d2h_recopied(void *host, size_t n);
@@ -339,7 +342,7 @@ int ft_snap_can_recover(const ft_alloc_t *a);
  * comparing read-backs. 0: the device holds again what the program believes
  * (results of the replay's own checks are in the ledger); -1: not recovered
  * (*why says why). Context synchronised, op lock exclusive, engine lock held. */
-int ft_snap_recover(ft_dev_t *d, const char **why);
+FT_MUST_CHECK int ft_snap_recover(ft_dev_t *d, const char **why);
 void ft_snap_d2h_recopied(void *host, size_t n);
 /* A context's gpuft state is going (its snapshot stream). */
 void ft_snap_dev_release(ft_dev_t *d);
@@ -351,7 +354,6 @@ struct ft_ptx_place_s;
 int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size_t *n,
                     uint32_t *flags);
 void ft_facts_image(const void *image, size_t size);
-void ft_facts_forget(void);
 typedef struct ft_func_s ft_func_t;
 void ft_access_learn_write(ft_func_t *fn, int argslot);
 /* Which parameters of a mangled C++ name are pointers to const: bit i set for
@@ -372,8 +374,8 @@ void ft_unknown_writer_after(CUstream s);
 /* Host-to-device copy of n bytes at offset off of allocation a, from host src,
  * on stream s: copy+encode into the checkpoint or staging, DMA, codes. sync: wait
  * for completion before returning. Returns the real driver's result. */
-CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n, CUstream s,
-                   int sync);
+FT_MUST_CHECK CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n,
+                                 CUstream s, int sync);
 
 /* 1 if gpuft may read host memory [p, p+n) itself (hostmem.c); 0: leave the call to
  * the driver (NULL, device or unmapped addresses, wrap-around). */
@@ -383,7 +385,8 @@ int ft_host_readable(const void *p, size_t n);
 void ft_staging_release_all(ft_dev_t *d);
 
 /* Re-issue an upload of [off, off+n) from the checkpoint (replay). */
-CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s);
+FT_MUST_CHECK CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n,
+                                        CUstream s);
 
 /* ---- Engine lock and statistics (engine_state.c) ---- */
 extern pthread_mutex_t ft_eng_lock;
@@ -403,7 +406,7 @@ void ft_op_exclusive_end(void);
 typedef struct {
   uint64_t bytes_protected, bytes_protected_peak, bytes_checkpoint, bytes_checkpoint_peak;
   uint64_t bytes_encoded_host, bytes_encoded_device, bytes_verified_device;
-  uint64_t launches, launches_protected, verifications, encodes;
+  uint64_t launches, launches_protected, verifications, verifications_refused, encodes;
   uint64_t detected, corrected, recovered, uncorrectable, permanent, code_errors;
   uint64_t learned_writes, allocations, allocations_unprotected, ckpt_refused;
   uint64_t unknown_writers, restored;
@@ -431,7 +434,6 @@ typedef struct {
   int bit; /* bit within the 32-bit word at offset, or -1 */
   const char *kind, *where;
   int outcome;
-  double time;
 } ft_error_event_t;
 extern ft_error_event_t ft_events[FT_MAX_EVENTS];
 extern int ft_nevents;

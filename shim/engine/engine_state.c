@@ -69,7 +69,6 @@ void ft_event(const ft_alloc_t *a, uint64_t offset, int bit, const char *kind, i
   e->kind = kind;
   e->outcome = outcome;
   e->where = where;
-  e->time = ft_now();
   /* a repaired flip is news for the board's owner, even when nothing was lost */
   if (outcome == FT_OUT_CORRECTED || outcome == FT_OUT_RESTORED)
     FT_WARN_CAPPED(16, "%s in allocation #%ju (+%ju, bit %d) %s (%s)", kind, (uintmax_t)a->id,

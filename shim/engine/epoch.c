@@ -11,8 +11,6 @@
 #include "access.h"
 #include "oplog.h"
 
-#define G ((uint64_t)FT_GROUP_BYTES)
-
 uint64_t ft_epoch = 1;
 
 typedef ft_op_t op_t;
@@ -254,12 +252,22 @@ void ft_shadow_release(ft_alloc_t *a) {
   a->shadow = 0;
 }
 
+/* Verify `a` on s before a write: what the write leaves must not be taken in as
+ * data by the encode after it. A refused verification (counted in
+ * verifications_refused) cannot be owed: the write comes first. */
+static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, CUstream s, ft_func_t *fn, int slot) {
+  if (ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, 0, ft_groups_of(a->size), s, fn, slot))
+    FT_WARN_CAPPED(1,
+                   "a verification before a write could not be issued: what the write leaves "
+                   "of allocation #%ju is encoded unchecked",
+                   (uintmax_t)a->id);
+}
+
 void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func_t *fn, int slot) {
-  uint64_t ng = (a->size + G - 1) / G;
+  uint64_t ng = ft_groups_of(a->size);
   if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) {
     /* restore point already taken: still check what is about to be overwritten */
-    if (a->state == FT_ST_CLEAN && !whole)
-      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+    if (a->state == FT_ST_CLEAN && !whole) verify_before_write(d, a, s, fn, slot);
     return;
   }
   a->rp_epoch = ft_epoch;
@@ -275,7 +283,7 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
   }
   if (a->mirror && a->mirror_valid) {
     a->rp = FT_RP_MIRROR;
-    ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+    verify_before_write(d, a, s, fn, slot);
     return;
   }
   if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0) {
@@ -288,7 +296,7 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
     }
   }
   a->rp = FT_RP_LOST;
-  ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_BEFORE_WRITE, a, 0, ng, s, fn, slot);
+  verify_before_write(d, a, s, fn, slot);
 }
 
 void ft_restore_point_unread(ft_alloc_t *a) {
@@ -369,14 +377,15 @@ static void reencode_range(ft_dev_t *d, CUdeviceptr p, size_t n) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->code || a->state == FT_ST_UNPROT) return;
   uint64_t off = p - a->base;
-  ft_reencode(d, a, off / G, (off + n + G - 1) / G, d->stream);
+  ft_reencode(d, a, ft_group_of(off), ft_groups_of(off + n), d->stream);
 }
 
 static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->code || a->state != FT_ST_CLEAN) return;
   uint64_t off = p - a->base;
-  ft_job_issue(d, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, d->stream, NULL, -1);
+  if (ft_job_issue(d, why, a, ft_group_of(off), ft_groups_of(off + n), d->stream, NULL, -1))
+    ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
 }
 
 static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
@@ -402,10 +411,11 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
     if (!a || !a->code || a->state == FT_ST_UNPROT) continue;
     int acc = o->fn->slot_acc[off / 8];
     if (acc == FT_ACC_NONE || (acc == FT_ACC_READ && !check)) continue;
-    if (acc == FT_ACC_READ)
-      ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G, d->stream,
-                   o->fn, (int)(off / 8));
-    else
+    if (acc == FT_ACC_READ) {
+      if (ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream, o->fn,
+                       (int)(off / 8)))
+        ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
+    } else
       ft_rest_encode(a, d->stream);
   }
   return CUDA_SUCCESS;

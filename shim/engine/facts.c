@@ -165,18 +165,3 @@ int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, 
   *flags = k->flags;
   return 0;
 }
-
-void ft_facts_forget(void) {
-  for (int i = 0; i < BUCKETS; i++)
-    while (g_facts[i]) {
-      fk_t *k = g_facts[i];
-      g_facts[i] = k->next;
-      free(k->name);
-      free(k->places);
-      free(k);
-    }
-  for (size_t i = 0; i < g_nseen; i++) free(g_seen[i]);
-  free(g_seen);
-  g_seen = NULL;
-  g_nseen = 0;
-}

@@ -152,7 +152,7 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
   uint64_t off = f->offset >= 0 ? (uint64_t)f->offset : mix(&seed) % size;
   if (off >= size) off = size - 1;
   /* the 128-byte block holding off (clipped to the allocation) */
-  uint64_t b0 = off / FT_BLOCK_BYTES * FT_BLOCK_BYTES;
+  uint64_t b0 = ft_block_start_of(off);
   size_t blen = size - b0 < FT_BLOCK_BYTES ? size - b0 : FT_BLOCK_BYTES;
   uint8_t blk[FT_BLOCK_BYTES];
   if (ft_real.cuStreamSynchronize(s) != CUDA_SUCCESS ||

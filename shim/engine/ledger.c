@@ -48,7 +48,10 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   if (g1 <= g0 || !a->code) return 0;
   /* Full: nothing enqueued (the caller degrades). Operations make room before
    * they start (ft_jobs_make_room), so this happens only inside a replay. */
-  if (g_nfree == 0) return -1;
+  if (g_nfree == 0) {
+    ft_st.verifications_refused++;
+    return -1;
+  }
   int slot = g_free[--g_nfree];
   ft_job_rec_t *j = &g_rec[slot];
   memset(j, 0, sizeof *j);
@@ -67,25 +70,18 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t)};
-  int which = kind == FT_JOB_ENCODE ? FTK_ENCODE : kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY
-                                                                               : FTK_VERIFY;
+  int which = kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY : FTK_VERIFY;
   int in = ft_dev_enter(d);
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], stream);
   ft_dev_leave(in);
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;
     FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
+    ft_st.verifications_refused++;
     return -1;
   }
-  uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
-  if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
-  if (kind == FT_JOB_ENCODE) {
-    ft_st.bytes_encoded_device += bytes;
-    ft_st.encodes++;
-  } else {
-    ft_st.bytes_verified_device += bytes;
-    ft_st.verifications++;
-  }
+  ft_st.bytes_verified_device += ft_groups_len(a->size, g0, g1);
+  ft_st.verifications++;
   a->pending++;
   g_pending++;
   __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
@@ -95,9 +91,9 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   return 0;
 }
 
-int ft_job_issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                 CUstream stream, ft_func_t *fn, int argslot) {
-  return issue(d, kind, why, a, g0, g1, 0, stream, fn, argslot);
+int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
+                 ft_func_t *fn, int argslot) {
+  return issue(d, FT_JOB_VERIFY, why, a, g0, g1, 0, stream, fn, argslot);
 }
 
 int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
@@ -120,16 +116,14 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
     }
     return;
   }
-  uint64_t bytes = (g1 - g0) * FT_GROUP_BYTES;
-  if (bytes > a->size - g0 * FT_GROUP_BYTES) bytes = a->size - g0 * FT_GROUP_BYTES;
+  uint64_t bytes = ft_groups_len(a->size, g0, g1);
   ft_st.bytes_encoded_device += bytes;
   ft_st.encodes++;
 }
 
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
-    if (j->a == a && j->kind != FT_JOB_ENCODE && !ft_ord_covers(i, j->ord_s, j->ord_t))
-      j->voided = 1;
+    if (j->a == a && !ft_ord_covers(i, j->ord_s, j->ord_t)) j->voided = 1;
 }
 
 /* The device state a job was issued in (for reading its slot). */
@@ -138,6 +132,6 @@ ftk_job_t *ft_job_result(ft_job_rec_t *j) { return &j->a->dev->jobs[j->slot]; }
 size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap) {
   size_t n = 0;
   for (ft_job_rec_t *j = g_head; j && n < cap; j = j->next)
-    if (j->kind != FT_JOB_ENCODE && !j->voided) out[n++] = ft_job_result(j);
+    if (!j->voided) out[n++] = ft_job_result(j);
   return n;
 }

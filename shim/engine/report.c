@@ -232,6 +232,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "launches", s->launches);
   ft_jw_u(w, "launches_protected", s->launches_protected);
   ft_jw_u(w, "verifications", s->verifications);
+  ft_jw_u(w, "verifications_refused", s->verifications_refused);
   ft_jw_u(w, "encodes", s->encodes);
   ft_jw_u(w, "unprotected_ops", unprotected_ops());
   ft_jw_u(w, "unknown_writers", s->unknown_writers);

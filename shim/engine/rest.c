@@ -4,11 +4,15 @@
  * before new work, and commits bring what has come to rest back under a code. */
 #include "access.h"
 
-#define G ((uint64_t)FT_GROUP_BYTES)
-
 int ft_rest_owed_hint;
 
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
+
+void ft_rest_verify_owed(ft_alloc_t *a) {
+  if (a->state != FT_ST_CLEAN) return; /* in flight: its encode at rest covers it */
+  a->read_owed = 1;
+  ft_rest_mark_owed();
+}
 
 static int lost(const ft_alloc_t *a) { return a->uses_lost && a->uses_lost > ft_ord_ctx_syncs; }
 
@@ -64,7 +68,7 @@ int ft_rest_done(ft_alloc_t *a) {
 
 void ft_rest_encode(ft_alloc_t *a, CUstream s) {
   ft_set_state(a, FT_ST_CLEAN);
-  ft_reencode(a->dev, a, 0, (a->size + G - 1) / G, s); /* back to in flight if it fails */
+  ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s); /* back to in flight if it fails */
   a->mirror_valid = 0;
 }
 
@@ -92,8 +96,8 @@ void ft_rest_commit(void) {
       ft_rest_encode(a, d->stream);
       a->read_owed = 0;
     } else if (a->state == FT_ST_CLEAN &&
-               ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, (a->size + G - 1) / G,
-                            d->stream, NULL, -1) == 0) {
+               ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream,
+                            NULL, -1) == 0) {
       a->read_owed = 0; /* (a full ledger: owed until the next commit) */
     }
     if (a->state == FT_ST_INFLIGHT || a->read_owed) owed = 1;
@@ -169,8 +173,12 @@ CUresult ft_rewrite_before(CUdeviceptr only) {
     ft_alloc_t *a = ft_reg_at(i);
     if ((one && a != one) || a->dev != d || !a->code || a->state != FT_ST_CLEAN || !ft_rest_done(a))
       continue;
-    issued |= ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_AT_REST, a, 0, (a->size + G - 1) / G,
-                           d->stream, NULL, -1) == 0;
+    if (ft_job_issue(d, FT_WHY_AT_REST, a, 0, ft_groups_of(a->size), d->stream, NULL, -1) == 0)
+      issued = 1;
+    else /* counted in verifications_refused */
+      FT_WARN_CAPPED(1, "a verification before an unseen write could not be issued: what the "
+                        "write leaves of allocation #%ju is re-encoded unchecked",
+                     (uintmax_t)a->id);
   }
   ft_unlock();
   CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;
@@ -185,7 +193,7 @@ void ft_unknown_writer_after(CUstream s) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    ft_reencode(d, a, 0, (a->size + G - 1) / G, s);
+    ft_reencode(d, a, 0, ft_groups_of(a->size), s);
     a->mirror_valid = 0;
   }
   ft_unlock();

@@ -9,12 +9,10 @@
 
 #include "engine.h"
 
-#define GROUP ((size_t)FT_GROUP_BYTES)
-
 static size_t chunk_bytes(void) {
   size_t c = (size_t)FT_OPT(CHUNK);
-  if (c < GROUP) c = GROUP;
-  return c / GROUP * GROUP;
+  if (c < FT_GROUP_BYTES) c = FT_GROUP_BYTES;
+  return ft_group_start(ft_group_of(c));
 }
 
 /* Pinned checkpoint (data then code) for a, within the budget; NULL if refused. */
@@ -98,14 +96,14 @@ void ft_staging_release_all(ft_dev_t *d) {
 static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, uint64_t g1,
                              CUstream s) {
   uint64_t off[6];
-  ft_code_layout(a->size, off);
-  uint64_t nb_all = (a->size + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+  ft_code_group_offsets(a->size, g0, off);
+  uint64_t nb_all = ft_blocks_of(a->size);
   uint64_t b0 = g0 * FT_GROUP_BLOCKS, b1 = g1 * FT_GROUP_BLOCKS;
   if (b1 > nb_all) b1 = nb_all;
   const uint32_t *src[6] = {view->v, view->d, view->l2v_v, view->l2v_d, view->l2d_v, view->l2d_d};
   for (int k = 0; k < 6; k++) {
-    uint64_t first = k < 2 ? b0 : g0, count = k < 2 ? b1 - b0 : g1 - g0;
-    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->code + off[k] + first * 4, src[k], count * 4, s);
+    uint64_t count = k < 2 ? b1 - b0 : g1 - g0;
+    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->code + off[k], src[k], count * 4, s);
     if (r != CUDA_SUCCESS) return r;
   }
   return CUDA_SUCCESS;
@@ -113,15 +111,7 @@ static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, 
 
 /* A code view for data starting at group g0 of a, inside its mirror's code. */
 static void mirror_view(const ft_alloc_t *a, uint64_t g0, ft_code_t *v) {
-  ft_code_t full;
-  ft_code_bind(&full, a->mirror + ft_mirror_code_off(a), a->size);
-  *v = full;
-  v->v += g0 * FT_GROUP_BLOCKS;
-  v->d += g0 * FT_GROUP_BLOCKS;
-  v->l2v_v += g0;
-  v->l2v_d += g0;
-  v->l2d_v += g0;
-  v->l2d_d += g0;
+  ft_code_bind_at(v, a->mirror + ft_mirror_code_off(a), a->size, g0);
 }
 
 /* Deferred copy+encode for an asynchronous copy from pinned memory: runs on the
@@ -139,8 +129,8 @@ static void CUDA_CB deferred_run(void *p) {
   if (t->encode) {
     ft_code_t v = t->view;
     v.len = t->n;
-    v.nblocks = (t->n + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
-    v.ngroups = (v.nblocks + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS;
+    v.nblocks = ft_blocks_of(t->n);
+    v.ngroups = ft_groups_of(t->n);
     ft_copy_encode(t->dst, t->src, t->n, &v);
   } else {
     memcpy(t->dst, t->src, t->n);
@@ -156,8 +146,8 @@ static CUresult stage_piece(uint8_t *hdst, const uint8_t *src, size_t len, const
     if (encode) {
       ft_code_t v = *view;
       v.len = len;
-      v.nblocks = (len + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
-      v.ngroups = (v.nblocks + FT_GROUP_BLOCKS - 1) / FT_GROUP_BLOCKS;
+      v.nblocks = ft_blocks_of(len);
+      v.ngroups = ft_groups_of(len);
       ft_copy_encode(hdst, src, len, &v);
     } else {
       memcpy(hdst, src, len);
@@ -202,8 +192,8 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   ft_snap_before_upload(a); /* the checkpoint is about to change */
   ft_snap_before_write(a, s);
   /* Host-encodable range: whole groups, or up to the allocation's end. */
-  size_t hs = (off + GROUP - 1) / GROUP * GROUP;
-  size_t he = end == a->size ? end : end / GROUP * GROUP;
+  size_t hs = ft_group_start(ft_groups_of(off));
+  size_t he = end == a->size ? end : ft_group_start(ft_group_of(end));
   int host_enc = a->state != FT_ST_UNPROT && a->code && (a->state == FT_ST_CLEAN || whole) && hs < he;
   uint8_t *mir = a->state != FT_ST_UNPROT ? mirror_for(a) : NULL;
   size_t cb = chunk_bytes(), per = cb + ft_code_bytes(cb);
@@ -213,7 +203,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
     CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, src, n, s);
     if (r == CUDA_SUCCESS && sync) r = ft_real.cuStreamSynchronize(s);
     ft_lock();
-    if (r == CUDA_SUCCESS && a->code) ft_reencode(d, a, 0, (a->size + GROUP - 1) / GROUP, s);
+    if (r == CUDA_SUCCESS && a->code) ft_reencode(d, a, 0, ft_groups_of(a->size), s);
     return r;
   }
   CUresult r = CUDA_SUCCESS;
@@ -231,7 +221,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
       ft_code_t view;
       if (mir) {
         host = mir + c0;
-        mirror_view(a, c0 / GROUP, &view);
+        mirror_view(a, ft_group_of(c0), &view);
       } else {
         uint8_t *base = st->mem + slot * per;
         /* the slot's previous DMA (this upload's) must be finished before it is
@@ -249,7 +239,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
       r = ft_real.cuMemcpyHtoDAsync_v2(a->base + c0, host, c1 - c0, s);
       if (r != CUDA_SUCCESS) break;
       if (encode) {
-        r = upload_codes(a, &view, c0 / GROUP, (c1 + GROUP - 1) / GROUP, s);
+        r = upload_codes(a, &view, ft_group_of(c0), ft_groups_of(c1), s);
         ft_st.bytes_encoded_host += c1 - c0;
       }
       if (!mir) {
@@ -268,13 +258,13 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   }
   if (a->code && a->state != FT_ST_UNPROT) {
     if (host_enc) {
-      if (off < hs) ft_reencode(d, a, off / GROUP, hs / GROUP, s);
-      if (he < end) ft_reencode(d, a, he / GROUP, (end + GROUP - 1) / GROUP, s);
+      if (off < hs) ft_reencode(d, a, ft_group_of(off), ft_group_of(hs), s);
+      if (he < end) ft_reencode(d, a, ft_group_of(he), ft_groups_of(end), s);
     } else {
       /* nothing encoded on the host: encode the affected groups (or all of a
        * never fully written allocation) on the device */
-      uint64_t g0 = a->state == FT_ST_CLEAN ? off / GROUP : 0;
-      uint64_t g1 = a->state == FT_ST_CLEAN ? (end + GROUP - 1) / GROUP : (a->size + GROUP - 1) / GROUP;
+      uint64_t g0 = a->state == FT_ST_CLEAN ? ft_group_of(off) : 0;
+      uint64_t g1 = a->state == FT_ST_CLEAN ? ft_groups_of(end) : ft_groups_of(a->size);
       ft_reencode(d, a, g0, g1, s);
     }
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
@@ -302,17 +292,17 @@ CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUst
   size_t end = off + n;
   CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, a->mirror + off, n, s);
   if (r != CUDA_SUCCESS) return r;
-  size_t hs = (off + GROUP - 1) / GROUP * GROUP;
-  size_t he = end == a->size ? end : end / GROUP * GROUP;
+  size_t hs = ft_group_start(ft_groups_of(off));
+  size_t he = end == a->size ? end : ft_group_start(ft_group_of(end));
   if (hs < he) {
     ft_code_t view;
-    mirror_view(a, hs / GROUP, &view);
-    r = upload_codes(a, &view, hs / GROUP, (he + GROUP - 1) / GROUP, s);
+    mirror_view(a, ft_group_of(hs), &view);
+    r = upload_codes(a, &view, ft_group_of(hs), ft_groups_of(he), s);
     if (r != CUDA_SUCCESS) return r;
-    if (off < hs) ft_reencode(d, a, off / GROUP, hs / GROUP, s);
-    if (he < end) ft_reencode(d, a, he / GROUP, (end + GROUP - 1) / GROUP, s);
+    if (off < hs) ft_reencode(d, a, ft_group_of(off), ft_group_of(hs), s);
+    if (he < end) ft_reencode(d, a, ft_group_of(he), ft_groups_of(end), s);
   } else {
-    ft_reencode(d, a, off / GROUP, (end + GROUP - 1) / GROUP, s);
+    ft_reencode(d, a, ft_group_of(off), ft_groups_of(end), s);
   }
   return CUDA_SUCCESS;
 }

@@ -8,7 +8,6 @@
 
 typedef struct {
   const char *name;
-  int cls;
   void *hook; /* our exported function */
 } ft_hook_info_t;
 extern const ft_hook_info_t ft_hooks[FT_N_HOOKS];

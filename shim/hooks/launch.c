@@ -11,8 +11,6 @@
 #include "inject.h"
 #include "../ptx/access.h" /* FT_PTX_K_*: what a kernel reaches besides its arguments */
 
-#define G ((uint64_t)FT_GROUP_BYTES)
-
 typedef struct {
   ft_alloc_t *a;
   int acc;  /* FT_ACC_*: the most writing of its slots */
@@ -194,13 +192,14 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     else ft_log_launch(f, coop, grid, block, shmem, buf, len, fn);
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
-      uint64_t ng = (a->size + G - 1) / G;
+      uint64_t ng = ft_groups_of(a->size);
       if (refs[i].acc == FT_ACC_READ) {
         if (verify_after[i] && epoch_mode) {
           a->read_owed = 1; /* verified once, after its last reader: at commit */
           ft_rest_mark_owed();
-        } else if (verify_after[i]) {
-          ft_job_issue(d, FT_JOB_VERIFY, FT_WHY_READ_AFTER, a, 0, ng, s, fn, refs[i].slot);
+        } else if (verify_after[i] &&
+                   ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ng, s, fn, refs[i].slot)) {
+          ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
         }
         ft_rest_use(a, j, 0);
         continue;

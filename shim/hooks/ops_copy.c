@@ -11,8 +11,6 @@
 #include "hooks.h"
 #include "inject.h"
 
-#define G ((uint64_t)FT_GROUP_BYTES)
-
 /* The protected allocation holding all of [p, p+n), or NULL (lock held). */
 static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) {
   ft_alloc_t *a = ft_reg_find(p);
@@ -100,8 +98,10 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
   if (a) a->read_since_upload = 1;
   if (a && ft_rest_read(a, s)) {
     uint64_t off = src - a->base;
-    if (ft_job_issue(a->dev, FT_JOB_VERIFY, why, a, off / G, (off + n + G - 1) / G, s, NULL, -1) == 0)
+    if (ft_job_issue(a->dev, why, a, ft_group_of(off), ft_groups_of(off + n), s, NULL, -1) == 0)
       *out = a;
+    else
+      ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
   }
   ft_unlock();
 }
@@ -235,32 +235,30 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   int src_clean = sa && ft_rest_read(sa, s);
   if (src_clean) {
     uint64_t off = src - sa->base;
-    ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, off / G, (off + n + G - 1) / G, s,
-                 NULL, -1);
+    if (ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, ft_group_of(off),
+                     ft_groups_of(off + n), s, NULL, -1))
+      ft_rest_verify_owed(sa);
   }
   if (da) {
     uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
     int whole = doff == 0 && n == da->size;
-    int aligned = src_clean && doff % G == 0 && soff % G == 0 &&
-                  (n % G == 0 || (doff + n == da->size && soff + n == sa->size));
+    int aligned = src_clean && doff % FT_GROUP_BYTES == 0 && soff % FT_GROUP_BYTES == 0 &&
+                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size));
     if (aligned && (da->state == FT_ST_CLEAN || whole)) {
       /* same block and group structure: the codes travel with the data, so an
        * error in the source stays detectable in the copy */
       uint64_t ds[6], ss[6];
-      ft_code_layout(da->size, ds);
-      ft_code_layout(sa->size, ss);
-      uint64_t g0s = soff / G, g0d = doff / G, ng = (n + G - 1) / G;
-      uint64_t b0s = g0s * FT_GROUP_BLOCKS, b0d = g0d * FT_GROUP_BLOCKS;
-      uint64_t nb = (n + FT_BLOCK_BYTES - 1) / FT_BLOCK_BYTES;
+      ft_code_group_offsets(da->size, ft_group_of(doff), ds);
+      ft_code_group_offsets(sa->size, ft_group_of(soff), ss);
+      uint64_t nb = ft_blocks_of(n), ng = ft_groups_of(n);
       for (int k = 0; k < 6; k++) {
-        uint64_t first_s = k < 2 ? b0s : g0s, first_d = k < 2 ? b0d : g0d, cnt = k < 2 ? nb : ng;
-        ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k] + first_d * 4, sa->code + ss[k] + first_s * 4,
-                                     cnt * 4, s);
+        uint64_t cnt = k < 2 ? nb : ng;
+        ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], cnt * 4, s);
       }
     } else if (da->state == FT_ST_CLEAN || whole) {
-      ft_reencode(da->dev, da, doff / G, (doff + n + G - 1) / G, s);
+      ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);
     } else {
-      ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
+      ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
     }
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
     da->mirror_valid = 0;
@@ -347,20 +345,20 @@ static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr)
 }
 
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
-                          CUstream s, int sync) {
+                          CUstream s) {
   ft_lock();
   ft_epoch_unreplayable("a 2-D, 3-D or peer copy");
   ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
   ft_alloc_t *sa = (st == CU_MEMORYTYPE_DEVICE || st == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(sptr) : NULL;
-  if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN)
-    ft_job_issue(sa->dev, FT_JOB_VERIFY, FT_WHY_COPY_SRC, sa, 0, (sa->size + G - 1) / G, s, NULL, -1);
+  if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN &&
+      ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, 0, ft_groups_of(sa->size), s, NULL, -1))
+    ft_rest_verify_owed(sa);
   if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
-    ft_reencode(da->dev, da, 0, (da->size + G - 1) / G, s);
+    ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
     da->mirror_valid = 0;
   }
   ft_unlock();
-  (void)sync;
 }
 
 static CUdeviceptr p2d_dst(const CUDA_MEMCPY2D *c) {
@@ -378,7 +376,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
     CUresult r = ft_real.name(c);                                                       \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
-                    FT_STREAM(0, ptsz), 1);                                             \
+                    FT_STREAM(0, ptsz));                                                \
     ft_op_end();                                                                        \
     return r;                                                                           \
   }
@@ -390,7 +388,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
     CUresult r = ft_real.name(c, s);                                                    \
     if (r == CUDA_SUCCESS && c)                                                         \
       after_strided(c->dstMemoryType, p2d_dst(c), c->srcMemoryType, p2d_src(c),         \
-                    FT_STREAM(s, ptsz), 0);                                             \
+                    FT_STREAM(s, ptsz));                                                \
     ft_op_end();                                                                        \
     return r;                                                                           \
   }
@@ -411,7 +409,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
     CUresult r = ft_real.name(c);                                                           \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
-                    FT_STREAM(0, ptsz), 1);                                                 \
+                    FT_STREAM(0, ptsz));                                                    \
     ft_op_end();                                                                            \
     return r;                                                                               \
   }
@@ -423,7 +421,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
     CUresult r = ft_real.name(c, s);                                                        \
     if (r == CUDA_SUCCESS && c)                                                             \
       after_strided(c->dstMemoryType, P3D_DST(c), c->srcMemoryType, P3D_SRC(c),             \
-                    FT_STREAM(s, ptsz), 0);                                                 \
+                    FT_STREAM(s, ptsz));                                                    \
     ft_op_end();                                                                            \
     return r;                                                                               \
   }

@@ -151,9 +151,9 @@ FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_pt
 
 static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32_t pattern,
                       CUstream s) {
-  const uint64_t G = FT_GROUP_BYTES;
-  uint64_t gfirst = off / G, glast = (end + G - 1) / G; /* groups touched: [gfirst, glast) */
-  uint64_t gi0 = (off + G - 1) / G, gi1 = end / G;      /* groups wholly inside (all 4 KiB) */
+  /* groups touched: [gfirst, glast); groups wholly inside (all 4 KiB): [gi0, gi1) */
+  uint64_t gfirst = ft_group_of(off), glast = ft_groups_of(end);
+  uint64_t gi0 = ft_groups_of(off), gi1 = ft_group_of(end);
   if (gi1 <= gi0) {
     ft_reencode(d, a, gfirst, glast, s);
     return;
@@ -164,12 +164,12 @@ static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32
   for (unsigned i = 0; i < FT_GROUP_BLOCKS; i++) vw[i] = blk.v, dw[i] = blk.d;
   ft_pair_t lv = ft_encode_words(vw, FT_GROUP_BLOCKS), ld = ft_encode_words(dw, FT_GROUP_BLOCKS);
   uint64_t lo[6];
-  ft_code_layout(a->size, lo);
+  ft_code_group_offsets(a->size, gi0, lo);
   uint64_t nblk = (gi1 - gi0) * FT_GROUP_BLOCKS, ngrp = gi1 - gi0;
   const uint32_t val[6] = {blk.v, blk.d, lv.v, lv.d, ld.v, ld.d};
   for (int k = 0; k < 6; k++) {
-    uint64_t first = k < 2 ? gi0 * FT_GROUP_BLOCKS : gi0, count = k < 2 ? nblk : ngrp;
-    ft_real.cuMemsetD32Async(a->code + lo[k] + first * 4, val[k], count, s);
+    uint64_t count = k < 2 ? nblk : ngrp;
+    ft_real.cuMemsetD32Async(a->code + lo[k], val[k], count, s);
   }
   if (gfirst < gi0) ft_reencode(d, a, gfirst, gi0, s);
   if (gi1 < glast) ft_reencode(d, a, gi1, glast, s);
@@ -206,11 +206,11 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
     size_t off = (size_t)(p - a->base), end = off + bytes;
     if (end > a->size) end = a->size;
     if (a->state != FT_ST_CLEAN && !(off == 0 && end == a->size))
-      ft_reencode(d, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
+      ft_reencode(d, a, 0, ft_groups_of(a->size), s);
     else if (pattern_ok && off % 4 == 0)
       fill_code(d, a, off, end, pattern, s);
     else
-      ft_reencode(d, a, off / FT_GROUP_BYTES, (end + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
+      ft_reencode(d, a, ft_group_of(off), ft_groups_of(end), s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
     a->mirror_valid = 0; /* the checkpoint no longer equals the content */
     ft_rest_write_end(a, s);

@@ -147,7 +147,7 @@ static void touched(CUdeviceptr p, CUstream s) {
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT) {
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    ft_reencode(a->dev, a, 0, (a->size + FT_GROUP_BYTES - 1) / FT_GROUP_BYTES, s);
+    ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s);
     a->mirror_valid = 0;
   }
   ft_unlock();

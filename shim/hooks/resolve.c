@@ -19,7 +19,7 @@
 #undef FT_HOOK
 
 const ft_hook_info_t ft_hooks[FT_N_HOOKS] = {
-#define FT_HOOK(cls, name, pfn, params, args) {#name, FT_CLS_##cls, (void *)name},
+#define FT_HOOK(cls, name, pfn, params, args) {#name, (void *)name},
 #include "hooks.def"
 #undef FT_HOOK
 };

@@ -12,7 +12,7 @@
 #include "gprun.h"
 #include "proc.h"
 #include "runner.h"
-#include "xparity.h"
+#include "layout.h"
 
 
 #ifdef APP_SGEMM
@@ -228,7 +228,7 @@ TEST_IMPL(code_array_flips_are_code_errors) {
   ASSERT_EQ(sscanf(g.out, "codeflip: %d of %d read-backs correct", &ok, &tries), 2);
   ASSERT_EQ(ok, tries);
   /* flips that hit real code words (not the padding between the arrays) */
-  uint64_t len = 3 * 4096 + 1000, off[6], nb = (len + 127) / 128, ng = (nb + 31) / 32;
+  uint64_t len = 3 * 4096 + 1000, off[6], nb = ft_blocks_of(len), ng = ft_groups_of(len);
   uint64_t cb = ft_code_layout(len, off);
   int expect = 0;
   for (uint64_t w = 0; w < cb / 4; w += 3)
