@@ -24,7 +24,7 @@
 
 CUresult ft_on_cuCtxSynchronize(void) { SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize()); }
 CUresult ft_on_cuCtxSynchronize_v2(CUcontext c) {
-  SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize_v2(c));
+  SYNCED(ft_ord_snap_ctx(c, vc_), 1, ft_real.cuCtxSynchronize_v2(c));
 }
 CUresult ft_on_cuStreamSynchronize(CUstream s) {
   SYNCED(ft_ord_snap_stream(FT_STREAM(s, 0), vc_), 0, ft_real.cuStreamSynchronize(s));

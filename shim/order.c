@@ -8,11 +8,21 @@
 #include "engine.h"
 
 /* A stream's clock: vc[i] is the last operation of stream i that every
- * operation issued on this stream from now on is ordered after. Index 0 is the
- * legacy default stream. Streams beyond FT_ORD_STREAMS are not tracked: work on
- * them is ordered with nothing until the whole context synchronises. */
+ * operation issued on this stream from now on is ordered after. Streams beyond
+ * FT_ORD_STREAMS are not tracked: work on them is ordered with nothing until the
+ * whole context synchronises.
+ * Streams are per context: each context has its own legacy default stream (and
+ * per-thread streams), ordered with the blocking streams of that context only, and
+ * a context synchronisation covers that context's streams only. One table for all
+ * contexts let a cuCtxSynchronize in one context (or a legacy-stream sync, which
+ * took in every context's blocking streams) mark another context's running
+ * kernels as complete: a commit then encoded data while a kernel still wrote it
+ * (a data race found by ThreadSanitizer in robust_test's stress program, and false
+ * uncorrectable errors). */
 typedef struct {
   CUstream s;
+  CUcontext ctx;    /* the context it belongs to (current when first seen) */
+  int legacy;       /* the context's legacy default stream */
   pthread_t thread; /* the per-thread default stream is one stream per thread */
   int blocking;     /* synchronises with the legacy default stream */
   uint64_t vc[FT_ORD_STREAMS];
@@ -37,29 +47,42 @@ static void merge(uint64_t *dst, const uint64_t *src) {
     if (src[i] > dst[i]) dst[i] = src[i];
 }
 
+static CUcontext current_ctx(void) {
+  CUcontext c = NULL;
+  if (!ft_drv.cuCtxGetCurrent || ft_drv.cuCtxGetCurrent(&c) != CUDA_SUCCESS) c = NULL;
+  return c;
+}
+
+/* The legacy stream of context c, or -1. */
+static int legacy_of(CUcontext c) {
+  for (int i = 0; i < g_nst; i++)
+    if (g_st[i].legacy && g_st[i].ctx == c) return i;
+  return -1;
+}
+
 static int lookup(CUstream s, int create) {
   int per_thread = s == CU_STREAM_PER_THREAD;
+  int legacy = s == CU_STREAM_LEGACY || s == 0;
   pthread_t self = per_thread ? pthread_self() : (pthread_t)0;
-  if (s == CU_STREAM_LEGACY || s == 0) {
-    if (g_nst == 0) {
-      memset(&g_st[0], 0, sizeof g_st[0]);
-      g_st[0].s = CU_STREAM_LEGACY;
-      g_nst = 1;
-    }
-    return 0;
+  /* a stream handle names one stream of one context; only the special handles
+   * (legacy, per-thread) need the current context to say which */
+  CUcontext c = legacy || per_thread ? current_ctx() : NULL;
+  for (int i = 0; i < g_nst; i++) {
+    if (legacy ? !g_st[i].legacy || g_st[i].ctx != c : g_st[i].s != s) continue;
+    if (per_thread && (g_st[i].ctx != c || !pthread_equal(g_st[i].thread, self))) continue;
+    return i;
   }
-  for (int i = 1; i < g_nst; i++)
-    if (g_st[i].s == s && (!per_thread || pthread_equal(g_st[i].thread, self))) return i;
-  if (!create) return -1;
-  if (g_nst == 0) lookup(CU_STREAM_LEGACY, 1);
-  if (g_nst == FT_ORD_STREAMS) return -1;
+  if (!create || g_nst == FT_ORD_STREAMS) return -1;
+  if (!legacy && !per_thread) c = current_ctx(); /* work on a stream needs its context current */
   ord_stream_t *o = &g_st[g_nst];
   memset(o, 0, sizeof *o);
-  o->s = s;
+  o->s = legacy ? CU_STREAM_LEGACY : s;
+  o->ctx = c;
+  o->legacy = legacy;
   o->thread = self;
   unsigned flags = 0;
-  o->blocking = per_thread || (ft_drv.cuStreamGetFlags && ft_drv.cuStreamGetFlags(s, &flags) ==
-                                                                CUDA_SUCCESS &&
+  o->blocking = per_thread || (!legacy && ft_drv.cuStreamGetFlags &&
+                               ft_drv.cuStreamGetFlags(s, &flags) == CUDA_SUCCESS &&
                                !(flags & CU_STREAM_NON_BLOCKING));
   return g_nst++;
 }
@@ -70,11 +93,12 @@ int ft_ord_op(CUstream s) {
   ord_stream_t *o = &g_st[i];
   /* the host issues this after everything it has seen complete */
   merge(o->vc, g_host);
-  if (i == 0) {
-    for (int k = 1; k < g_nst; k++)
-      if (g_st[k].blocking) merge(o->vc, g_st[k].vc);
+  if (o->legacy) {
+    for (int k = 0; k < g_nst; k++)
+      if (g_st[k].blocking && g_st[k].ctx == o->ctx) merge(o->vc, g_st[k].vc);
   } else if (o->blocking) {
-    merge(o->vc, g_st[0].vc);
+    int l = legacy_of(o->ctx);
+    if (l >= 0) merge(o->vc, g_st[l].vc);
   }
   o->vc[i]++;
   return i;
@@ -121,10 +145,14 @@ void ft_ord_wait(CUstream s, CUevent e) {
 
 /* A synchronisation covers what was issued before it began, not what other
  * threads issue while it waits: take the clocks first, merge them once it returns. */
-void ft_ord_snap_all(uint64_t *vc) {
+void ft_ord_snap_ctx(CUcontext c, uint64_t *vc) {
+  if (!c) c = current_ctx();
   memset(vc, 0, sizeof(uint64_t) * FT_ORD_STREAMS);
-  for (int i = 0; i < g_nst; i++) merge(vc, g_st[i].vc);
+  for (int i = 0; i < g_nst; i++)
+    if (g_st[i].ctx == c) merge(vc, g_st[i].vc);
 }
+
+void ft_ord_snap_all(uint64_t *vc) { ft_ord_snap_ctx(NULL, vc); }
 
 void ft_ord_snap_stream(CUstream s, uint64_t *vc) {
   int i = lookup(s, 0);
