@@ -106,7 +106,9 @@ void ft_ord_snap_all(uint64_t *vc);
 void ft_ord_snap_ctx(CUcontext c, uint64_t *vc);
 void ft_ord_snap_stream(CUstream s, uint64_t *vc);
 void ft_ord_snap_event(CUevent e, uint64_t *vc);
-void ft_ord_synced(const uint64_t *vc, int whole_context);
+void ft_ord_synced(const uint64_t *vc, int whole_context); /* whole: the current context */
+void ft_ord_ctx_synced(CUcontext c, const uint64_t *vc);    /* context c (NULL: current) */
+uint64_t ft_ord_ctx_synced_at(CUcontext c); /* ft_ord_ctx_syncs at c's last whole sync */
 void ft_ord_forget_event(CUevent e);
 extern uint64_t ft_ord_ctx_syncs;
 

@@ -166,9 +166,43 @@ void ft_ord_snap_event(CUevent e, uint64_t *vc) {
   if (v) memcpy(vc, v->vc, sizeof v->vc);
 }
 
-void ft_ord_synced(const uint64_t *vc, int whole_context) {
+/* Per context, the value of ft_ord_ctx_syncs at its last whole synchronisation:
+ * a use lost in one context (rest.c) is found again by a synchronisation of that
+ * context, not of another. A context beyond the table is never credited (its
+ * lost uses stay lost until it is back in the table: conservative). */
+#define CSYNC_MAX 32
+static struct {
+  CUcontext c;
+  uint64_t at;
+} g_csync[CSYNC_MAX];
+static int g_ncsync;
+
+uint64_t ft_ord_ctx_synced_at(CUcontext c) {
+  for (int i = 0; i < g_ncsync; i++)
+    if (g_csync[i].c == c) return g_csync[i].at;
+  return 0;
+}
+
+void ft_ord_ctx_synced(CUcontext c, const uint64_t *vc) {
   merge(g_host, vc);
-  if (whole_context) ft_ord_ctx_syncs++;
+  if (!c) c = current_ctx();
+  uint64_t at = ++ft_ord_ctx_syncs;
+  int k = 0;
+  for (int i = 0; i < g_ncsync; i++) {
+    if (g_csync[i].c == c) {
+      g_csync[i].at = at;
+      return;
+    }
+    if (g_csync[i].at < g_csync[k].at) k = i;
+  }
+  if (g_ncsync < CSYNC_MAX) k = g_ncsync++; /* else: replace the longest unsynchronised */
+  g_csync[k].c = c;
+  g_csync[k].at = at;
+}
+
+void ft_ord_synced(const uint64_t *vc, int whole_context) {
+  if (whole_context) ft_ord_ctx_synced(NULL, vc);
+  else merge(g_host, vc);
 }
 
 void ft_ord_forget_event(CUevent e) {
