@@ -93,12 +93,16 @@ int ft_ord_covers(int i, int by, uint64_t t);
 int ft_ord_host_covers(int by, uint64_t t);
 void ft_ord_record(CUevent e, CUstream s);
 void ft_ord_wait(CUstream s, CUevent e);
-/* Before a synchronisation: the clocks it will cover (all streams, one stream,
- * an event); after it returned, ft_ord_synced says the host has seen them. */
+/* Before a synchronisation: the clocks it will cover (the current context's
+ * streams, those of context c (NULL: current), one stream, an event); after it
+ * returned, ft_ord_synced says the host has seen them. */
 void ft_ord_snap_all(uint64_t *vc);
+void ft_ord_snap_ctx(CUcontext c, uint64_t *vc);
 void ft_ord_snap_stream(CUstream s, uint64_t *vc);
 void ft_ord_snap_event(CUevent e, uint64_t *vc);
-void ft_ord_synced(const uint64_t *vc, int whole_context);
+void ft_ord_synced(const uint64_t *vc, int whole_context); /* whole: the current context */
+void ft_ord_ctx_synced(CUcontext c, const uint64_t *vc);    /* context c (NULL: current) */
+uint64_t ft_ord_ctx_synced_at(CUcontext c); /* ft_ord_ctx_syncs at c's last whole sync */
 void ft_ord_forget_event(CUevent e);
 extern uint64_t ft_ord_ctx_syncs;
 

@@ -8,14 +8,21 @@
 #include "engine.h"
 
 /* A stream's clock: vc[i] is the last operation of stream i that every
- * operation issued on this stream from now on is ordered after. Each context has
- * its own legacy default stream and per-thread default streams (the handles are
- * the same in every context). Streams beyond FT_ORD_STREAMS are not tracked:
- * work on them is ordered with nothing until the whole context synchronises. */
+ * operation issued on this stream from now on is ordered after. Streams beyond
+ * FT_ORD_STREAMS are not tracked: work on them is ordered with nothing until the
+ * whole context synchronises.
+ * Streams are per context: each context has its own legacy default stream (and
+ * per-thread streams), ordered with the blocking streams of that context only, and
+ * a context synchronisation covers that context's streams only. One table for all
+ * contexts let a cuCtxSynchronize in one context (or a legacy-stream sync, which
+ * took in every context's blocking streams) mark another context's running
+ * kernels as complete: a commit then encoded data while a kernel still wrote it
+ * (a data race found by ThreadSanitizer in robust_test's stress program, and false
+ * uncorrectable errors). */
 typedef struct {
   CUstream s;
-  CUcontext ctx;    /* the context it belongs to (work on it is in that context) */
-  int legacy;       /* the legacy default stream of ctx */
+  CUcontext ctx;    /* the context it belongs to (current when first seen) */
+  int legacy;       /* the context's legacy default stream */
   pthread_t thread; /* the per-thread default stream is one stream per thread */
   int blocking;     /* synchronises with the legacy default stream */
   uint64_t vc[FT_ORD_STREAMS];
@@ -40,29 +47,37 @@ static void merge(uint64_t *dst, const uint64_t *src) {
     if (src[i] > dst[i]) dst[i] = src[i];
 }
 
-static CUcontext current(void) {
+static CUcontext current_ctx(void) {
   CUcontext c = NULL;
-  if (!ft_drv.cuCtxGetCurrent || ft_drv.cuCtxGetCurrent(&c) != CUDA_SUCCESS) return NULL;
+  if (!ft_drv.cuCtxGetCurrent || ft_drv.cuCtxGetCurrent(&c) != CUDA_SUCCESS) c = NULL;
   return c;
 }
 
-static int lookup(CUstream s, int create) {
-  if (s == 0) s = CU_STREAM_LEGACY;
-  int per_thread = s == CU_STREAM_PER_THREAD, legacy = s == CU_STREAM_LEGACY;
-  pthread_t self = per_thread ? pthread_self() : (pthread_t)0;
-  /* the default streams' handles name a different stream in each context */
-  CUcontext ctx = per_thread || legacy ? current() : NULL;
+/* The legacy stream of context c, or -1. */
+static int legacy_of(CUcontext c) {
   for (int i = 0; i < g_nst; i++)
-    if (g_st[i].s == s && (!ctx || g_st[i].ctx == ctx) &&
-        (!per_thread || pthread_equal(g_st[i].thread, self)))
-      return i;
+    if (g_st[i].legacy && g_st[i].ctx == c) return i;
+  return -1;
+}
+
+static int lookup(CUstream s, int create) {
+  int per_thread = s == CU_STREAM_PER_THREAD;
+  int legacy = s == CU_STREAM_LEGACY || s == 0;
+  pthread_t self = per_thread ? pthread_self() : (pthread_t)0;
+  /* a stream handle names one stream of one context; only the special handles
+   * (legacy, per-thread) need the current context to say which */
+  CUcontext c = legacy || per_thread ? current_ctx() : NULL;
+  for (int i = 0; i < g_nst; i++) {
+    if (legacy ? !g_st[i].legacy || g_st[i].ctx != c : g_st[i].s != s) continue;
+    if (per_thread && (g_st[i].ctx != c || !pthread_equal(g_st[i].thread, self))) continue;
+    return i;
+  }
   if (!create || g_nst == FT_ORD_STREAMS) return -1;
-  if (!ctx && ft_drv.cuStreamGetCtx && ft_drv.cuStreamGetCtx(s, &ctx) != CUDA_SUCCESS) ctx = NULL;
-  if (!ctx) ctx = current();
+  if (!legacy && !per_thread) c = current_ctx(); /* work on a stream needs its context current */
   ord_stream_t *o = &g_st[g_nst];
   memset(o, 0, sizeof *o);
-  o->s = s;
-  o->ctx = ctx;
+  o->s = legacy ? CU_STREAM_LEGACY : s;
+  o->ctx = c;
   o->legacy = legacy;
   o->thread = self;
   unsigned flags = 0;
@@ -78,10 +93,13 @@ int ft_ord_op(CUstream s) {
   ord_stream_t *o = &g_st[i];
   /* the host issues this after everything it has seen complete */
   merge(o->vc, g_host);
-  /* the legacy stream and the blocking streams of one context order each other */
-  for (int k = 0; k < g_nst && (o->legacy || o->blocking); k++)
-    if (k != i && g_st[k].ctx == o->ctx && (o->legacy ? g_st[k].blocking : g_st[k].legacy))
-      merge(o->vc, g_st[k].vc);
+  if (o->legacy) {
+    for (int k = 0; k < g_nst; k++)
+      if (g_st[k].blocking && g_st[k].ctx == o->ctx) merge(o->vc, g_st[k].vc);
+  } else if (o->blocking) {
+    int l = legacy_of(o->ctx);
+    if (l >= 0) merge(o->vc, g_st[l].vc);
+  }
   o->vc[i]++;
   return i;
 }
@@ -127,12 +145,14 @@ void ft_ord_wait(CUstream s, CUevent e) {
 
 /* A synchronisation covers what was issued before it began, not what other
  * threads issue while it waits: take the clocks first, merge them once it returns. */
-void ft_ord_snap_all(uint64_t *vc) {
+void ft_ord_snap_ctx(CUcontext c, uint64_t *vc) {
+  if (!c) c = current_ctx();
   memset(vc, 0, sizeof(uint64_t) * FT_ORD_STREAMS);
-  CUcontext c = current(); /* a context synchronisation waits for its streams only */
   for (int i = 0; i < g_nst; i++)
     if (g_st[i].ctx == c) merge(vc, g_st[i].vc);
 }
+
+void ft_ord_snap_all(uint64_t *vc) { ft_ord_snap_ctx(NULL, vc); }
 
 void ft_ord_snap_stream(CUstream s, uint64_t *vc) {
   int i = lookup(s, 0);
@@ -146,9 +166,43 @@ void ft_ord_snap_event(CUevent e, uint64_t *vc) {
   if (v) memcpy(vc, v->vc, sizeof v->vc);
 }
 
-void ft_ord_synced(const uint64_t *vc, int whole_context) {
+/* Per context, the value of ft_ord_ctx_syncs at its last whole synchronisation:
+ * a use lost in one context (rest.c) is found again by a synchronisation of that
+ * context, not of another. A context beyond the table is never credited (its
+ * lost uses stay lost until it is back in the table: conservative). */
+#define CSYNC_MAX 32
+static struct {
+  CUcontext c;
+  uint64_t at;
+} g_csync[CSYNC_MAX];
+static int g_ncsync;
+
+uint64_t ft_ord_ctx_synced_at(CUcontext c) {
+  for (int i = 0; i < g_ncsync; i++)
+    if (g_csync[i].c == c) return g_csync[i].at;
+  return 0;
+}
+
+void ft_ord_ctx_synced(CUcontext c, const uint64_t *vc) {
   merge(g_host, vc);
-  if (whole_context) ft_ord_ctx_syncs++;
+  if (!c) c = current_ctx();
+  uint64_t at = ++ft_ord_ctx_syncs;
+  int k = 0;
+  for (int i = 0; i < g_ncsync; i++) {
+    if (g_csync[i].c == c) {
+      g_csync[i].at = at;
+      return;
+    }
+    if (g_csync[i].at < g_csync[k].at) k = i;
+  }
+  if (g_ncsync < CSYNC_MAX) k = g_ncsync++; /* else: replace the longest unsynchronised */
+  g_csync[k].c = c;
+  g_csync[k].at = at;
+}
+
+void ft_ord_synced(const uint64_t *vc, int whole_context) {
+  if (whole_context) ft_ord_ctx_synced(NULL, vc);
+  else merge(g_host, vc);
 }
 
 void ft_ord_forget_event(CUevent e) {

@@ -14,7 +14,10 @@ void ft_rest_verify_owed(ft_alloc_t *a) {
   ft_rest_mark_owed();
 }
 
-static int lost(const ft_alloc_t *a) { return a->uses_lost && a->uses_lost > ft_ord_ctx_syncs; }
+/* Lost uses are found again by a synchronisation of the allocation's own context. */
+static int lost(const ft_alloc_t *a) {
+  return a->uses_lost && a->uses_lost > ft_ord_ctx_synced_at(a->ctx);
+}
 
 int ft_rest_ordered(const ft_alloc_t *a, int i, int writes_only) {
   if (lost(a)) return 0;

@@ -26,7 +26,17 @@
 
 CUresult ft_on_cuCtxSynchronize(void) { SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize()); }
 CUresult ft_on_cuCtxSynchronize_v2(CUcontext c) {
-  SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize_v2(c));
+  uint64_t vc[FT_ORD_STREAMS];
+  ft_lock();
+  ft_ord_snap_ctx(c, vc);
+  ft_unlock();
+  CUresult r = ft_real.cuCtxSynchronize_v2(c);
+  if (r == CUDA_SUCCESS) {
+    ft_lock();
+    ft_ord_ctx_synced(c, vc); /* context c's streams, not the current context's */
+    ft_unlock();
+  }
+  return ft_after_sync(r);
 }
 CUresult ft_on_cuStreamSynchronize(CUstream s) {
   SYNCED(ft_ord_snap_stream(FT_STREAM(s, 0), vc_), 0, ft_real.cuStreamSynchronize(s));

@@ -238,10 +238,26 @@ static void stuck_add(uint64_t addr, uint8_t mask, uint8_t value) {
   pthread_mutex_unlock(&mu);
 }
 
+/* XORs mask into the byte at b, atomically; returns the old value. A flip models
+ * a hardware upset: it may race with a kernel or copy on another stream reading or
+ * writing the same byte (an injected flip "before launch N" lands while other
+ * streams' kernels run), which is what the hardware would do. Inline assembly is
+ * not instrumented, so the sanitizers do not report that race. */
+static uint8_t xor_byte(uint8_t *b, uint8_t mask) {
+  uint8_t old;
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ __volatile__("movb %1, %0" : "=q"(old) : "m"(*b));
+  __asm__ __volatile__("lock xorb %1, %0" : "+m"(*b) : "q"(mask) : "memory");
+#else
+  old = __atomic_fetch_xor(b, mask, __ATOMIC_RELAXED);
+#endif
+  return old;
+}
+
 /* Flips mask in the device byte at addr (checked to be device memory). */
 static void flip(uint64_t addr, uint8_t mask, bool stuck, const char *why) {
   uint8_t *b = sim_mem_alias(addr);
-  uint8_t old = __atomic_fetch_xor(b, mask, __ATOMIC_RELAXED);
+  uint8_t old = xor_byte(b, mask);
   uint8_t now = (uint8_t)(old ^ mask);
   SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(mask));
   if (stuck) stuck_add(addr, mask, now);
@@ -252,15 +268,7 @@ static void flip(uint64_t addr, uint8_t mask, bool stuck, const char *why) {
 
 void sim_flip_spontaneous(uint64_t addr, uint8_t mask) {
   uint8_t *b = sim_mem_alias(addr);
-  uint8_t old;
-#if defined(__x86_64__) || defined(__i386__)
-  /* Inline assembly: not instrumented by the sanitizers. A flip that races with a
-   * kernel or copy writing the same byte is what the hardware would do. */
-  __asm__ __volatile__("movb %1, %0" : "=q"(old) : "m"(*b));
-  __asm__ __volatile__("lock xorb %1, %0" : "+m"(*b) : "q"(mask) : "memory");
-#else
-  old = __atomic_fetch_xor(b, mask, __ATOMIC_RELAXED);
-#endif
+  uint8_t old = xor_byte(b, mask);
   SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(mask));
   if (sim_opt.log)
     sim_log("flip rate: addr=0x%llx mask=0x%02x 0x%02x->0x%02x", (unsigned long long)addr, mask, old,
