@@ -21,9 +21,11 @@ static __device__ __forceinline__ void ftk_run(const ftk_span_t &s, int mode) {
   for (uint64_t g = ftk_warp_first(&s, blockIdx.x, threadIdx.x >> 5, wpb); g < c.g_end; g += stride)
     flags |= ftk_warp_group(&c, g, mode);
   if (!c.job) return;
-  /* One write of `changed` per block at most: mapped host memory is across PCIe. */
+  /* One write of `changed` per block at most: mapped host memory is across PCIe.
+   * Several blocks may set it: an atomic, not a racing plain store (the same value,
+   * but a data race all the same; ThreadSanitizer flags it on the interpreter). */
   const int changed = __syncthreads_or((flags & FTK_F_CHANGED) != 0);
-  if (threadIdx.x == 0 && changed) *(volatile uint32_t *)&c.job->changed = 1u;
+  if (threadIdx.x == 0 && changed) atomicOr((unsigned *)&c.job->changed, 1u);
   __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) {
