@@ -331,6 +331,9 @@ void ft_snap_epoch_closed(void);
 /* Before an operation on stream s writes `a`: it waits for a snapshot copy of
  * `a` still in flight (counted: snapshot time exposed). */
 void ft_snap_before_write(ft_alloc_t *a, CUstream s);
+/* Before a write gpuft cannot attribute to one allocation and stream (2-D/3-D
+ * copies and memsets, graphs): wait for a snapshot's copies in flight. No lock held. */
+void ft_snap_drain(void);
 /* Before an upload overwrites the checkpoint that the snapshot relies on. */
 void ft_snap_before_upload(ft_alloc_t *a);
 /* `a` is being freed (untracked). Before the free: the event to wait for while a

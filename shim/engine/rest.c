@@ -159,6 +159,7 @@ int ft_rest_read(ft_alloc_t *a, CUstream s) {
 CUresult ft_unknown_writer_before(void) { return ft_rewrite_before(0); }
 
 CUresult ft_rewrite_before(CUdeviceptr only) {
+  ft_snap_drain(); /* a snapshot copy may still read what this writes */
   if (only) {
     ft_lock();
     ft_alloc_t *a = ft_reg_find(only);

@@ -361,6 +361,13 @@ static void keep_upload_bytes(ft_alloc_t *a) {
   }
 }
 
+void ft_snap_drain(void) {
+  ft_lock();
+  CUevent ev = g_pending ? g_ev : NULL;
+  ft_unlock();
+  if (ev) ft_real.cuEventSynchronize(ev); /* gpuft's own copies only: no lock held */
+}
+
 void ft_snap_before_upload(ft_alloc_t *a) {
   keep_upload_bytes(a);
   ft_snapent_t *e = a->snap;
