@@ -104,6 +104,9 @@ void ft_ord_synced(const uint64_t *vc, int whole_context); /* whole: the current
 void ft_ord_ctx_synced(CUcontext c, const uint64_t *vc);    /* context c (NULL: current) */
 uint64_t ft_ord_ctx_synced_at(CUcontext c); /* ft_ord_ctx_syncs at c's last whole sync */
 void ft_ord_forget_event(CUevent e);
+/* A stream destroyed, a context torn down: its handles may name new ones. */
+void ft_ord_forget_stream(CUstream s);
+void ft_ord_forget_ctx(CUcontext c);
 extern uint64_t ft_ord_ctx_syncs;
 
 /* Whether every earlier use of `a` (only its writes when writes_only) is ordered
@@ -369,12 +372,13 @@ void ft_access_learn_write(ft_func_t *fn, int argslot);
 int ft_demangle_const_params(const char *mangled, uint64_t *const_mask, uint64_t *ptr_mask);
 
 /* Unknown writers (graph launches, unreadable arguments): commit before; after,
- * every protected allocation of the context is re-encoded on stream s. */
-CUresult ft_unknown_writer_before(void);
+ * every protected allocation of the context is re-encoded on stream s. Before:
+ * the write is to be issued on s (known 0: on streams gpuft cannot order). */
+CUresult ft_unknown_writer_before(CUstream s, int known);
 /* The same for one allocation (the one holding `only`) that a write is about to
  * re-encode whole (2-D/3-D copies, 2-D memsets): what the write leaves is verified
  * and repaired first. A commit point: the epoch before it stays replayable. */
-CUresult ft_rewrite_before(CUdeviceptr only);
+CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known);
 void ft_unknown_writer_after(CUstream s);
 
 /* ---- Uploads (upload.c) ---- */

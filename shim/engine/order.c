@@ -25,6 +25,7 @@ typedef struct {
   int legacy;       /* the context's legacy default stream */
   pthread_t thread; /* the per-thread default stream is one stream per thread */
   int blocking;     /* synchronises with the legacy default stream */
+  int gone;         /* destroyed (or its context): never looked up again */
   uint64_t vc[FT_ORD_STREAMS];
 } ord_stream_t;
 
@@ -60,6 +61,14 @@ static int legacy_of(CUcontext c) {
   return -1;
 }
 
+/* An entry of a destroyed stream whose work the host has seen complete: nothing
+ * gpuft still tracks can wait on it. -1 if none. */
+static int recyclable(void) {
+  for (int i = 0; i < g_nst; i++)
+    if (g_st[i].gone && g_host[i] >= g_st[i].vc[i]) return i;
+  return -1;
+}
+
 static int lookup(CUstream s, int create) {
   int per_thread = s == CU_STREAM_PER_THREAD;
   int legacy = s == CU_STREAM_LEGACY || s == 0;
@@ -68,14 +77,21 @@ static int lookup(CUstream s, int create) {
    * (legacy, per-thread) need the current context to say which */
   CUcontext c = legacy || per_thread ? current_ctx() : NULL;
   for (int i = 0; i < g_nst; i++) {
+    if (g_st[i].gone) continue;
     if (legacy ? !g_st[i].legacy || g_st[i].ctx != c : g_st[i].s != s) continue;
     if (per_thread && (g_st[i].ctx != c || !pthread_equal(g_st[i].thread, self))) continue;
     return i;
   }
-  if (!create || g_nst == FT_ORD_STREAMS) return -1;
+  if (!create) return -1;
+  int n = g_nst < FT_ORD_STREAMS ? g_nst : recyclable();
+  if (n < 0) return -1;
   if (!legacy && !per_thread) c = current_ctx(); /* work on a stream needs its context current */
-  ord_stream_t *o = &g_st[g_nst];
+  ord_stream_t *o = &g_st[n];
+  /* a recycled entry keeps its own tick: uses and clocks that name its earlier
+   * stream's operations stay below every operation of the new one */
+  uint64_t tick = n < g_nst ? o->vc[n] : 0;
   memset(o, 0, sizeof *o);
+  o->vc[n] = tick;
   o->s = legacy ? CU_STREAM_LEGACY : s;
   o->ctx = c;
   o->legacy = legacy;
@@ -84,7 +100,8 @@ static int lookup(CUstream s, int create) {
   o->blocking = per_thread || (!legacy && ft_drv.cuStreamGetFlags &&
                                ft_drv.cuStreamGetFlags(s, &flags) == CUDA_SUCCESS &&
                                !(flags & CU_STREAM_NON_BLOCKING));
-  return g_nst++;
+  if (n == g_nst) g_nst++;
+  return n;
 }
 
 int ft_ord_op(CUstream s) {
@@ -203,6 +220,20 @@ void ft_ord_ctx_synced(CUcontext c, const uint64_t *vc) {
 void ft_ord_synced(const uint64_t *vc, int whole_context) {
   if (whole_context) ft_ord_ctx_synced(NULL, vc);
   else merge(g_host, vc);
+}
+
+void ft_ord_forget_stream(CUstream s) {
+  if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return;
+  int i = lookup(s, 0);
+  if (i >= 0) g_st[i].gone = 1; /* its work may still run: covered by its context's syncs */
+}
+
+void ft_ord_forget_ctx(CUcontext c) {
+  for (int i = 0; i < g_nst; i++)
+    if (!g_st[i].gone && g_st[i].ctx == c) {
+      g_st[i].gone = 1;
+      g_host[i] = g_st[i].vc[i]; /* the context's work is over with it */
+    }
 }
 
 void ft_ord_forget_event(CUevent e) {

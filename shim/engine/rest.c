@@ -156,16 +156,36 @@ int ft_rest_read(ft_alloc_t *a, CUstream s) {
  * it leaves unwritten is verified (and repaired) first: the re-encode would take
  * an error there in as data. Only allocations the host has seen at rest: others
  * may be written by work still running. */
-CUresult ft_unknown_writer_before(void) { return ft_rewrite_before(0); }
+CUresult ft_unknown_writer_before(CUstream s, int known) { return ft_rewrite_before(0, s, known); }
 
-CUresult ft_rewrite_before(CUdeviceptr only) {
-  ft_snap_drain(); /* a snapshot copy may still read what this writes */
+/* The write about to be issued on s (known 0: on streams gpuft cannot order) is a
+ * use of what it may touch: no snapshot is taken until the host has seen it done.
+ * A snapshot taken before may still be copying: its copies land first (gpuft's
+ * own copies: no lock held, no program stream made to wait). */
+static void unseen_write_issued(CUdeviceptr only, CUstream s, int known) {
+  ft_lock();
+  ft_dev_t *d = ft_dev_current();
+  ft_alloc_t *one = only ? ft_reg_find(only) : NULL;
+  int j = known ? ft_ord_op(s) : -1;
+  for (size_t i = 0; i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (only ? a != one : (a->dev != d || !a->code || a->state == FT_ST_UNPROT)) continue;
+    ft_rest_use(a, j, 1);
+  }
+  ft_unlock();
+  ft_snap_drain();
+}
+
+CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known) {
   if (only) {
     ft_lock();
     ft_alloc_t *a = ft_reg_find(only);
     int prot = a && a->code && a->state == FT_ST_CLEAN;
     ft_unlock();
-    if (!prot) return CUDA_SUCCESS; /* nothing under a code to lose: no commit */
+    if (!prot) {
+      unseen_write_issued(only, s, known);
+      return CUDA_SUCCESS; /* nothing under a code to lose: no commit */
+    }
   }
   CUresult v = ft_commit_all();
   int issued = 0;
@@ -186,6 +206,8 @@ CUresult ft_rewrite_before(CUdeviceptr only) {
   }
   ft_unlock();
   CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;
+  /* (after the commits: a use recorded earlier would have kept them from verifying) */
+  unseen_write_issued(only, s, known);
   return v != CUDA_SUCCESS ? v : w;
 }
 

@@ -279,8 +279,9 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
     r = ft_real.cuStreamSynchronize(s);
     ft_lock();
   }
-  FT_DEBUG("upload of %zu bytes: staging %.3f ms, then waiting %.3f ms", n, (w0 - wall0) * 1e3,
-           (ft_now() - w0) * 1e3);
+  FT_DEBUG("upload of %zu bytes to allocation #%ju + %zu (%s%s): staging %.3f ms, then waiting "
+           "%.3f ms", n, (uintmax_t)a->id, off, mir ? "checkpoint" : "staging",
+           deferred ? ", on the stream" : "", (w0 - wall0) * 1e3, (ft_now() - w0) * 1e3);
   return r;
 }
 

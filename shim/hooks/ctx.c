@@ -40,12 +40,24 @@ static void forget(CUcontext c) {
     ft_alloc_untrack(a);
   }
   if (d) ft_dev_release(d);
+  ft_ord_forget_ctx(c);
   ft_unlock();
   FT_DEBUG("context %p: gpuft's state released", (void *)c);
 }
 
+/* Its streams' clocks (handles may come back in a later context). */
+static void forget_streams(CUcontext c) {
+  if (!c) return;
+  ft_lock();
+  ft_ord_forget_ctx(c);
+  ft_unlock();
+}
+
 static void teardown(CUcontext c) {
-  if (!known(c)) return;
+  if (!known(c)) {
+    forget_streams(c);
+    return;
+  }
   quiesce(c);
   CUcontext prev = NULL;
   int pushed = ft_drv.cuCtxPushCurrent_v2(c) == CUDA_SUCCESS; /* frees in their context */
@@ -95,9 +107,11 @@ static CUresult release(CUdevice dev, PFN_cuDevicePrimaryCtxRelease_v11000 real)
   CUresult r = real(dev);
   unsigned flags = 0;
   int active = 1;
-  if (r == CUDA_SUCCESS && k &&
-      ft_drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && !active)
-    forget(c);
+  if (r == CUDA_SUCCESS &&
+      ft_drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && !active) {
+    if (k) forget(c);
+    else forget_streams(c);
+  }
   return r;
 }
 

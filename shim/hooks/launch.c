@@ -146,7 +146,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     ft_op_end();
     FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s: treated as writing every "
                    "protected allocation", fn && fn->name[0] ? fn->name : "(unnamed)");
-    CUresult v = ft_unknown_writer_before();
+    CUresult v = ft_unknown_writer_before(s, 1);
     FT_OP_BEGIN();
     CUresult r = real(call);
     if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);

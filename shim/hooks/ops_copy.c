@@ -339,9 +339,9 @@ UNIFIED(cuMemcpyAsync_ptsz, 0, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, C
 
 /* Before a 2-D, 3-D or peer copy writes into dptr: it is re-encoded whole after,
  * so what the copy does not overwrite is verified and repaired first. */
-static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr) {
+static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr, CUstream s) {
   if (!c || (dt != CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_UNIFIED)) return CUDA_SUCCESS;
-  return ft_rewrite_before(dptr);
+  return ft_rewrite_before(dptr, s, 1);
 }
 
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
@@ -370,7 +370,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
 
 #define COPY2D(name, ptsz)                                                              \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c) {                                       \
-    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c)) : CUDA_SUCCESS;    \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c), FT_STREAM(0, ptsz)) : CUDA_SUCCESS; \
     if (v != CUDA_SUCCESS) return v;                                                    \
     FT_OP_BEGIN();                                                                      \
     CUresult r = ft_real.name(c);                                                       \
@@ -382,7 +382,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
   }
 #define COPY2DA(name, ptsz)                                                             \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
-    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c)) : CUDA_SUCCESS;    \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c), FT_STREAM(s, ptsz)) : CUDA_SUCCESS; \
     if (v != CUDA_SUCCESS) return v;                                                    \
     FT_OP_BEGIN();                                                                      \
     CUresult r = ft_real.name(c, s);                                                    \
@@ -403,7 +403,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
 #define P3D_SRC(c) ((c)->srcDevice + (c)->srcXInBytes + ((c)->srcY + (c)->srcZ * (c)->srcHeight) * (c)->srcPitch)
 #define COPY3D(name, T, ptsz)                                                               \
   CUresult ft_on_##name(const T *c) {                                                       \
-    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c)) : CUDA_SUCCESS;        \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c), FT_STREAM(0, ptsz)) : CUDA_SUCCESS; \
     if (v != CUDA_SUCCESS) return v;                                                        \
     FT_OP_BEGIN();                                                                          \
     CUresult r = ft_real.name(c);                                                           \
@@ -415,7 +415,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
   }
 #define COPY3DA(name, T, ptsz)                                                              \
   CUresult ft_on_##name(const T *c, CUstream s) {                                           \
-    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c)) : CUDA_SUCCESS;        \
+    CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c), FT_STREAM(s, ptsz)) : CUDA_SUCCESS; \
     if (v != CUDA_SUCCESS) return v;                                                        \
     FT_OP_BEGIN();                                                                          \
     CUresult r = ft_real.name(c, s);                                                        \

@@ -259,7 +259,7 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
  * verifying what lies between the rows (before_memset). */
 #define MEMSET2D(name, T, unit, stream)                                              \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h) {       \
-    CUresult v_ = w && h ? ft_rewrite_before(p) : CUDA_SUCCESS;                           \
+    CUresult v_ = w && h ? ft_rewrite_before(p, stream, 1) : CUDA_SUCCESS;                \
     if (v_ != CUDA_SUCCESS) return v_;                                                    \
     FT_OP_BEGIN();                                                                        \
     if (w && h) before_memset(p, pitch * (h - 1) + w * unit, stream, pitch == w * unit);   \
@@ -270,7 +270,7 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
   }
 #define MEMSET2DA(name, T, unit, ptsz)                                                    \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
-    CUresult v_ = w && h ? ft_rewrite_before(p) : CUDA_SUCCESS;                           \
+    CUresult v_ = w && h ? ft_rewrite_before(p, FT_STREAM(s, ptsz), 1) : CUDA_SUCCESS;    \
     if (v_ != CUDA_SUCCESS) return v_;                                                    \
     FT_OP_BEGIN();                                                                        \
     if (w && h) before_memset(p, pitch * (h - 1) + w * unit, FT_STREAM(s, ptsz), pitch == w * unit); \

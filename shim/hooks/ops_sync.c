@@ -93,6 +93,18 @@ CUresult ft_on_cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
 CUresult ft_on_cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags) {
   return ordered(ft_real.cuStreamWaitEvent_ptsz(s, e, flags), EV_WAIT, e, FT_STREAM(s, 1));
 }
+/* A destroyed stream's handle may come back for a new stream (of another context,
+ * with other flags): its clock is not the new stream's. */
+CUresult ft_on_cuStreamDestroy_v2(CUstream s) {
+  CUresult r = ft_real.cuStreamDestroy_v2(s);
+  if (r == CUDA_SUCCESS) {
+    ft_lock();
+    ft_ord_forget_stream(s);
+    ft_unlock();
+  }
+  return r;
+}
+
 CUresult ft_on_cuEventDestroy_v2(CUevent e) {
   return ordered(ft_real.cuEventDestroy_v2(e), EV_DESTROY, e, NULL);
 }
@@ -131,7 +143,7 @@ HOSTFN(cuStreamAddCallback_ptsz, 1, (CUstream s, CUstreamCallback cb, void *u, u
 /* ---- graphs: an unknown set of kernels and copies ---- */
 #define GRAPH(name, ptsz)                                             \
   CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \
-    CUresult v = ft_unknown_writer_before();                          \
+    CUresult v = ft_unknown_writer_before(FT_STREAM(s, ptsz), 1);    \
     ft_op_begin();                                                    \
     CUresult r = ft_real.name(g, s);                                  \
     if (r == CUDA_SUCCESS) ft_unknown_writer_after(FT_STREAM(s, ptsz)); \
@@ -246,7 +258,7 @@ CUresult ft_on_cuMemcpyAtoD_v2_ptds(CUdeviceptr dst, CUarray src, size_t off, si
 }
 
 CUresult ft_on_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *l, unsigned n, unsigned f) {
-  CUresult v = ft_unknown_writer_before();
+  CUresult v = ft_unknown_writer_before(NULL, 0); /* several streams */
   ft_op_begin();
   CUresult r = ft_real.cuLaunchCooperativeKernelMultiDevice(l, n, f);
   if (r == CUDA_SUCCESS)
