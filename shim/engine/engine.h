@@ -85,14 +85,19 @@ void ft_exposure_add(int state, double bs);
 /* An operation is being issued on stream s: advance its clock. Returns the
  * stream's index, or -1 for a stream beyond what is tracked. Lock held. */
 int ft_ord_op(CUstream s);
+/* The same after the operation was enqueued (the lock let go meanwhile): s's own
+ * tick only, no ordering taken in from other streams. */
+int ft_ord_advance(CUstream s);
 uint64_t ft_ord_tick(int i);
 int ft_ord_stream_index(CUstream s); /* without issuing: -1 if unknown */
 /* Whether work issued on stream index i from now on is ordered after tick t of
  * stream index `by`; whether the host has seen it complete. */
 int ft_ord_covers(int i, int by, uint64_t t);
 int ft_ord_host_covers(int by, uint64_t t);
-void ft_ord_record(CUevent e, CUstream s);
-void ft_ord_wait(CUstream s, CUevent e);
+/* An event recorded with the clock vc its stream had before the record (NULL: an
+ * untracked stream); a wait enqueued on s for an event whose clock was vc. */
+void ft_ord_record_vc(CUevent e, const uint64_t *vc);
+void ft_ord_wait_vc(CUstream s, const uint64_t *vc);
 /* Before a synchronisation: the clocks it will cover (the current context's
  * streams, those of context c (NULL: current), one stream, an event); after it
  * returned, ft_ord_synced says the host has seen them. */
@@ -134,6 +139,9 @@ void ft_rest_encode(ft_alloc_t *a, CUstream s);
 int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole);
 /* After its code was updated: in flight if another stream's writes are unordered. */
 void ft_rest_write_end(ft_alloc_t *a, CUstream s);
+/* The calling thread's operation has issued its writes (ft_op_end, engine lock not
+ * held): their allocations may come to rest once the host sees them done. */
+void ft_rest_issued(void);
 /* A copy reads `a` on stream s: 1 if its source may be verified behind it (at
  * rest under a code); an in-flight `a` that came to rest is encoded instead. */
 int ft_rest_read(ft_alloc_t *a, CUstream s);

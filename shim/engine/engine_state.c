@@ -22,7 +22,10 @@ void ft_op_begin(void) {
   if (g_in_op++ == 0) pthread_rwlock_rdlock(&g_op_lock);
 }
 void ft_op_end(void) {
-  if (--g_in_op == 0) pthread_rwlock_unlock(&g_op_lock);
+  if (--g_in_op == 0) {
+    pthread_rwlock_unlock(&g_op_lock);
+    ft_rest_issued(); /* what the operation wrote is issued now (engine lock not held) */
+  }
 }
 int ft_in_op(void) { return g_in_op > 0; }
 static __thread int g_exclusive; /* depth: a replay inside a quiet commit nests */

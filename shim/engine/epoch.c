@@ -126,7 +126,7 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   o->sync = sync;
   o->ord_s = -1;
   if (sync) return; /* settled by its caller, when it returns (ft_epoch_settle_sync) */
-  o->ord_s = ft_ord_op(s);
+  o->ord_s = ft_ord_advance(s); /* (the read-back is enqueued) */
   o->ord_t = ft_ord_tick(o->ord_s);
   o->done = event_get();
   if (!o->done || ft_drv.cuEventRecord(o->done, s) != CUDA_SUCCESS) {

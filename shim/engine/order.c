@@ -121,6 +121,17 @@ int ft_ord_op(CUstream s) {
   return i;
 }
 
+/* After work already enqueued on s: a tick of s alone. Its clock takes in nothing
+ * from other streams: what they did since that work was enqueued is not ordered
+ * before it (a legacy-stream tick taken after an upload had let go of the lock
+ * took in a kernel another thread launched meanwhile on a blocking stream; a sync
+ * of a stream ordered after the legacy one then marked that kernel complete). */
+int ft_ord_advance(CUstream s) {
+  int i = lookup(s, 1);
+  if (i >= 0) g_st[i].vc[i]++;
+  return i;
+}
+
 int ft_ord_stream_index(CUstream s) { return lookup(s, 0); }
 
 uint64_t ft_ord_tick(int i) { return i >= 0 ? g_st[i].vc[i] : 0; }
@@ -146,18 +157,16 @@ static ev_t *ev_find(CUevent e, int create) {
   return v;
 }
 
-void ft_ord_record(CUevent e, CUstream s) {
-  int i = ft_ord_op(s);
+void ft_ord_record_vc(CUevent e, const uint64_t *vc) {
   ev_t *v = ev_find(e, 1);
   if (!v) return;
-  if (i < 0) memset(v->vc, 0, sizeof v->vc); /* an untracked stream: orders nothing */
-  else memcpy(v->vc, g_st[i].vc, sizeof v->vc);
+  if (!vc) memset(v->vc, 0, sizeof v->vc); /* an untracked stream: orders nothing */
+  else memcpy(v->vc, vc, sizeof v->vc);
 }
 
-void ft_ord_wait(CUstream s, CUevent e) {
-  int i = lookup(s, 1);
-  ev_t *v = ev_find(e, 0);
-  if (i >= 0 && v) merge(g_st[i].vc, v->vc);
+void ft_ord_wait_vc(CUstream s, const uint64_t *vc) {
+  int i = ft_ord_advance(s); /* the wait is enqueued on s */
+  if (i >= 0) merge(g_st[i].vc, vc);
 }
 
 /* A synchronisation covers what was issued before it began, not what other

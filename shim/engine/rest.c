@@ -55,8 +55,66 @@ void ft_rest_use(ft_alloc_t *a, int i, int write) {
   a->nuses = n + 1;
 }
 
+/* Writes the calling thread's operation has begun and not yet enqueued. Their
+ * clock tick is taken first (it orders them after earlier work); until the work is
+ * issued, another thread's synchronisation may cover that tick without covering
+ * the work: their allocations are not at rest until the operation ends
+ * (ft_rest_issued), and the use is taken again then. */
+#define ISSUING_MAX 8
+static __thread struct {
+  CUdeviceptr base;
+  uint64_t id;
+  CUstream s;
+} t_iss[ISSUING_MAX];
+static __thread int t_niss;
+static __thread int t_all, t_all_known; /* an unseen writer, on t_all_s */
+static __thread CUstream t_all_s;
+static int g_issuing_all; /* unseen writers being issued by all threads */
+
+static void issuing_all(CUstream s, int known) {
+  if (!t_all) g_issuing_all++;
+  t_all = 1;
+  t_all_s = s;
+  t_all_known = known;
+}
+
+static void issuing(ft_alloc_t *a, CUstream s) {
+  if (t_niss == ISSUING_MAX) {
+    issuing_all(s, 1); /* more at once than the list holds: none at rest meanwhile */
+    return;
+  }
+  a->busy++;
+  t_iss[t_niss].base = a->base;
+  t_iss[t_niss].id = a->id;
+  t_iss[t_niss].s = s;
+  t_niss++;
+}
+
+void ft_rest_issued(void) {
+  if (!t_niss && !t_all) return;
+  ft_lock();
+  for (int i = 0; i < t_niss; i++) {
+    ft_alloc_t *a = ft_reg_find(t_iss[i].base);
+    if (!a || a->id != t_iss[i].id) continue; /* freed meanwhile */
+    if (a->busy) a->busy--;
+    ft_rest_use(a, ft_ord_advance(t_iss[i].s), 1);
+  }
+  t_niss = 0;
+  if (t_all) {
+    g_issuing_all--;
+    t_all = 0;
+    ft_dev_t *d = ft_dev_current();
+    int j = t_all_known ? ft_ord_advance(t_all_s) : -1;
+    for (size_t i = 0; d && i < ft_reg_count(); i++) {
+      ft_alloc_t *a = ft_reg_at(i);
+      if (a->dev == d && a->code && a->state != FT_ST_UNPROT) ft_rest_use(a, j, 1);
+    }
+  }
+  ft_unlock();
+}
+
 int ft_rest_seen_done(const ft_alloc_t *a) {
-  if (lost(a) || a->busy) return 0;
+  if (lost(a) || a->busy || g_issuing_all) return 0;
   for (int k = 0; k < a->nuses; k++)
     if (!ft_ord_host_covers(a->uses[k].s, a->uses[k].t)) return 0;
   return 1;
@@ -125,11 +183,12 @@ int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole) {
   if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1);
   else ft_restore_point_unread(a);
   ft_rest_use(a, j, 1);
+  issuing(a, s);
   return j;
 }
 
 void ft_rest_write_end(ft_alloc_t *a, CUstream s) {
-  ft_rest_use(a, ft_ord_op(s), 1); /* the use ends with the last piece enqueued */
+  ft_rest_use(a, ft_ord_advance(s), 1); /* the use ends with the last piece enqueued */
   a->written_epoch = ft_epoch;
   if (!ft_rest_ordered(a, ft_ord_stream_index(s), 1)) {
     /* another stream may be writing it too: in flight until both are done */
@@ -139,7 +198,7 @@ void ft_rest_write_end(ft_alloc_t *a, CUstream s) {
 }
 
 int ft_rest_read(ft_alloc_t *a, CUstream s) {
-  int j = ft_ord_op(s);
+  int j = ft_ord_advance(s); /* (called once the read is enqueued) */
   int rest = ft_rest_ordered(a, j, 1);
   ft_rest_use(a, j, 0);
   if (!rest) return 0;
@@ -158,20 +217,16 @@ int ft_rest_read(ft_alloc_t *a, CUstream s) {
  * may be written by work still running. */
 CUresult ft_unknown_writer_before(CUstream s, int known) { return ft_rewrite_before(0, s, known); }
 
-/* The write about to be issued on s (known 0: on streams gpuft cannot order) is a
- * use of what it may touch: no snapshot is taken until the host has seen it done.
- * A snapshot taken before may still be copying: its copies land first (gpuft's
- * own copies: no lock held, no program stream made to wait). */
+/* The write about to be issued on s (known 0: on streams gpuft cannot order): what
+ * it may touch is not at rest (no snapshot copies it, nothing is encoded under it)
+ * until the operation has issued it and the host has seen it done. A snapshot
+ * taken before may still be copying: its copies land first (gpuft's own copies: no
+ * lock held, no program stream made to wait). */
 static void unseen_write_issued(CUdeviceptr only, CUstream s, int known) {
   ft_lock();
-  ft_dev_t *d = ft_dev_current();
   ft_alloc_t *one = only ? ft_reg_find(only) : NULL;
-  int j = known ? ft_ord_op(s) : -1;
-  for (size_t i = 0; i < ft_reg_count(); i++) {
-    ft_alloc_t *a = ft_reg_at(i);
-    if (only ? a != one : (a->dev != d || !a->code || a->state == FT_ST_UNPROT)) continue;
-    ft_rest_use(a, j, 1);
-  }
+  if (!only) issuing_all(s, known);
+  else if (one) issuing(one, s);
   ft_unlock();
   ft_snap_drain();
 }
@@ -208,7 +263,9 @@ CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known) {
   CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;
   /* (after the commits: a use recorded earlier would have kept them from verifying) */
   unseen_write_issued(only, s, known);
-  return v != CUDA_SUCCESS ? v : w;
+  CUresult e = v != CUDA_SUCCESS ? v : w;
+  if (only && e != CUDA_SUCCESS) ft_rest_issued(); /* the caller returns without writing */
+  return e;
 }
 
 void ft_unknown_writer_after(CUstream s) {

@@ -50,10 +50,10 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   if (a) {
     *handled = 1;
     size_t off = (size_t)(dst - a->base);
+    /* (not at rest until the operation ends: the upload lets go of the lock
+     * between chunks) */
     ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size);
-    a->busy++; /* the upload lets go of the lock between chunks: not at rest meanwhile */
     r = ft_upload(a->dev, a, off, src, n, FT_STREAM(s, ptsz), sync);
-    a->busy--;
     if (r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
     ft_rest_write_end(a, FT_STREAM(s, ptsz));
   }

@@ -39,6 +39,8 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
     }
   }
   if (a->state == FT_ST_UNPROT) ft_st.allocations_unprotected++;
+  FT_DEBUG("allocation #%ju: %#llx, %zu bytes, code %#llx", (uintmax_t)a->id, (unsigned long long)p,
+           size, (unsigned long long)a->code);
   if (ft_reg_insert(a) != 0) {
     /* an entry gpuft did not see freed overlaps: drop the stale one */
     ft_alloc_t *old = ft_reg_find(p);

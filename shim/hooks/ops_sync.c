@@ -57,41 +57,56 @@ CUresult ft_on_cuStreamQuery_ptsz(CUstream s) {
 CUresult ft_on_cuEventQuery(CUevent e) { SYNCED(ft_ord_snap_event(e, vc_), 0, ft_real.cuEventQuery(e)); }
 
 /* ---- events: how the program orders its streams (order.c) ---- */
-enum { EV_RECORD, EV_WAIT, EV_DESTROY };
-
-/* After a successful event call: what it says about the order of the streams. */
-static CUresult ordered(CUresult r, int what, CUevent e, CUstream s) {
-  if (r != CUDA_SUCCESS) return r;
-  ft_lock();
-  if (what == EV_RECORD) {
-    ft_ord_record(e, s);
-  } else if (what == EV_WAIT) {
-    ft_ord_op(s);
-    ft_ord_wait(s, e);
-  } else {
-    ft_ord_forget_event(e);
-  }
-  ft_unlock();
-  return r;
-}
+/* The clocks are taken before the driver call and applied after it succeeds: what
+ * other threads issue meanwhile is on neither side of the event (a record taken
+ * after the call could claim their work, a wait could take in a later record). */
+#define EV_RECORD(call, e, st)                    \
+  do {                                            \
+    uint64_t vc_[FT_ORD_STREAMS];                 \
+    ft_lock();                                    \
+    int i_ = ft_ord_op(st);                       \
+    ft_ord_snap_stream(st, vc_);                  \
+    ft_unlock();                                  \
+    CUresult r_ = (call);                         \
+    if (r_ == CUDA_SUCCESS) {                     \
+      ft_lock();                                  \
+      ft_ord_record_vc(e, i_ >= 0 ? vc_ : NULL);  \
+      ft_unlock();                                \
+    }                                             \
+    return r_;                                    \
+  } while (0)
+#define EV_WAIT(call, st, e)                                                \
+  do {                                                                      \
+    uint64_t vc_[FT_ORD_STREAMS];                                           \
+    ft_lock();                                                              \
+    ft_ord_snap_event(e, vc_);                                              \
+    ft_unlock();                                                            \
+    CUresult r_ = (call);                                                   \
+    if (r_ == CUDA_SUCCESS) {                                               \
+      ft_lock();                                                            \
+      ft_ord_wait_vc(st, vc_); /* later work on st comes after the event */ \
+      ft_unlock();                                                          \
+    }                                                                       \
+    return r_;                                                              \
+  } while (0)
 
 CUresult ft_on_cuEventRecord(CUevent e, CUstream s) {
-  return ordered(ft_real.cuEventRecord(e, s), EV_RECORD, e, FT_STREAM(s, 0));
+  EV_RECORD(ft_real.cuEventRecord(e, s), e, FT_STREAM(s, 0));
 }
 CUresult ft_on_cuEventRecord_ptsz(CUevent e, CUstream s) {
-  return ordered(ft_real.cuEventRecord_ptsz(e, s), EV_RECORD, e, FT_STREAM(s, 1));
+  EV_RECORD(ft_real.cuEventRecord_ptsz(e, s), e, FT_STREAM(s, 1));
 }
 CUresult ft_on_cuEventRecordWithFlags(CUevent e, CUstream s, unsigned flags) {
-  return ordered(ft_real.cuEventRecordWithFlags(e, s, flags), EV_RECORD, e, FT_STREAM(s, 0));
+  EV_RECORD(ft_real.cuEventRecordWithFlags(e, s, flags), e, FT_STREAM(s, 0));
 }
 CUresult ft_on_cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned flags) {
-  return ordered(ft_real.cuEventRecordWithFlags_ptsz(e, s, flags), EV_RECORD, e, FT_STREAM(s, 1));
+  EV_RECORD(ft_real.cuEventRecordWithFlags_ptsz(e, s, flags), e, FT_STREAM(s, 1));
 }
 CUresult ft_on_cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
-  return ordered(ft_real.cuStreamWaitEvent(s, e, flags), EV_WAIT, e, FT_STREAM(s, 0));
+  EV_WAIT(ft_real.cuStreamWaitEvent(s, e, flags), FT_STREAM(s, 0), e);
 }
 CUresult ft_on_cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags) {
-  return ordered(ft_real.cuStreamWaitEvent_ptsz(s, e, flags), EV_WAIT, e, FT_STREAM(s, 1));
+  EV_WAIT(ft_real.cuStreamWaitEvent_ptsz(s, e, flags), FT_STREAM(s, 1), e);
 }
 /* A destroyed stream's handle may come back for a new stream (of another context,
  * with other flags): its clock is not the new stream's. */
@@ -106,7 +121,13 @@ CUresult ft_on_cuStreamDestroy_v2(CUstream s) {
 }
 
 CUresult ft_on_cuEventDestroy_v2(CUevent e) {
-  return ordered(ft_real.cuEventDestroy_v2(e), EV_DESTROY, e, NULL);
+  CUresult r = ft_real.cuEventDestroy_v2(e);
+  if (r == CUDA_SUCCESS) {
+    ft_lock();
+    ft_ord_forget_event(e);
+    ft_unlock();
+  }
+  return r;
 }
 
 /* ---- host functions (engine/hostfn.c holds them back from damaged data) ---- */

@@ -1,35 +1,14 @@
 /* modload: a driver-API program that loads its kernel from a PTX file it reads
  * itself (cuModuleLoadData), as JIT-style programs do; `modload PTX [n]`. Prints a
  * checksum of its output and exits 0 iff the output is right. */
+#define PROG "modload"
+#include "ptxprog.h"
+
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    CUresult r_ = (x);                                                         \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      fprintf(stderr, "modload: %s:%d: %s = %d\n", __FILE__, __LINE__, #x, (int)r_); \
-      return 2;                                                                \
-    }                                                                          \
-  } while (0)
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *t = n > 0 ? malloc((size_t)n + 1) : NULL;
-  if (t && fread(t, 1, (size_t)n, f) != (size_t)n) {
-    free(t);
-    t = NULL;
-  }
-  if (t) t[n] = 0;
-  fclose(f);
-  return t;
-}
 
 int main(int argc, char **argv) {
   if (argc < 2) return 2;

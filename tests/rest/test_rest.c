@@ -204,6 +204,46 @@ TEST_IMPL(module_loaded_at_run_time_is_analysed) {
 #endif
 }
 
+/* A destroyed stream's handle given to a new stream of another context: the old
+ * context's synchronisation must not count as the new stream's (order.c used to
+ * keep the old stream's clock and context: a commit encoded data a kernel was
+ * still writing, and the program was told its memory was damaged). */
+TEST_IMPL(stream_handle_reused_by_another_context) {
+#ifndef EXE_REUSE
+  return TEST_SKIPF("nvcc not found: reuse not built");
+#else
+  const char *argv[] = {EXE_REUSE, SLOWKERNEL_PTX, NULL};
+  run_t plain;
+  gp_run(argv, 0, NULL, NULL, &plain);
+  if (plain.status == 3) {
+    gp_free(&plain);
+    return TEST_SKIPF("the simulator never gave a destroyed stream's handle back");
+  }
+  ASSERT_EQ(plain.status, 0);
+  ASSERT(plain.has_checksum);
+  const char *modes[] = {"GPUFT_CHECK=epoch", "GPUFT_CHECK=launch"};
+  int checked = 0;
+  for (int m = 0; m < 2; m++) {
+    const char *extra[] = {modes[m], NULL};
+    run_t g;
+    gp_run(argv, 1, NULL, extra, &g);
+    if (g.status == 3) {
+      gp_free(&g);
+      continue; /* this run got no handle back: nothing to check */
+    }
+    if (g.status != 0 || !g.has_checksum || g.checksum != plain.checksum)
+      FT_FAIL_("%s: status %d\n%s", modes[m], g.status, g.err);
+    ASSERT_EQ(gp_get(&g, "detected"), 0u);
+    ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
+    gp_free(&g);
+    checked++;
+  }
+  gp_free(&plain);
+  if (!checked) return TEST_SKIPF("the simulator gave no destroyed stream's handle back under gpuft");
+  return TEST_OK;
+#endif
+}
+
 TEST_IMPL(userpatterns_fault_free_both_modes) {
   NEED_APPS();
   const char *sizes[] = {"64", "4096", "65536"};

@@ -171,7 +171,10 @@ int main(int argc, char **argv) {
   g_ops = atoi(argv[4]);
   if (nt < 1 || nt > 32 || phases < 1 || g_ops < 1) return 2;
   signal(SIGALRM, watchdog);
-  alarm(60 + (unsigned)(phases * g_ops * nt / 200));
+  /* sanitizer builds run slower: the test runner's scale stretches the watchdog too */
+  const char *sc = getenv("FT_TEST_TIMEOUT_SCALE");
+  unsigned k = sc && atoi(sc) > 1 && atoi(sc) < 100 ? (unsigned)atoi(sc) : 1;
+  alarm(k * (60 + (unsigned)(phases * g_ops * nt / 200)));
   CUdevice dev;
   if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&g_ctx[1].ctx, NULL, 0, dev)) return 1;
   for (int p = 0; p < phases; p++) {
