@@ -82,8 +82,10 @@ static void program(const char *name, const char *const argv[], const char *late
   best_of(argv, 1, rec, &jr);
   uint64_t ep = get(jr, "epochs_replayed");
   double secs = getf(jr, "recovery_seconds");
-  printf("%-8s recovery: %ju epochs replayed in %.3f s (%.2f ms per epoch; the run without a "
-         "fault: %.3f s)\n", "", (uintmax_t)ep, secs, ep ? secs * 1e3 / (double)ep : 0.0, def);
+  printf("%-8s recovery: %ju recovered, %ju uncorrectable; %ju epochs replayed in %.3f s (%.2f ms "
+         "per epoch; the run without a fault: %.3f s)\n", "", (uintmax_t)get(jr, "recovered"),
+         (uintmax_t)get(jr, "uncorrectable"), (uintmax_t)ep, secs,
+         ep ? secs * 1e3 / (double)ep : 0.0, def);
   free(jr);
 }
 
@@ -95,6 +97,8 @@ int main(void) {
   const char *solver[] = {SNAP_SOLVER, "160", "150", NULL};
   program("solver", solver, "GPUFT_INJECT=at=launch:xpay:140,target=arg:2,bits=2,seed=7");
   const char *stencil[] = {SNAP_STENCIL, "384", "300", "10", NULL};
-  program("stencil", stencil, "GPUFT_INJECT=at=launch:step:290,target=arg:0,bits=2,seed=7");
+  /* step 291 opens an epoch (a read-back every 10 steps): its input is step 290's
+   * output, written in the epoch before */
+  program("stencil", stencil, "GPUFT_INJECT=at=launch:step:291,target=arg:0,bits=2,seed=7");
   return 0;
 }

@@ -74,6 +74,8 @@ int main(int argc, char **argv) {
   }
   if (!sa) {
     fprintf(stderr, "reuse: the driver never gave the stream handle back\n");
+    free(h);
+    free(ptx);
     return 3;
   }
   CUdeviceptr x;

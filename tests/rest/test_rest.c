@@ -213,8 +213,12 @@ TEST_IMPL(stream_handle_reused_by_another_context) {
   return TEST_SKIPF("nvcc not found: reuse not built");
 #else
   const char *argv[] = {EXE_REUSE, SLOWKERNEL_PTX, NULL};
+  /* (ASan's quarantine would keep a freed stream's memory, and so its handle, from
+   * coming back) */
+  const char *asan = "ASAN_OPTIONS=quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+  const char *plain_env[] = {asan, NULL};
   run_t plain;
-  gp_run(argv, 0, NULL, NULL, &plain);
+  gp_run(argv, 0, NULL, plain_env, &plain);
   if (plain.status == 3) {
     gp_free(&plain);
     return TEST_SKIPF("the simulator never gave a destroyed stream's handle back");
@@ -224,7 +228,7 @@ TEST_IMPL(stream_handle_reused_by_another_context) {
   const char *modes[] = {"GPUFT_CHECK=epoch", "GPUFT_CHECK=launch"};
   int checked = 0;
   for (int m = 0; m < 2; m++) {
-    const char *extra[] = {modes[m], NULL};
+    const char *extra[] = {modes[m], asan, NULL};
     run_t g;
     gp_run(argv, 1, NULL, extra, &g);
     if (g.status == 3) {
