@@ -618,12 +618,14 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
       __atomic_load_n(&g_verdict, __ATOMIC_RELAXED) == CUDA_SUCCESS)
     return CUDA_SUCCESS;
   ft_lock();
+  ft_hostfn_t *held = ft_host_fn_take_held(); /* before the jobs are looked at */
   commit_locked(watch, watch_repaired);
   CUresult v = __atomic_exchange_n(&g_verdict, CUDA_SUCCESS, __ATOMIC_RELAXED);
   int settled = !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED);
   ft_unlock();
   /* host functions held back from damaged data: what they may look at is settled */
-  if (settled) ft_host_fn_run_deferred();
+  if (settled) ft_host_fn_run(held);
+  else ft_host_fn_put_back(held);
   return v;
 }
 

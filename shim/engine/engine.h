@@ -293,12 +293,18 @@ void ft_epoch_settle(void);
 void ft_epoch_host_fn(uint64_t seq, int stream_index);
 int ft_host_fn_ran(uint64_t seq);
 /* Host functions held back because data verified before them was damaged run at the
- * end of the commit that settles the epoch (ops_sync.c); whether any are waiting. */
-void ft_host_fn_run_deferred(void);
+ * end of the commit that settles the epoch (ops_sync.c). A commit takes those held
+ * before it looks at the jobs (the damage that held them is among what it sees)
+ * and runs them when the epoch is settled, else puts them back; one held while it
+ * looks waits for the next commit (it was held for damage this one may not have
+ * seen: running it at this commit's end let a host function see damaged data). */
+typedef struct ft_hostfn_s ft_hostfn_t;
+ft_hostfn_t *ft_host_fn_take_held(void);
+void ft_host_fn_run(ft_hostfn_t *held);
+void ft_host_fn_put_back(ft_hostfn_t *held);
 /* The trampoline queued in place of a host function (hostfn.c): created by the
  * hook, given to the driver with ft_host_fn_tramp (cuLaunchHostFunc) or
  * ft_host_fn_tramp_cb (cuStreamAddCallback); discarded if the driver refused it. */
-typedef struct ft_hostfn_s ft_hostfn_t;
 ft_hostfn_t *ft_host_fn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user);
 void ft_host_fn_discard(ft_hostfn_t *h);
 void CUDA_CB ft_host_fn_tramp(void *user);

@@ -63,8 +63,26 @@ void CUDA_CB ft_host_fn_tramp_cb(CUstream s, CUresult st, void *u) {
   run_or_hold(u);
 }
 
-void ft_host_fn_run_deferred(void) {
-  hostfn_t *h = __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL), *fwd = NULL;
+ft_hostfn_t *ft_host_fn_take_held(void) { return __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL); }
+
+/* Back under those held since (newer: the list stays newest first). */
+void ft_host_fn_put_back(ft_hostfn_t *h) {
+  if (!h) return;
+  for (;;) {
+    hostfn_t *newer = __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL);
+    if (newer) {
+      hostfn_t *last = newer;
+      while (last->next) last = last->next;
+      last->next = h;
+      h = newer;
+    }
+    hostfn_t *none = NULL;
+    if (__atomic_compare_exchange_n(&g_held, &none, h, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return;
+  }
+}
+
+void ft_host_fn_run(ft_hostfn_t *h) {
+  hostfn_t *fwd = NULL;
   while (h) { /* oldest first */
     hostfn_t *n = h->next;
     h->next = fwd;

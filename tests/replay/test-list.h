@@ -2,6 +2,7 @@
 TEST_ENTRY(sgemm_input_flips_bit_exact, 300)
 TEST_ENTRY(jacobi_grid_flips_bit_exact, 300)
 TEST_ENTRY(multistream_flips_bit_exact, 300)
+TEST_ENTRY(held_host_fn_waits_for_its_replay, 300)
 TEST_ENTRY(stuck_bit_is_permanent, 120)
 TEST_ENTRY(double_flip_in_output_recomputed, 300)
 TEST_ENTRY(damaged_restore_point_is_reported, 120)

@@ -115,6 +115,37 @@ TEST_IMPL(multistream_flips_bit_exact) {
   return TEST_OK;
 }
 
+/* A host function queued behind a read-back of damaged data is held back; a commit
+ * that began before the damage was found must leave it held (running it at its end
+ * let the function see the damaged read-back, and the epoch was lost: about 1 run in
+ * 70). Many runs, every launch of the input's kernel, since it is a race. */
+TEST_IMPL(held_host_fn_waits_for_its_replay) {
+  NEED_APPS();
+  const char *argv[] = {APP_MULTISTREAM, "2", "4", NULL};
+  uint64_t gold = gp_golden(argv);
+  int runs = 0;
+  for (int rep = 0; rep < 20; rep++)
+    for (int k = 1; k <= 8; k++) {
+      /* gpuft's injector: the flip lands as the launch is issued, the way the
+       * campaign that found this does it */
+      char spec[128];
+      snprintf(spec, sizeof spec,
+               "GPUFT_INJECT=at=launch:square_kernel:%d,target=arg:0,bits=1,seed=%d", k,
+               1000 * rep + k);
+      const char *extra[] = {spec, NULL};
+      run_t g;
+      gp_run(argv, 1, NULL, extra, &g);
+      if (g.status != 0 || !g.has_checksum || g.checksum != gold ||
+          gp_get(&g, "uncorrectable") != 0)
+        FT_FAIL_("%s: a single bit ended the run (status %d)\n%s", spec, g.status, g.err);
+      ASSERT_GE(gp_get(&g, "recovered") + gp_get(&g, "corrected"), 1u);
+      gp_free(&g);
+      runs++;
+    }
+  printf("# %d runs, every one recovered\n", runs);
+  return TEST_OK;
+}
+
 TEST_IMPL(stuck_bit_is_permanent) {
   NEED_APPS();
   const char *argv[] = {APP_SGEMM, "96", NULL};
