@@ -94,8 +94,8 @@ int ft_ord_stream_index(CUstream s); /* without issuing: -1 if unknown */
  * stream index `by`; whether the host has seen it complete. */
 int ft_ord_covers(int i, int by, uint64_t t);
 int ft_ord_host_covers(int by, uint64_t t);
-/* An event recorded with the clock vc its stream had before the record (NULL: an
- * untracked stream); a wait enqueued on s for an event whose clock was vc. */
+/* An event recorded with the clock vc its stream had before the record (all zero
+ * for an untracked stream); a wait enqueued on s for an event whose clock was vc. */
 void ft_ord_record_vc(CUevent e, const uint64_t *vc);
 void ft_ord_wait_vc(CUstream s, const uint64_t *vc);
 /* Before a synchronisation: the clocks it will cover (the current context's

@@ -63,7 +63,9 @@ void CUDA_CB ft_host_fn_tramp_cb(CUstream s, CUresult st, void *u) {
   run_or_hold(u);
 }
 
-ft_hostfn_t *ft_host_fn_take_held(void) { return __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL); }
+ft_hostfn_t *ft_host_fn_take_held(void) {
+  return __atomic_exchange_n(&g_held, NULL, __ATOMIC_ACQ_REL);
+}
 
 /* Back under those held since (newer: the list stays newest first). */
 void ft_host_fn_put_back(ft_hostfn_t *h) {

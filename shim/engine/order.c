@@ -159,9 +159,7 @@ static ev_t *ev_find(CUevent e, int create) {
 
 void ft_ord_record_vc(CUevent e, const uint64_t *vc) {
   ev_t *v = ev_find(e, 1);
-  if (!v) return;
-  if (!vc) memset(v->vc, 0, sizeof v->vc); /* an untracked stream: orders nothing */
-  else memcpy(v->vc, vc, sizeof v->vc);
+  if (v) memcpy(v->vc, vc, sizeof v->vc); /* (an untracked stream's: zero, orders nothing) */
 }
 
 void ft_ord_wait_vc(CUstream s, const uint64_t *vc) {

@@ -187,8 +187,9 @@ int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole) {
   return j;
 }
 
+/* (The use is taken again, after the last piece is enqueued, when the operation
+ * ends: ft_rest_issued.) */
 void ft_rest_write_end(ft_alloc_t *a, CUstream s) {
-  ft_rest_use(a, ft_ord_advance(s), 1); /* the use ends with the last piece enqueued */
   a->written_epoch = ft_epoch;
   if (!ft_rest_ordered(a, ft_ord_stream_index(s), 1)) {
     /* another stream may be writing it too: in flight until both are done */

@@ -7,35 +7,33 @@
 
 #include "engine.h"
 
+/* Clocks taken before the driver call (snap, engine lock held) and applied once it
+ * succeeded (apply): what other threads issue while it runs is on neither side.
+ * Declares vc_ (the clocks) and r (the driver's result) in the caller. */
+#define ORDERED(r, snap, call, apply) \
+  uint64_t vc_[FT_ORD_STREAMS];       \
+  ft_lock();                          \
+  snap;                               \
+  ft_unlock();                        \
+  CUresult r = (call);                \
+  if (r == CUDA_SUCCESS) {            \
+    ft_lock();                        \
+    apply;                            \
+    ft_unlock();                      \
+  }
+
 /* What the host will know to be finished once the call returns (order.c): the
  * clocks as they were when it began; then the commit. */
-#define SYNCED(snap, whole, call)                   \
-  do {                                              \
-    uint64_t vc_[FT_ORD_STREAMS];                   \
-    ft_lock();                                      \
-    snap;                                           \
-    ft_unlock();                                    \
-    CUresult r_ = (call);                           \
-    if (r_ == CUDA_SUCCESS) {                       \
-      ft_lock();                                    \
-      ft_ord_synced(vc_, whole);                    \
-      ft_unlock();                                  \
-    }                                               \
-    return ft_after_sync(r_);                       \
+#define SYNCED(snap, whole, call)                              \
+  do {                                                         \
+    ORDERED(r_, snap, call, ft_ord_synced(vc_, whole));        \
+    return ft_after_sync(r_);                                  \
   } while (0)
 
 CUresult ft_on_cuCtxSynchronize(void) { SYNCED(ft_ord_snap_all(vc_), 1, ft_real.cuCtxSynchronize()); }
 CUresult ft_on_cuCtxSynchronize_v2(CUcontext c) {
-  uint64_t vc[FT_ORD_STREAMS];
-  ft_lock();
-  ft_ord_snap_ctx(c, vc);
-  ft_unlock();
-  CUresult r = ft_real.cuCtxSynchronize_v2(c);
-  if (r == CUDA_SUCCESS) {
-    ft_lock();
-    ft_ord_ctx_synced(c, vc); /* context c's streams, not the current context's */
-    ft_unlock();
-  }
+  /* context c's streams, not the current context's */
+  ORDERED(r, ft_ord_snap_ctx(c, vc_), ft_real.cuCtxSynchronize_v2(c), ft_ord_ctx_synced(c, vc_));
   return ft_after_sync(r);
 }
 CUresult ft_on_cuStreamSynchronize(CUstream s) {
@@ -57,37 +55,20 @@ CUresult ft_on_cuStreamQuery_ptsz(CUstream s) {
 CUresult ft_on_cuEventQuery(CUevent e) { SYNCED(ft_ord_snap_event(e, vc_), 0, ft_real.cuEventQuery(e)); }
 
 /* ---- events: how the program orders its streams (order.c) ---- */
-/* The clocks are taken before the driver call and applied after it succeeds: what
- * other threads issue meanwhile is on neither side of the event (a record taken
- * after the call could claim their work, a wait could take in a later record). */
-#define EV_RECORD(call, e, st)                    \
-  do {                                            \
-    uint64_t vc_[FT_ORD_STREAMS];                 \
-    ft_lock();                                    \
-    int i_ = ft_ord_op(st);                       \
-    ft_ord_snap_stream(st, vc_);                  \
-    ft_unlock();                                  \
-    CUresult r_ = (call);                         \
-    if (r_ == CUDA_SUCCESS) {                     \
-      ft_lock();                                  \
-      ft_ord_record_vc(e, i_ >= 0 ? vc_ : NULL);  \
-      ft_unlock();                                \
-    }                                             \
-    return r_;                                    \
+/* A record takes its stream's clock before the call (one taken after could claim
+ * work other threads issue meanwhile), a wait the event's (a later record of it
+ * is not what the wait waits for). */
+#define EV_RECORD(call, e, st)                                                        \
+  do {                                                                                \
+    ORDERED(r_, (ft_ord_op(st), ft_ord_snap_stream(st, vc_)), call,                   \
+            ft_ord_record_vc(e, vc_));                                                \
+    return r_;                                                                        \
   } while (0)
-#define EV_WAIT(call, st, e)                                                \
-  do {                                                                      \
-    uint64_t vc_[FT_ORD_STREAMS];                                           \
-    ft_lock();                                                              \
-    ft_ord_snap_event(e, vc_);                                              \
-    ft_unlock();                                                            \
-    CUresult r_ = (call);                                                   \
-    if (r_ == CUDA_SUCCESS) {                                               \
-      ft_lock();                                                            \
-      ft_ord_wait_vc(st, vc_); /* later work on st comes after the event */ \
-      ft_unlock();                                                          \
-    }                                                                       \
-    return r_;                                                              \
+#define EV_WAIT(call, st, e)                                                          \
+  do {                                                                                \
+    /* later work on st comes after the event */                                      \
+    ORDERED(r_, ft_ord_snap_event(e, vc_), call, ft_ord_wait_vc(st, vc_));            \
+    return r_;                                                                        \
   } while (0)
 
 CUresult ft_on_cuEventRecord(CUevent e, CUstream s) {
