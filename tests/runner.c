@@ -68,7 +68,7 @@ static double now_s(void) {
 #ifndef FT_TIMEOUT_SCALE_CONFIG
 #define FT_TIMEOUT_SCALE_CONFIG 1
 #endif
-static double timeout_scale(void) {
+double ft_test_timeout_scale(void) {
   const char *s = getenv("FT_TEST_TIMEOUT_SCALE");
   double v = s ? strtod(s, NULL) : 1.0, c = FT_TIMEOUT_SCALE_CONFIG;
   if (!(v > 0 && v < 1000)) v = 1.0;
@@ -127,7 +127,7 @@ static int run_one(int idx, const ft_test_t *t) {
     exit(rc);
   }
   close(pfd[1]);
-  double limit = t->timeout_s * timeout_scale();
+  double limit = t->timeout_s * ft_test_timeout_scale();
   int status = 0, timed_out = 0;
   for (;;) {
     pid_t r = waitpid(pid, &status, WNOHANG);

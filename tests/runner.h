@@ -20,6 +20,11 @@ int ft_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Path of the test binary's directory, for locating built helpers. */
 const char *ft_test_dir(void);
 
+/* How much slower than a plain build this one runs (FT_TEST_TIMEOUT_SCALE, or the
+ * scale configured; 1 for a plain build): timeouts grow by it, and loops may run
+ * fewer rounds above 1. */
+double ft_test_timeout_scale(void);
+
 void ft_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 

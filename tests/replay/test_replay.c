@@ -124,9 +124,8 @@ TEST_IMPL(held_host_fn_waits_for_its_replay) {
   const char *argv[] = {APP_MULTISTREAM, "2", "4", NULL};
   uint64_t gold = gp_golden(argv);
   int runs = 0;
-  /* sanitizer builds (a timeout scale set) run 10x slower: fewer repetitions */
-  const char *sc = getenv("FT_TEST_TIMEOUT_SCALE");
-  int reps = sc && atoi(sc) > 1 ? 4 : 20;
+  /* sanitizer builds run about 10x slower: fewer repetitions */
+  int reps = ft_test_timeout_scale() > 1 ? 4 : 20;
   for (int rep = 0; rep < reps; rep++)
     for (int k = 1; k <= 8; k++) {
       /* gpuft's injector: the flip lands as the launch is issued, the way the

@@ -173,8 +173,9 @@ int main(int argc, char **argv) {
   signal(SIGALRM, watchdog);
   /* sanitizer builds run slower: the test runner's scale stretches the watchdog too */
   const char *sc = getenv("FT_TEST_TIMEOUT_SCALE");
-  unsigned k = sc && atoi(sc) > 1 && atoi(sc) < 100 ? (unsigned)atoi(sc) : 1;
-  alarm(k * (60 + (unsigned)(phases * g_ops * nt / 200)));
+  int k = sc ? atoi(sc) : 1;
+  if (k < 1 || k >= 100) k = 1;
+  alarm((unsigned)k * (60 + (unsigned)(phases * g_ops * nt / 200)));
   CUdevice dev;
   if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&g_ctx[1].ctx, NULL, 0, dev)) return 1;
   for (int p = 0; p < phases; p++) {
