@@ -12,12 +12,15 @@
  * (the "I" half: products, shifts, comparisons...). Origins: the places, then
  * LOADED (a value read from memory), SHLOC (an address of shared/local/param
  * storage), GVAR (the address of a module .global/.const variable), PARTIAL (a
- * piece narrower than 8 bytes of a place), then PADDR(i) (the address of entry
+ * piece narrower than 8 bytes of a place), NARROW (a value read from memory by a
+ * load narrower than 8 bytes: an index, or a piece of a pointer), UNPLACED
+ * (parameter bytes that are no place: 4-byte parameters, fields of packed
+ * structs, floating-point parameters), then PADDR(i) (the address of entry
  * parameter i itself). */
-enum { O_LOADED = 0, O_SHLOC, O_GVAR, O_PARTIAL, O_NSPECIAL };
+enum { O_LOADED = 0, O_SHLOC, O_GVAR, O_PARTIAL, O_NARROW, O_UNPLACED, O_NSPECIAL };
 
 /* per-place result bits */
-enum { R_READ = 1, R_WRITE = 2, R_ESC = 4, R_INEXACT = 8, R_NC = 16, R_FULL = 32, R_PART = 64 };
+enum { R_READ = 1, R_WRITE = 2, R_ESC = 4, R_INEXACT = 8, R_NC = 16, R_FULL = 32, R_PART = 64, R_ISTORED = 128 };
 
 #define MAX_PLACES 8192
 #define MAX_ROUNDS 200
@@ -55,6 +58,8 @@ typedef struct {
   int changed;
   uint64_t *t0, *t1, *t2;      /* scratch sets */
   int oom;
+  int unplaced_stored;  /* parameter bytes that are no place were stored to memory */
+  int partial_stored;   /* pieces of places were stored to memory, as integers */
 } A;
 
 /* ---- sets ---- */
@@ -147,15 +152,44 @@ static void src_taint(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_
 
 /* ---- accesses ---- */
 
+/* Whether s carries origin o as a pointer or as an integer. */
+static int s_any(A *a, const uint64_t *s, size_t o) { return s_has(s, bitP(a, o)) || s_has(s, bitI(a, o)); }
+
+/* Every place of entry parameter i escapes. */
+static void param_escapes(A *a, size_t i) {
+  for (uint32_t k = 0; k < a->pcount[i]; k++) mark(a, a->pfirst[i] + k, R_ESC | R_INEXACT);
+}
+
+/* Every place read in pieces escapes (a pointer rebuilt from pieces may be any of them). */
+static void partial_escapes(A *a) {
+  for (size_t pl = 0; pl < a->np; pl++)
+    if (a->res[pl] & R_PART) mark(a, pl, R_ESC | R_INEXACT);
+}
+
 /* A dereference of an address with taint s in state space sp, of kind bits
- * (R_READ / R_WRITE). */
+ * (R_READ / R_WRITE). The rule that keeps the facts sound (docs/ptx.md,
+ * "Soundness"): an address formed from one place's pointer plus integers stays
+ * in that place's allocation (C's rule for pointer arithmetic), so integers
+ * from 4-byte parameters and from memory (indices) are offsets; but every
+ * place that enters an address only as an integer may be the pointer
+ * (laundered through arithmetic: `a + ((b - a) >> 2 << 2)`), and a place that
+ * enters as pointer and integer at once rebases (`a + (q - a)`): then the
+ * integers from memory and from parameters may be pointers too. */
 static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   int global = sp == FT_PTX_SP_GLOBAL || sp == FT_PTX_SP_GENERIC;
   size_t nplace = 0;
+  int rebase = 0;
   for (size_t pl = 0; pl < a->np; pl++)
-    if (s_has(s, bitP(a, pl))) nplace++;
+    if (s_has(s, bitP(a, pl))) {
+      nplace++;
+      if (s_has(s, bitI(a, pl))) rebase = 1;
+    }
   for (size_t pl = 0; pl < a->np; pl++) {
-    if (!s_has(s, bitP(a, pl))) continue;
+    if (!s_has(s, bitP(a, pl))) {
+      /* only as an integer: may be the pointer, through arithmetic */
+      if (global && s_has(s, bitI(a, pl))) mark(a, pl, R_ESC | R_INEXACT);
+      continue;
+    }
     if (!global || (nplace > 1 && (bits & R_WRITE))) {
       mark(a, pl, R_ESC | R_INEXACT);   /* a pointer used in another space, or a write through mixed pointers */
     } else if (nplace > 1) {
@@ -166,50 +200,57 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
       if (nc) mark(a, pl, R_NC);
     }
   }
+  /* the kernel's own parameter buffer, through its address */
+  for (size_t i = 0; i < a->entry->nparams; i++)
+    if (s_any(a, s, o_paddr(a, i)) && (bits & R_WRITE)) param_escapes(a, i);
+  if (!global) return;
   /* memory reached not through an argument (also when the address may be
    * either: `p = head; p = p->next`) */
-  int other = 0;
-  if (s_has(s, bitP(a, o_special(a, O_LOADED)))) {
-    if (global) a->flags |= FT_PTX_K_LOADED_PTR;
-    other = 1;
+  size_t ld = o_special(a, O_LOADED), nw = o_special(a, O_NARROW), up = o_special(a, O_UNPLACED);
+  if (s_has(s, bitP(a, ld)) || (s_has(s, bitI(a, ld)) && (rebase || !nplace))) a->flags |= FT_PTX_K_LOADED_PTR;
+  if (s_has(s, bitI(a, ld)) && nplace && !rebase) a->flags |= FT_PTX_K_LOADED_INDEX;
+  if ((s_any(a, s, nw) || s_any(a, s, up)) && (rebase || !nplace)) {
+    /* a pointer rebuilt from narrow loads or from parameter bytes that are no place */
+    if (s_any(a, s, nw)) a->flags |= FT_PTX_K_LOADED_PTR;
+    if (s_any(a, s, up)) a->flags |= FT_PTX_K_UNPLACED_PTR;
   }
-  if (s_has(s, bitP(a, o_special(a, O_GVAR)))) {
-    if (global) a->flags |= FT_PTX_K_GLOBAL_VAR;
-    other = 1;
-  }
+  if (s_any(a, s, o_special(a, O_GVAR))) a->flags |= FT_PTX_K_GLOBAL_VAR;
+  /* pieces of places: as they are, a pointer rebuilt from them; as integers,
+   * offsets (int fields packed in a struct slot), unless rebasing */
+  size_t pt = o_special(a, O_PARTIAL);
+  if (s_has(s, bitP(a, pt)) || (s_has(s, bitI(a, pt)) && (rebase || !nplace))) partial_escapes(a);
   if (nplace) return;
-  if (s_has(s, bitP(a, o_special(a, O_SHLOC)))) other = 1;
+  int other = s_has(s, bitP(a, ld)) || s_has(s, bitP(a, o_special(a, O_GVAR))) ||
+              s_has(s, bitP(a, o_special(a, O_SHLOC))) || s_has(s, bitP(a, o_special(a, O_PARTIAL))) ||
+              s_has(s, bitP(a, up));   /* parameter bytes as they are: the shim scans them */
   for (size_t i = 0; i < a->entry->nparams; i++)
-    if (s_has(s, bitP(a, o_paddr(a, i)))) {
-      other = 1;
-      if (bits & R_WRITE)   /* writes into its own parameter buffer */
-        for (uint32_t k = 0; k < a->pcount[i]; k++) mark(a, a->pfirst[i] + k, R_ESC | R_INEXACT);
-    }
-  if (s_has(s, bitP(a, o_special(a, O_PARTIAL)))) {
-    /* a pointer rebuilt from pieces: every partly loaded place may be it */
-    for (size_t pl = 0; pl < a->np; pl++)
-      if (a->res[pl] & R_PART) mark(a, pl, R_ESC | R_INEXACT);
-    other = 1;
-  }
-  if (!other && global) {
+    if (s_has(s, bitP(a, o_paddr(a, i)))) other = 1;
+  if (!other) {
     /* no pointer origin: built by operations the analysis does not follow
-     * from integers; any place feeding it may be the pointer */
+     * from integers (a pointer in halves, a constant): anything may be reached */
     a->flags |= FT_PTX_K_UNKNOWN_ADDR;
-    for (size_t pl = 0; pl < a->np; pl++)
-      if (s_has(s, bitI(a, pl))) mark(a, pl, R_ESC | R_INEXACT);
   }
 }
 
 /* A value stored to memory or passed where the analysis cannot follow: the
- * places it may be escape, and so does whatever the kernel keeps in its own
- * shared/local storage when the value may point there. */
+ * places it may be as a pointer (whole or in pieces) escape, and so does
+ * whatever the kernel keeps in its own shared/local storage when the value may
+ * point there. A place stored only as an integer (an arithmetic result) escapes
+ * when the kernel also dereferences pointers it loads from memory (it may be
+ * reloading it: decided in finish()); another kernel that loads it is flagged
+ * itself. */
 static void escape(A *a, const uint64_t *s) {
   int priv = s_has(s, bitP(a, o_special(a, O_SHLOC)));
-  for (size_t pl = 0; pl < a->np; pl++)
+  for (size_t pl = 0; pl < a->np; pl++) {
     if (s_has(s, bitP(a, pl)) || (priv && s_has(a->pool, bitP(a, pl)))) mark(a, pl, R_ESC | R_INEXACT);
+    else if (s_has(s, bitI(a, pl)) || (priv && s_has(a->pool, bitI(a, pl)))) mark(a, pl, R_ISTORED);
+  }
   for (size_t i = 0; i < a->entry->nparams; i++)
-    if (s_has(s, bitP(a, o_paddr(a, i))))
-      for (uint32_t k = 0; k < a->pcount[i]; k++) mark(a, a->pfirst[i] + k, R_ESC | R_INEXACT);
+    if (s_any(a, s, o_paddr(a, i))) param_escapes(a, i);
+  if (s_has(s, bitP(a, o_special(a, O_PARTIAL)))) partial_escapes(a);
+  else if (s_has(s, bitI(a, o_special(a, O_PARTIAL)))) a->partial_stored = 1; /* finish() */
+  /* parameter bytes that are no place, stored: the same question (finish()) */
+  if (s_any(a, s, o_special(a, O_UNPLACED))) a->unplaced_stored = 1;
 }
 
 /* Whether an address can only point into the kernel's own shared/local
@@ -248,6 +289,11 @@ static int slot_key(A *a, size_t f, const ft_ptx_operand_t *ad, uint32_t *kind, 
     return 1;
   }
   return 0;
+}
+
+static unsigned access_elem_size(const ft_ptx_instr_t *in) {
+  unsigned s = ft_ptx_type_size(in->type);
+  return s ? s : 8;
 }
 
 static unsigned access_size(const ft_ptx_instr_t *in) {
@@ -310,15 +356,18 @@ static void pool_load(A *a, size_t f, const ft_ptx_instr_t *in, const ft_ptx_ope
   }
 }
 
-/* ld.param from an entry parameter symbol: the places overlapping each element. */
+/* ld.param from an entry parameter symbol: the places overlapping each element;
+ * bytes no place covers are UNPLACED. */
 static void load_entry_param(A *a, const ft_ptx_instr_t *in, uint32_t param, int64_t off, uint64_t *dst_el,
                              unsigned k) {
   unsigned es = ft_ptx_type_size(in->type);
-  int64_t lo = off + (int64_t)k * es, hi = lo + es;
+  if (!es) es = 8;
+  int64_t lo = off + (int64_t)k * es, hi = lo + es, covered = 0;
   for (uint32_t j = 0; j < a->pcount[param]; j++) {
     size_t pl = a->pfirst[param] + j;
     int64_t f = a->places[pl].field;
     if (f < hi && f + 8 > lo) {
+      covered += (f + 8 < hi ? f + 8 : hi) - (f > lo ? f : lo);
       if (es == 8 && lo == f) {
         s_set(dst_el, bitP(a, pl));
         mark(a, pl, R_FULL);
@@ -328,6 +377,7 @@ static void load_entry_param(A *a, const ft_ptx_instr_t *in, uint32_t param, int
       }
     }
   }
+  if (covered < (int64_t)es) s_set(dst_el, bitP(a, o_special(a, O_UNPLACED)));
 }
 
 /* Writes taint t to the destination operand o (register or vector of registers). */
@@ -382,7 +432,8 @@ static void do_load(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
       from_memory = 1;
     }
   }
-  if (from_memory || !any) s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+  /* a load of fewer than 8 bytes cannot read a whole pointer: an index or a piece */
+  if (from_memory || !any) s_set(a->t0, bitP(a, o_special(a, access_elem_size(in) >= 8 ? O_LOADED : O_NARROW)));
   if (in->space != FT_PTX_SP_PARAM) deref(a, a->t1, in->space, R_READ, (in->flags & FT_PTX_F_NC) != 0);
   set_dst(a, f, fn, d, a->t0);
 }
@@ -392,8 +443,9 @@ static void do_store(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
   if (ad->kind != FT_PTX_OPD_ADDR) return;
   s_clear(a, a->t0);
   if (ft_ptx_type_size(in->type) < 8) {
-    /* fewer than 8 bytes of a value cannot hold a whole pointer (a pointer
-     * stored in halves is caught where it is loaded and dereferenced) */
+    /* fewer than 8 bytes of a value cannot hold a whole pointer: stored as an
+     * integer, which escape() still follows (a pointer stored in pieces and
+     * reloaded is a pointer again) */
     s_clear(a, a->t2);
     src_taint(a, f, fn, v, a->t2);
     s_or_int(a, a->t0, a->t2);
@@ -479,6 +531,32 @@ static void do_call(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
     s_grow(a, a->fc[ci].params + (size_t)i * a->nw, var_set(a, f, fn->operands[args->index + i].index));
   for (uint32_t i = 0; i < rets->count; i++)
     s_grow(a, var_set(a, f, fn->operands[rets->index + i].index), a->fc[ci].rets + (size_t)i * a->nw);
+}
+
+/* An instruction with a memory operand that no rule above models (textures,
+ * surfaces, bulk copies, matrix loads...): each address may be read and
+ * written, every value it is given escapes, what it returns is unknown, and it
+ * may reach memory that no argument points to. */
+static void do_unknown_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
+  a->flags |= FT_PTX_K_UNKNOWN_MEM;
+  s_clear(a, a->t0);
+  for (unsigned i = 0; i < in->nops; i++) {
+    const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
+    s_clear(a, a->t1);
+    if (o->kind == FT_PTX_OPD_ADDR) addr_taint(a, f, fn, o, a->t1);
+    else if (i > 0) src_taint(a, f, fn, o, a->t1);
+    escape(a, a->t1);
+    for (size_t pl = 0; pl < a->np; pl++)
+      if (s_any(a, a->t1, pl)) mark(a, pl, R_READ | R_WRITE);
+    if (s_has(a->t1, bitP(a, o_special(a, O_SHLOC)))) {   /* may fill the kernel's own storage */
+      s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+      s_grow(a, a->pool, a->t0);
+      s_grow(a, a->pool_any, a->t0);
+    }
+  }
+  s_clear(a, a->t0);
+  s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+  if (in->nops && ft_ptx_opd(fn, in, 0)->kind != FT_PTX_OPD_ADDR) set_dst(a, f, fn, ft_ptx_opd(fn, in, 0), a->t0);
 }
 
 static int has_imm(const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
@@ -580,6 +658,11 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     do_value(a, f, fn, in, 2);
     return;
   default:
+    for (unsigned i = 0; i < in->nops; i++)
+      if (ft_ptx_opd(fn, in, i)->kind == FT_PTX_OPD_ADDR) {
+        do_unknown_mem(a, f, fn, in);
+        return;
+      }
     if (in->nops) do_value(a, f, fn, in, 1);
     return;
   }
@@ -619,6 +702,14 @@ static int build_places(A *a) {
 }
 
 static void finish(A *a, ft_ptx_facts_t *out) {
+  /* parameter bytes stored, and pointers loaded from memory: the kernel may be
+   * reloading its own parameter bytes as a pointer */
+  if (a->flags & FT_PTX_K_LOADED_PTR) {
+    if (a->unplaced_stored) a->flags |= FT_PTX_K_UNPLACED_PTR;
+    if (a->partial_stored) partial_escapes(a);
+    for (size_t pl = 0; pl < a->np; pl++)
+      if (a->res[pl] & R_ISTORED) a->res[pl] |= R_ESC | R_INEXACT;
+  }
   for (size_t pl = 0; pl < a->np; pl++) {
     uint8_t r = a->res[pl];
     ft_ptx_place_t *p = &a->places[pl];
@@ -813,6 +904,8 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
      * address with no origin yet is not an address built from no pointer). */
     for (size_t pl = 0; pl < a.np; pl++) a.res[pl] &= R_PART | R_FULL;
     a.flags = 0;
+    a.unplaced_stored = 0;
+    a.partial_stored = 0;
     for (size_t f = 0; f < m->nfuncs; f++)
       if (a.fc[f].reached)
         for (size_t i = 0; i < m->funcs[f].ninstrs; i++) transfer(&a, f, &m->funcs[f], &m->funcs[f].instrs[i]);

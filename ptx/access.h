@@ -38,8 +38,19 @@ enum {
   FT_PTX_K_GLOBAL_VAR = 1u << 1,   /* accesses module-scope .global variables */
   FT_PTX_K_UNKNOWN_CALL = 1u << 2, /* calls a function it cannot follow (extern, indirect) */
   FT_PTX_K_UNKNOWN_ADDR = 1u << 3, /* dereferences an address built from no pointer at all */
-  FT_PTX_K_INCOMPLETE = 1u << 4    /* the analysis gave up: every place is conservative */
+  FT_PTX_K_INCOMPLETE = 1u << 4,   /* the analysis gave up: every place is conservative */
+  FT_PTX_K_UNPLACED_PTR = 1u << 5, /* may use parameter bytes that are no place as a pointer
+                                      (4-byte halves, packed struct fields, a double) */
+  FT_PTX_K_LOADED_INDEX = 1u << 6, /* offsets an argument pointer by 8-byte integers read from
+                                      memory (informational: the access stays in that buffer) */
+  FT_PTX_K_UNKNOWN_MEM = 1u << 7   /* an instruction reaches memory in a way the analysis does
+                                      not model (textures, surfaces, bulk tensor copies...) */
 };
+/* Flags under which the kernel may reach memory other than through its argument
+ * places: a caller must treat it as writing what those pointers can reach. */
+#define FT_PTX_K_REACHES_BEYOND                                                               \
+  (FT_PTX_K_LOADED_PTR | FT_PTX_K_UNKNOWN_CALL | FT_PTX_K_UNKNOWN_ADDR | FT_PTX_K_INCOMPLETE | \
+   FT_PTX_K_UNPLACED_PTR | FT_PTX_K_UNKNOWN_MEM)
 
 typedef struct ft_ptx_facts_s {
   ft_ptx_place_t *places;     /* in offset order */

@@ -135,6 +135,11 @@ typedef struct {
    * analysis classifies READ and that pointed into an allocation, and the launches
    * that stored into an allocation only such places point into (analysis bugs). */
   uint64_t analysis_places_checked, analysis_violations;
+  /* ... and with gpuft loaded: launches whose decision gpuft declared
+   * (simcudaDeclareUnwritten), and stores into an allocation gpuft declared it
+   * would treat as unwritten by that launch (whatever the reason: facts, flags,
+   * slots without a place, pointers it did not find). */
+  uint64_t shim_launches_checked, shim_violations;
 } simcuda_stats_t;
 typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
 typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation's traffic */
@@ -146,9 +151,16 @@ typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation'
 typedef int (*simcuda_get_traffic_fn)(uint64_t addr, uint64_t *base, uint64_t *size, uint64_t *loaded,
                                       uint64_t *stored);
 
+/* gpuft, about to launch on the calling thread: the protected allocations (by
+ * base) it treats as not written by that launch ("simcudaDeclareUnwritten").
+ * The next launch the thread makes carries the list; with SIMCUDA_CHECK_ACCESS a
+ * store into one of them is counted in shim_violations and reported. Returns -1
+ * (and keeps nothing) when the check is off: the caller may stop declaring. */
+typedef int (*simcuda_declare_unwritten_fn)(const uint64_t *bases, size_t n);
+
 /* These are exported by the simulator's libcuda.so.1 under the names
  * "simcudaInject", "simcudaFlipNow", "simcudaClearFaults", "simcudaGetStats",
- * "simcudaResetStats", "simcudaSetFlipRate", "simcudaGetTraffic";
+ * "simcudaResetStats", "simcudaSetFlipRate", "simcudaGetTraffic", "simcudaDeclareUnwritten";
  * and "simcudaRegisterTwins" by its libcudart.so.13. Find them with dlsym so
  * that the same program also runs on a real GPU, where they are absent. */
 

@@ -56,6 +56,10 @@ typedef struct {
 } ft_drv_t;
 extern ft_drv_t ft_drv;
 extern int ft_drv_complete; /* every entry of reals.def was found */
+/* The simulator's check of gpuft's launch decisions (sim/simcuda.h,
+ * simcudaDeclareUnwritten); NULL on a real driver, or once the check said it is off. */
+typedef int (*ft_sim_declare_fn)(const uint64_t *bases, size_t n);
+extern ft_sim_declare_fn ft_sim_declare_unwritten;
 
 /* ---- Re-entrancy guard: gpuft's own driver calls never enter its hooks ---- */
 extern __thread int ft_tls_in_gpuft __attribute__((tls_model("initial-exec")));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "json_writer.h"
 #include "../ptx/access.h" /* ft_ptx_place_t (the shim has an access.h of its own) */
 
 /* ---- Itanium C++ mangled names: which parameters are pointers to const ----
@@ -203,6 +204,27 @@ static ft_func_t *g_buckets[NBUCKETS];
 
 static size_t hash(const void *p) { return ((uintptr_t)p >> 4) * 2654435761u % NBUCKETS; }
 
+/* What a kernel with PTX facts may reach besides its argument places. */
+static void set_reach(ft_func_t *fn, uint32_t kf) {
+  fn->scan_unplaced = (kf & FT_PTX_K_UNPLACED_PTR) != 0;
+  if (kf & (FT_PTX_K_UNKNOWN_CALL | FT_PTX_K_UNKNOWN_ADDR | FT_PTX_K_UNKNOWN_MEM)) {
+    fn->reach = FT_REACH_ALL;
+    fn->why = kf & FT_PTX_K_UNKNOWN_CALL  ? "calls a function the analysis cannot follow"
+              : kf & FT_PTX_K_UNKNOWN_MEM ? "reaches memory in a way the analysis does not model"
+                                          : "dereferences an address built from no pointer";
+  } else if ((kf & FT_PTX_K_LOADED_PTR) && (kf & FT_PTX_K_GLOBAL_VAR)) {
+    fn->reach = FT_REACH_ALL; /* the pointers may come from module variables */
+    fn->why = "dereferences pointers it may load from module variables";
+  } else if (kf & FT_PTX_K_LOADED_PTR) {
+    fn->reach = FT_REACH_SCAN;
+    fn->why = "dereferences pointers loaded from memory";
+  } else if (fn->scan_unplaced) {
+    fn->why = "may use parameter bytes that are no place as a pointer";
+  }
+  if (fn->reach == FT_REACH_ALL) ft_st.kernels_reach_all++;
+  else if (fn->reach == FT_REACH_SCAN || fn->scan_unplaced) ft_st.kernels_reach_scan++;
+}
+
 static void fill_layout(ft_func_t *fn) {
   CUfunction f = (CUfunction)fn->handle;
   size_t off, size;
@@ -246,11 +268,11 @@ static void fill_layout(ft_func_t *fn) {
   size_t np;
   uint32_t kf;
   if (name && ft_facts_lookup(name, &pl, &np, &kf) == 0 && !(kf & FT_PTX_K_INCOMPLETE)) {
-    /* the kernel's own code says what it does with each place; other slots hold
-     * no pointer it uses */
+    /* the kernel's own code says what it does with each place; a slot with no
+     * place keeps the conservative class (the analysis also flags a kernel that
+     * uses such bytes as a pointer: scan_unplaced) */
     fn->facts = 1;
     fn->kflags = kf;
-    memset(fn->slot_acc, FT_ACC_NONE, sizeof fn->slot_acc);
     for (size_t i = 0; i < np; i++) {
       if (pl[i].offset % 8 || pl[i].offset / 8 >= FT_MAX_SLOTS) continue;
       fn->slot_acc[pl[i].offset / 8] = pl[i].access == FT_PTX_ACC_NONE ? FT_ACC_NONE
@@ -259,19 +281,24 @@ static void fill_layout(ft_func_t *fn) {
       if (pl[i].exact) fn->places_exact++;
       else fn->places_conservative++;
     }
-    FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)", fn->name,
-             fn->places_exact, fn->places_conservative);
+    set_reach(fn, kf);
+    FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)%s%s", fn->name,
+             fn->places_exact, fn->places_conservative, fn->why ? ": " : "", fn->why ? fn->why : "");
     ft_st.kernels_ptx++;
     ft_st.places_exact += (uint64_t)fn->places_exact;
     ft_st.places_conservative += (uint64_t)fn->places_conservative;
     return;
   }
   ft_st.kernels_no_ptx++;
+  /* No PTX analysed (SASS only, a module that did not parse, no name): every
+   * argument may be written, except pointers to const, verified after the launch
+   * (a replay tells if the kernel wrote through one anyway); and it may reach
+   * any memory through pointers it loads: every protected allocation. */
+  fn->reach = FT_REACH_ALL;
+  fn->why = "no PTX analysed";
+  ft_st.kernels_reach_all++;
+  FT_DEBUG("kernel %s: no PTX analysed: conservative", name ? fn->name : "(unnamed)");
   if (name) {
-    /* No PTX (SASS-only image, or not understood): every argument may be written,
-     * except pointers to const, verified after the launch (a replay tells if the
-     * kernel wrote through one anyway) */
-    FT_DEBUG("kernel %s: no PTX analysed: conservative", fn->name);
     uint64_t cmask, pmask;
     if (ft_demangle_const_params(name, &cmask, &pmask) == n) {
       for (int i = 0; i < n && i < 64; i++)
@@ -317,4 +344,19 @@ void ft_access_learn_write(ft_func_t *fn, int slot) {
   if (!fn || slot < 0 || slot >= FT_MAX_SLOTS) return;
   if (fn->slot_acc[slot] != FT_ACC_WRITE) ft_st.learned_writes++;
   fn->slot_acc[slot] = FT_ACC_WRITE;
+}
+
+void ft_access_report(ft_jw_t *w) {
+  int n = 0;
+  for (size_t h = 0; h < NBUCKETS; h++)
+    for (const ft_func_t *fn = g_buckets[h]; fn; fn = fn->next) {
+      if (!fn->why || n++ >= 64) continue;
+      ft_jw_obj(w, NULL);
+      ft_jw_s(w, "kernel", fn->name[0] ? fn->name : "(unnamed)");
+      ft_jw_s(w, "reach", fn->reach == FT_REACH_ALL    ? "every protected allocation"
+                          : fn->reach == FT_REACH_SCAN ? "pointer scan of its buffers"
+                                                       : "pointer scan of its parameters");
+      ft_jw_s(w, "why", fn->why);
+      ft_jw_end(w);
+    }
 }

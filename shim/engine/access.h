@@ -21,6 +21,14 @@ struct ft_func_s {
   int facts;       /* 1: slot_acc from the kernel's PTX; 0: conservative (and const hints) */
   uint32_t kflags; /* FT_PTX_K_*: memory it reaches not through its arguments, ... */
   int places_exact, places_conservative;
+  int reach;        /* FT_REACH_*: what it may write besides its argument places */
+  int scan_unplaced; /* may use parameter bytes that are no place as a pointer */
+  const char *why;  /* why it reaches beyond its arguments (report), or NULL */
+};
+enum {
+  FT_REACH_ARGS = 0, /* only through its argument places */
+  FT_REACH_SCAN,     /* also through pointers loaded from what those point to */
+  FT_REACH_ALL       /* anything: every protected allocation of the context */
 };
 
 /* The function's record (layout queried once); NULL if out of memory. Lock held. */

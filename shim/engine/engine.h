@@ -9,6 +9,7 @@
 #include "codec.h"
 #include "ft.h"
 #include "ftk_launch.h"
+#include "json_writer.h"
 
 
 /* ---- Allocations (registry.c) ---- */
@@ -55,6 +56,11 @@ typedef struct ft_alloc_s {
   int busy;               /* a copy into it is being enqueued in pieces */
   struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
   int freeing;               /* a free of it is under way: no new snapshot copy of it */
+  /* pointers its checkpoint holds (reach.c), for kernels that load pointers */
+  uint64_t mirror_gen;       /* bumped by every upload into the checkpoint */
+  uint64_t ptr_gen, ptr_reg_gen; /* what ptrs was computed from */
+  CUdeviceptr *ptrs;
+  size_t nptrs;
 } ft_alloc_t;
 
 enum {
@@ -72,6 +78,9 @@ static inline size_t ft_mirror_bytes(const ft_alloc_t *a) { return ft_mirror_cod
 /* All registry functions expect the engine lock held. */
 ft_alloc_t *ft_reg_find(CUdeviceptr p); /* allocation containing p, or NULL */
 ft_alloc_t *ft_reg_find_base(CUdeviceptr base);
+ft_alloc_t *ft_reg_below(CUdeviceptr p); /* the last allocation with base <= p, or NULL */
+ft_alloc_t *ft_reg_above(CUdeviceptr p); /* the first allocation with base > p, or NULL */
+uint64_t ft_reg_generation(void);        /* changes whenever an allocation is tracked */
 int ft_reg_insert(ft_alloc_t *a);
 void ft_reg_remove(ft_alloc_t *a);
 size_t ft_reg_count(void);
@@ -380,6 +389,8 @@ int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size
 void ft_facts_image(const void *image, size_t size);
 typedef struct ft_func_s ft_func_t;
 void ft_access_learn_write(ft_func_t *fn, int argslot);
+/* One object per kernel that reaches beyond its arguments, into the open array (report). */
+void ft_access_report(ft_jw_t *w);
 /* Which parameters of a mangled C++ name are pointers to const: bit i set for
  * parameter i (only for the first 64). Returns the number of parameters parsed,
  * or -1 when the name cannot be parsed (then no hint). */
@@ -440,6 +451,8 @@ typedef struct {
   double covered_byte_s, total_byte_s; /* coverage */
   double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
   uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
+  uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
+  uint64_t launches_reach_scan, launches_reach_all, reach_bytes_scanned;
   /* snapshots (snapshot.c) */
   uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
       snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,

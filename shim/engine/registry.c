@@ -28,6 +28,19 @@ ft_alloc_t *ft_reg_find(CUdeviceptr p) {
   return p - a->base < a->size ? a : NULL;
 }
 
+ft_alloc_t *ft_reg_below(CUdeviceptr p) {
+  size_t i = upper(p);
+  return i ? g_v[i - 1] : NULL;
+}
+
+ft_alloc_t *ft_reg_above(CUdeviceptr p) {
+  size_t i = upper(p);
+  return i < g_n ? g_v[i] : NULL;
+}
+
+static uint64_t g_gen = 1;
+uint64_t ft_reg_generation(void) { return g_gen; }
+
 ft_alloc_t *ft_reg_find_base(CUdeviceptr base) {
   ft_alloc_t *a = ft_reg_find(base);
   return a && a->base == base ? a : NULL;
@@ -35,6 +48,7 @@ ft_alloc_t *ft_reg_find_base(CUdeviceptr base) {
 
 int ft_reg_insert(ft_alloc_t *a) {
   FT_ASSERT(a->size > 0);
+  g_gen++;
   size_t i = upper(a->base);
   /* The driver never hands out overlapping live ranges; a stale entry would mean
    * a free gpuft missed. Replace it rather than corrupt the map. */
@@ -94,5 +108,6 @@ void ft_alloc_untrack(ft_alloc_t *a) {
     ft_drv.cuMemFreeHost(a->mirror);
     ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
   }
+  free(a->ptrs);
   free(a);
 }

@@ -264,6 +264,16 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "kernels_conservative", s->kernels_no_ptx);
   ft_jw_u(w, "places_exact", s->places_exact);
   ft_jw_u(w, "places_conservative", s->places_conservative);
+  /* kernels that may reach memory through no argument place (docs/ptx.md,
+   * "Soundness"): treated as writing what a pointer scan finds, or everything */
+  ft_jw_u(w, "kernels_reaching_beyond_arguments", s->kernels_reach_scan + s->kernels_reach_all);
+  ft_jw_u(w, "kernels_reaching_everything", s->kernels_reach_all);
+  ft_jw_u(w, "launches_pointer_scanned", s->launches_reach_scan);
+  ft_jw_u(w, "launches_reaching_everything", s->launches_reach_all);
+  ft_jw_u(w, "pointer_scan_bytes", s->reach_bytes_scanned);
+  ft_jw_arr(w, "kernels_beyond");
+  ft_access_report(w);
+  ft_jw_end(w);
   ft_jw_end(w);
   /* restore points for device-produced data (DESIGN.md 6.8) */
   ft_jw_obj(w, "snapshots");

@@ -8,6 +8,7 @@
 
 #include "access.h"
 #include "hooks.h"
+#include "reach.h"
 #include "inject.h"
 #include "../ptx/access.h" /* FT_PTX_K_*: what a kernel reaches besides its arguments */
 
@@ -75,13 +76,40 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
 
 #define MAX_REFS 64
 
+/* Adds to refs what the kernel may write besides its argument places (reach.c):
+ * pointers just outside an allocation, pointers in parameter bytes that are no
+ * place, what pointers loaded from its buffers reach, or everything. Returns the
+ * new count, or -1 when more than MAX_REFS would be needed. Lock held. */
+static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t len,
+                 ref_t *refs, int n) {
+  ft_alloc_t *set[MAX_REFS];
+  uint8_t written[MAX_REFS];
+  for (int i = 0; i < n; i++) set[i] = refs[i].a;
+  int m = ft_reach(fn, d, buf, len, set, written, n, MAX_REFS);
+  if (m < 0) return -1;
+  int k = n;
+  for (int i = 0; i < m; i++) {
+    ft_alloc_t *a = set[i];
+    if (i < n) {
+      if (written[i] && refs[i].acc == FT_ACC_READ) refs[i].acc = FT_ACC_WRITE;
+      continue;
+    }
+    if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
+    a->read_since_upload = 1;
+    refs[k].a = a;
+    refs[k].acc = written[i] ? FT_ACC_WRITE : FT_ACC_READ;
+    refs[k].slot = -1;
+    k++;
+  }
+  return k;
+}
+
 /* Why a launch has effects a replay cannot undo, or NULL: an argument it may write
  * points into managed or mapped host memory (the host may change it meanwhile, a
  * second run would accumulate twice), or its PTX shows it writing memory reached
  * other than through its arguments. Lock held. */
 static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
-  if (fn->facts && (fn->kflags & (FT_PTX_K_LOADED_PTR | FT_PTX_K_UNKNOWN_ADDR |
-                                  FT_PTX_K_UNKNOWN_CALL | FT_PTX_K_INCOMPLETE | FT_PTX_K_GLOBAL_VAR)))
+  if (fn->facts && (fn->kflags & (FT_PTX_K_REACHES_BEYOND | FT_PTX_K_GLOBAL_VAR)))
     return "a kernel reaching memory other than through its arguments";
   for (size_t off = 0; off + 8 <= len; off += 8) {
     int acc = fn->slot_acc[off / 8];
@@ -99,6 +127,26 @@ static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
       return "a kernel writing mapped host memory";
   }
   return NULL;
+}
+
+/* On the simulator with its access check on: tell it which protected allocations
+ * this launch is treated as not writing (all but refs[i] with a writing class),
+ * so that a store into one is caught whatever gpuft's reason. Lock held. */
+static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) {
+  ft_sim_declare_fn declare = __atomic_load_n(&ft_sim_declare_unwritten, __ATOMIC_RELAXED);
+  if (!declare) return;
+  size_t n = 0, cap = ft_reg_count();
+  uint64_t *bases = malloc((cap ? cap : 1) * sizeof *bases);
+  if (!bases) return;
+  for (size_t i = 0; i < cap; i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
+    int written = 0;
+    for (int k = 0; k < nref && !written; k++) written = refs[k].a == a && refs[k].acc != FT_ACC_READ;
+    if (!written) bases[n++] = a->base;
+  }
+  if (declare(bases, n) != 0) __atomic_store_n(&ft_sim_declare_unwritten, NULL, __ATOMIC_RELAXED);
+  free(bases);
 }
 
 typedef CUresult (*launch_fn)(const void *call);
@@ -133,6 +181,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   int nref = -1;
   if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
     nref = scan(fn, buf, len, refs, MAX_REFS);
+  if (d && nref >= 0) nref = reach(fn, d, buf, len, refs, nref);
   if (!d) {
     ft_unlock();
     CUresult r = real(call);
@@ -144,10 +193,12 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
      * (outside the operation, so that a replay can still run) */
     ft_unlock();
     ft_op_end();
-    FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s: treated as writing every "
-                   "protected allocation", fn && fn->name[0] ? fn->name : "(unnamed)");
+    FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s, or it may reach more than %d "
+                   "allocations: treated as writing every protected allocation",
+                   fn && fn->name[0] ? fn->name : "(unnamed)", MAX_REFS);
     CUresult v = ft_unknown_writer_before(s, 1);
     FT_OP_BEGIN();
+    if (ft_sim_declare_unwritten) ft_sim_declare_unwritten(NULL, 0); /* every allocation written */
     CUresult r = real(call);
     if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
     ft_op_end();
@@ -184,6 +235,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot);
     }
   }
+  declare_unwritten(d, refs, nref);
   CUresult r = real(call);
   if (r == CUDA_SUCCESS) {
     const char *side = impure(fn, buf, len);
@@ -198,7 +250,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
           a->read_owed = 1; /* verified once, after its last reader: at commit */
           ft_rest_mark_owed();
         } else if (verify_after[i] &&
-                   ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ng, s, fn, refs[i].slot)) {
+                   ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ng, s, refs[i].slot >= 0 ? fn : NULL,
+                                 refs[i].slot)) {
           ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
         }
         ft_rest_use(a, j, 0);

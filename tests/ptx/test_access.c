@@ -79,12 +79,12 @@ TEST_IMPL(access_partial_loads) {
  * of that parameter, conservatively; an address from no pointer is flagged. */
 TEST_IMPL(access_param_address_and_unknown) {
   const char *text = HDR
-      ".visible .entry k(.param .align 8 .b8 k_s[16], .param .u32 k_i)\n{\n .reg .b32 %r<3>;\n"
+      ".visible .entry k(.param .align 8 .b8 k_s[16], .param .u32 k_i)\n{\n .reg .b32 %r<4>;\n"
       " .reg .b64 %rd<8>;\n"
       " mov.u64 %rd1, k_s;\n cvta.param.u64 %rd2, %rd1;\n ld.param.u32 %r1, [k_i];\n"
       " mul.wide.u32 %rd3, %r1, 8;\n add.s64 %rd4, %rd2, %rd3;\n ld.u64 %rd5, [%rd4];\n"
       " ld.global.u32 %r2, [%rd5];\n"
-      " mov.u32 %r1, %tid.x;\n cvt.u64.u32 %rd6, %r1;\n st.global.u32 [%rd6], %r2;\n ret;\n}\n";
+      " mov.u32 %r3, %tid.x;\n cvt.u64.u32 %rd6, %r3;\n st.global.u32 [%rd6], %r2;\n ret;\n}\n";
   unsigned cls[2], flags;
   int exact[2];
   size_t n;

@@ -10,7 +10,12 @@
  *      analysis_violations. Places of other classes pointing into the same
  *      allocation explain the store (a buffer's class is the union over slots).
  *   2: self-test: every place is taken as READ, so every launch that stores
- *      through an argument must be reported; proves the check sees stores. */
+ *      through an argument must be reported; proves the check sees stores.
+ * With gpuft loaded, the check also covers what gpuft does with the facts: before
+ * each launch it declares the protected allocations it treats as unwritten
+ * (simcudaDeclareUnwritten); a store into one of them is a violation, whatever
+ * the reason (a class, a kernel flag, a slot with no place, a pointer it did not
+ * find). In self-test mode gpuft's declaration is taken as "every allocation". */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,10 +101,57 @@ static void compare(const sim_launch_t *l, const struct sim_acheck_s *c) {
   ft_ptx_facts_free(&f);
 }
 
+struct sim_decl_s {
+  uint64_t *bases;
+  size_t n;
+};
+static __thread struct sim_decl_s *t_decl;
+
+__attribute__((visibility("default"))) int simcudaDeclareUnwritten(const uint64_t *bases, size_t n) {
+  if (!sim_opt.check_access) return -1;
+  struct sim_decl_s *d = calloc(1, sizeof *d);
+  if (!d || (n && !(d->bases = malloc(n * sizeof *bases)))) abort();
+  if (n) memcpy(d->bases, bases, n * sizeof *bases);
+  d->n = n;
+  sim_acheck_decl_free(t_decl);
+  t_decl = d;
+  return 0;
+}
+
+struct sim_decl_s *sim_acheck_take_declared(void) {
+  struct sim_decl_s *d = t_decl;
+  t_decl = NULL;
+  return d;
+}
+
+void sim_acheck_decl_free(struct sim_decl_s *d) {
+  if (!d) return;
+  free(d->bases);
+  free(d);
+}
+
+/* gpuft's own decision against what the launch stored. */
+static void compare_declared(const sim_launch_t *l, const struct sim_acheck_s *c) {
+  const struct sim_decl_s *d = l->declared;
+  SIM_COUNT(shim_launches_checked, 1);
+  for (size_t k = 0; k < c->n; k++) {
+    if (!c->a[k].stored) continue;
+    bool unwritten = sim_opt.check_access == 2;
+    for (size_t i = 0; i < d->n && !unwritten; i++) unwritten = d->bases[i] == c->a[k].base;
+    if (!unwritten) continue;
+    SIM_COUNT(shim_violations, 1);
+    sim_log("gpuft bug: kernel %s stored %" PRIu64 " bytes into the allocation at 0x%" PRIx64
+            " that gpuft treated as not written by this launch%s",
+            l->func->lay.k->name, c->a[k].stored, c->a[k].base,
+            sim_opt.check_access == 2 ? " (self-test: every allocation taken so)" : "");
+  }
+}
+
 void sim_acheck_end(sim_launch_t *l) {
   struct sim_acheck_s *c = l->acheck;
   l->acheck = NULL;
   compare(l, c);
+  if (l->declared) compare_declared(l, c);
   pthread_mutex_destroy(&c->mu);
   free(c->a);
   free(c);

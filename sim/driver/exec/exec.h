@@ -219,6 +219,7 @@ struct sim_launch_s {
   atomic_int error;  /* CUresult raised by translate */
   uint64_t ticket;   /* sim_mem_free_ticket() when queued */
   struct sim_acheck_s *acheck; /* SIMCUDA_CHECK_ACCESS: its stores per allocation */
+  struct sim_decl_s *declared; /* what gpuft declared it treats as unwritten, or NULL */
 };
 void sim_launch_execute(sim_launch_t *l);
 
@@ -229,6 +230,9 @@ void sim_launch_execute(sim_launch_t *l);
 struct sim_acheck_s *sim_acheck_begin(const sim_launch_t *l);
 void sim_acheck_store(struct sim_acheck_s *c, uint64_t base, uint64_t stored); /* any thread */
 void sim_acheck_end(sim_launch_t *l); /* compares, reports, frees l->acheck */
+/* The calling thread's pending simcudaDeclareUnwritten list, taken by its launch. */
+struct sim_decl_s *sim_acheck_take_declared(void);
+void sim_acheck_decl_free(struct sim_decl_s *d);
 void sim_launch_free(sim_launch_t *l);
 CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, simcuda_dim3 block,
                             unsigned shared, void **kernelParams, void **extra, sim_launch_t **out);

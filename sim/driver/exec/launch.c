@@ -13,6 +13,7 @@ void sim_launch_free(sim_launch_t *l) {
   if (l->func) sim_obj_unref(&l->func->obj);
   free(l->args);
   free(l->params);
+  sim_acheck_decl_free(l->declared);
   free(l);
 }
 
@@ -211,6 +212,7 @@ CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, s
   l->block = block;
   l->shared = shared;
   l->ctx = ctx;
+  l->declared = sim_acheck_take_declared();
   *out = l;
   return CUDA_SUCCESS;
 }

@@ -37,8 +37,9 @@ __global__ void unused_arg(int *out, const int *unused, size_t n) {
   if (threadIdx.x < n) out[threadIdx.x] = (int)n;
 }
 
-// Reverse order: the index is computed from a 64-bit count.
-// expect reverse: 0=READ 8=WRITE
+// Reverse order: the index is computed from a 64-bit count (an 8-byte value that
+// enters an address as an integer may be the pointer: conservative).
+// expect reverse: 0=READ 8=WRITE 16=ESCAPES~
 __global__ void reverse(const int *in, int *out, size_t n) {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i < n) out[n - 1 - i] = in[i];

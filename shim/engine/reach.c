@@ -1,0 +1,178 @@
+/* reach.c: what a launch may write besides what its argument places point into
+ * (DESIGN.md 5, "Soundness"; docs/ptx.md): pointers near but outside an
+ * allocation, pointers in parameter bytes that are no place, the pointer closure
+ * of the buffers a kernel loads pointers from (read from their host
+ * checkpoints), else every protected allocation of the context. Engine lock held. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+#include "reach.h"
+#include "../ptx/access.h"
+
+/* Allocations a pointer value may reach: the one containing it; the one ending
+ * exactly at it (a one-past-the-end pointer, which may equal the next one's
+ * base); else the nearest one below whose end it passed by less than its size,
+ * and the nearest one above that it precedes by less than that one's size
+ * (pointers just outside an allocation, written backwards or forwards: C's
+ * pointer arithmetic stays in one object, a program that steps further reaches
+ * what its pointer cannot name). Up to 2 into out; returns how many. */
+int ft_reach_near(CUdeviceptr v, ft_alloc_t **out) {
+  int n = 0;
+  if (v < 4096) return 0;
+  ft_alloc_t *in = ft_reg_find(v);
+  if (in) out[n++] = in;
+  ft_alloc_t *below = ft_reg_find(v - 1);
+  if (below && below != in && below->base + below->size == v) {
+    out[n++] = below; /* one past its end */
+    return n;
+  }
+  if (in) return n;
+  ft_alloc_t *lo = ft_reg_below(v), *hi = ft_reg_above(v);
+  if (lo && v - (lo->base + lo->size) < lo->size) out[n++] = lo;
+  if (hi && hi->base - v < hi->size) out[n++] = hi;
+  return n;
+}
+
+typedef struct {
+  ft_alloc_t **v;
+  uint8_t *w; /* may be written through what reached it */
+  int n, cap;
+  int over; /* more than cap */
+} set_t;
+
+static void add(set_t *s, ft_alloc_t *a) {
+  if (a->freeing) return; /* being freed by another thread: the program cannot use it */
+  for (int i = 0; i < s->n; i++)
+    if (s->v[i] == a) {
+      s->w[i] = 1;
+      return;
+    }
+  if (s->n == s->cap) {
+    s->over = 1;
+    return;
+  }
+  s->w[s->n] = 1;
+  s->v[s->n++] = a;
+}
+
+static void add_value(set_t *s, uint64_t v) {
+  ft_alloc_t *near[2];
+  int k = ft_reach_near((CUdeviceptr)v, near);
+  for (int i = 0; i < k; i++) add(s, near[i]);
+}
+
+/* Every pointer the parameter bytes may hold: 8 bytes at every offset, and two
+ * 4-byte words in either order (a pointer passed as two u32 halves). */
+static int scan_params(set_t *s, const uint8_t *buf, size_t len) {
+  for (size_t off = 0; off + 8 <= len; off++) {
+    uint64_t v;
+    memcpy(&v, buf + off, 8);
+    add_value(s, v);
+  }
+  size_t nw = len / 4;
+  if (nw > 128) return -1; /* too many pairs to try: reach everything */
+  for (size_t i = 0; i < nw; i++)
+    for (size_t j = 0; j < nw; j++) {
+      if (i == j) continue;
+      uint32_t lo, hi;
+      memcpy(&lo, buf + 4 * i, 4);
+      memcpy(&hi, buf + 4 * j, 4);
+      if (hi) add_value(s, (uint64_t)hi << 32 | lo);
+    }
+  return 0;
+}
+
+/* The pointers a buffer holds, from its host checkpoint (every 4-byte aligned 8
+ * bytes), cached while neither the checkpoint nor the registry changed. -1: no
+ * checkpoint that equals the device content. */
+static int scan_buffer(set_t *s, ft_alloc_t *a) {
+  if (!a->mirror || !a->mirror_valid || a->state == FT_ST_UNPROT) return -1;
+  if (a->ptr_gen != a->mirror_gen || a->ptr_reg_gen != ft_reg_generation()) {
+    free(a->ptrs);
+    a->ptrs = NULL;
+    a->nptrs = 0;
+    size_t cap = 0;
+    __atomic_fetch_add(&ft_st.reach_bytes_scanned, a->size, __ATOMIC_RELAXED);
+    for (size_t off = 0; off + 8 <= a->size; off += 4) {
+      uint64_t v;
+      memcpy(&v, a->mirror + off, 8);
+      ft_alloc_t *near[2];
+      if (!ft_reach_near((CUdeviceptr)v, near)) continue;
+      if (a->nptrs == cap) {
+        cap = cap ? 2 * cap : 16;
+        CUdeviceptr *g = realloc(a->ptrs, cap * sizeof *g);
+        if (!g) {
+          free(a->ptrs);
+          a->ptrs = NULL;
+          a->nptrs = 0;
+          return -1;
+        }
+        a->ptrs = g;
+      }
+      a->ptrs[a->nptrs++] = (CUdeviceptr)v;
+    }
+    a->ptr_gen = a->mirror_gen;
+    a->ptr_reg_gen = ft_reg_generation();
+  }
+  for (size_t i = 0; i < a->nptrs; i++) add_value(s, a->ptrs[i]);
+  return 0;
+}
+
+/* Every protected allocation of the context, written. keep: the n0 entries
+ * already there keep their class (a kernel without PTX: its const arguments
+ * stay read, as the rule for such kernels has it, DESIGN.md 5). */
+static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) {
+  for (size_t i = 0; i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
+    int k;
+    for (k = 0; keep && k < n0 && s->v[k] != a; k++) {
+    }
+    if (!keep || k == n0) add(s, a);
+  }
+}
+
+int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t len,
+             ft_alloc_t **out, uint8_t *written, int n, int cap) {
+  set_t s = {out, written, n, cap, 0};
+  for (int i = 0; i < n; i++) written[i] = 0;
+  /* pointers just outside an allocation, in every slot the kernel may use */
+  for (size_t off = 0; off + 8 <= len; off += 8) {
+    if (fn->slot_acc[off / 8] == FT_ACC_NONE) continue;
+    uint64_t v;
+    memcpy(&v, buf + off, 8);
+    ft_alloc_t *near[2];
+    int k = ft_reach_near((CUdeviceptr)v, near);
+    for (int j = 0; j < k; j++) {
+      if (near[j]->base <= v && v - near[j]->base < near[j]->size) {
+        /* the allocation the slot points into: a root, with the slot's own class */
+        int i;
+        for (i = 0; i < s.n && s.v[i] != near[j]; i++) {
+        }
+        if (i == s.n && s.n < s.cap) {
+          s.w[s.n] = fn->slot_acc[off / 8] != FT_ACC_READ;
+          s.v[s.n++] = near[j];
+        } else if (i == s.n) {
+          s.over = 1;
+        }
+      } else {
+        add(&s, near[j]);
+      }
+    }
+  }
+  int all = fn->reach == FT_REACH_ALL;
+  if (!all && fn->scan_unplaced && scan_params(&s, buf, len) != 0) all = 1;
+  if (!all && fn->reach == FT_REACH_SCAN) {
+    /* the closure: what the argument buffers point to, what those point to, ... */
+    for (int i = 0; i < s.n && !s.over && !all; i++)
+      if (scan_buffer(&s, s.v[i]) != 0) all = 1;
+  }
+  if (all) {
+    all_of_context(&s, d, !fn->facts, n);
+    __atomic_fetch_add(&ft_st.launches_reach_all, 1, __ATOMIC_RELAXED);
+  } else if (fn->reach == FT_REACH_SCAN) {
+    __atomic_fetch_add(&ft_st.launches_reach_scan, 1, __ATOMIC_RELAXED);
+  }
+  return s.over ? -1 : s.n;
+}
