@@ -203,6 +203,9 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   /* the kernel's own parameter buffer, through its address */
   for (size_t i = 0; i < a->entry->nparams; i++)
     if (s_any(a, s, o_paddr(a, i)) && (bits & R_WRITE)) param_escapes(a, i);
+  /* module variables, in any space (a pointer in a __constant__ variable is loaded
+   * with ld.const) */
+  if (s_any(a, s, o_special(a, O_GVAR))) a->flags |= FT_PTX_K_GLOBAL_VAR;
   if (!global) return;
   /* memory reached not through an argument (also when the address may be
    * either: `p = head; p = p->next`) */
@@ -214,7 +217,6 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
     if (s_any(a, s, nw)) a->flags |= FT_PTX_K_LOADED_PTR;
     if (s_any(a, s, up)) a->flags |= FT_PTX_K_UNPLACED_PTR;
   }
-  if (s_any(a, s, o_special(a, O_GVAR))) a->flags |= FT_PTX_K_GLOBAL_VAR;
   /* pieces of places: as they are, a pointer rebuilt from them; as integers,
    * offsets (int fields packed in a struct slot), unless rebasing */
   size_t pt = o_special(a, O_PARTIAL);

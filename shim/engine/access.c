@@ -267,7 +267,8 @@ static void fill_layout(ft_func_t *fn) {
   const ft_ptx_place_t *pl;
   size_t np;
   uint32_t kf;
-  if (name && ft_facts_lookup(name, &pl, &np, &kf) == 0 && !(kf & FT_PTX_K_INCOMPLETE)) {
+  int found = name && ft_facts_lookup(name, &pl, &np, &kf) == 0;
+  if (found && !(kf & FT_PTX_K_INCOMPLETE)) {
     /* the kernel's own code says what it does with each place; a slot with no
      * place keeps the conservative class (the analysis also flags a kernel that
      * uses such bytes as a pointer: scan_unplaced) */
@@ -278,6 +279,7 @@ static void fill_layout(ft_func_t *fn) {
       fn->slot_acc[pl[i].offset / 8] = pl[i].access == FT_PTX_ACC_NONE ? FT_ACC_NONE
                                        : pl[i].access == FT_PTX_ACC_READ ? FT_ACC_READ
                                                                          : FT_ACC_WRITE;
+      fn->slot_esc[pl[i].offset / 8] = pl[i].access == FT_PTX_ACC_ESCAPES;
       if (pl[i].exact) fn->places_exact++;
       else fn->places_conservative++;
     }
@@ -290,13 +292,19 @@ static void fill_layout(ft_func_t *fn) {
     return;
   }
   ft_st.kernels_no_ptx++;
-  /* No PTX analysed (SASS only, a module that did not parse, no name): every
-   * argument may be written, except pointers to const, verified after the launch
-   * (a replay tells if the kernel wrote through one anyway); and it may reach
-   * any memory through pointers it loads: every protected allocation. */
-  fn->reach = FT_REACH_ALL;
-  fn->why = "no PTX analysed";
-  ft_st.kernels_reach_all++;
+  /* No facts: every argument may be written, except pointers to const, verified
+   * after the launch (a replay tells if the kernel wrote through one anyway). PTX
+   * that the analysis could not read (a module that did not parse, an analysis
+   * that gave up) may do anything: every protected allocation. A kernel with no
+   * PTX anywhere (SASS only) is taken to reach memory through its arguments
+   * only: an assumption, reported (docs/ptx.md, "Soundness"). */
+  if (found) {
+    fn->reach = FT_REACH_ALL;
+    fn->why = "its PTX could not be analysed";
+    ft_st.kernels_reach_all++;
+  } else {
+    fn->why = "no PTX: assumed to reach memory through its arguments only";
+  }
   FT_DEBUG("kernel %s: no PTX analysed: conservative", name ? fn->name : "(unnamed)");
   if (name) {
     uint64_t cmask, pmask;
@@ -355,7 +363,8 @@ void ft_access_report(ft_jw_t *w) {
       ft_jw_s(w, "kernel", fn->name[0] ? fn->name : "(unnamed)");
       ft_jw_s(w, "reach", fn->reach == FT_REACH_ALL    ? "every protected allocation"
                           : fn->reach == FT_REACH_SCAN ? "pointer scan of its buffers"
-                                                       : "pointer scan of its parameters");
+                          : fn->scan_unplaced          ? "pointer scan of its parameters"
+                                                       : "its arguments (assumed)");
       ft_jw_s(w, "why", fn->why);
       ft_jw_end(w);
     }

@@ -18,6 +18,8 @@ struct ft_func_s {
   char name[256];
   int skip, skip_known;
   uint8_t slot_acc[FT_MAX_SLOTS]; /* FT_ACC_* per 8-byte slot of the parameter buffer */
+  uint8_t slot_esc[FT_MAX_SLOTS]; /* its place escapes: stored, or an integer that may offset
+                                     another argument's pointer (reach.c) */
   int facts;       /* 1: slot_acc from the kernel's PTX; 0: conservative (and const hints) */
   uint32_t kflags; /* FT_PTX_K_*: memory it reaches not through its arguments, ... */
   int places_exact, places_conservative;

@@ -81,6 +81,31 @@ static void add(const char *name, const ft_ptx_facts_t *f) {
   g_kernels_analysed++;
 }
 
+/* A PTX text that does not parse: each kernel it declares (".entry NAME") gets no
+ * place and the INCOMPLETE flag, so that a kernel of the same name in another
+ * module lends it nothing (the join keeps the flag). */
+static void unparsed(const char *text, size_t len) {
+  static const ft_ptx_facts_t none = {NULL, 0, FT_PTX_K_INCOMPLETE};
+  const char *end = text + len;
+  for (const char *p = text; p < end;) {
+    const char *e = memmem(p, (size_t)(end - p), ".entry", 6);
+    if (!e) break;
+    const char *q = e + 6;
+    while (q < end && (*q == ' ' || *q == '\t')) q++;
+    const char *n0 = q;
+    while (q < end && (*q == '_' || *q == '$' || *q == '.' || (*q >= '0' && *q <= '9') ||
+                       ((*q | 32) >= 'a' && (*q | 32) <= 'z')))
+      q++;
+    if (q > n0 && q - n0 < 1024) {
+      char name[1024];
+      memcpy(name, n0, (size_t)(q - n0));
+      name[q - n0] = 0;
+      add(name, &none);
+    }
+    p = q > e + 6 ? q : e + 6;
+  }
+}
+
 /* Every kernel of every PTX text of an image. */
 static void analyse_image(const void *image, size_t size, const char *what) {
   ft_image_ptx_t img;
@@ -92,8 +117,9 @@ static void analyse_image(const void *image, size_t size, const char *what) {
   for (size_t i = 0; i < img.nptx; i++) {
     ft_ptx_module_t *m = NULL;
     if (ft_ptx_parse(img.ptx[i].text, img.ptx[i].len, &m, err, sizeof err) != 0) {
-      FT_INFO("%s: PTX not analysed (%s): its kernels are treated as writing every argument",
-              what, err);
+      FT_INFO("%s: PTX not analysed (%s): its kernels are treated as writing every protected "
+              "allocation", what, err);
+      unparsed(img.ptx[i].text, img.ptx[i].len);
       continue;
     }
     for (size_t k = 0; k < m->nfuncs; k++) {

@@ -161,6 +161,28 @@ int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t 
       }
     }
   }
+  /* an 8-byte integer that entered an address as an offset (ptrdiff_t between two
+   * buffers: `a + (b - a)`): where it takes each pointer argument, at the element
+   * sizes C programs step by */
+  for (size_t k = 0; k + 8 <= len; k += 8) {
+    if (!fn->slot_esc[k / 8]) continue;
+    int64_t v;
+    memcpy(&v, buf + k, 8);
+    if (v == 0 || v > ((int64_t)1 << 44) || v < -((int64_t)1 << 44)) continue;
+    for (size_t j = 0; j + 8 <= len; j += 8) {
+      if (j == k || fn->slot_acc[j / 8] == FT_ACC_NONE) continue;
+      uint64_t p;
+      memcpy(&p, buf + j, 8);
+      ft_alloc_t *own = ft_reg_find((CUdeviceptr)p);
+      if (!own) continue;
+      for (int64_t sz = 1; sz <= 16; sz *= 2) {
+        ft_alloc_t *near[2];
+        int m = ft_reach_near((CUdeviceptr)(p + (uint64_t)(v * sz)), near);
+        for (int q = 0; q < m; q++)
+          if (near[q] != own) add(&s, near[q]); /* inside its own buffer: an index */
+      }
+    }
+  }
   int all = fn->reach == FT_REACH_ALL;
   if (!all && fn->scan_unplaced && scan_params(&s, buf, len) != 0) all = 1;
   if (!all && fn->reach == FT_REACH_SCAN) {
