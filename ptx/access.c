@@ -205,7 +205,10 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
     if (s_any(a, s, o_paddr(a, i)) && (bits & R_WRITE)) param_escapes(a, i);
   /* module variables, in any space (a pointer in a __constant__ variable is loaded
    * with ld.const) */
-  if (s_any(a, s, o_special(a, O_GVAR))) a->flags |= FT_PTX_K_GLOBAL_VAR;
+  if (s_any(a, s, o_special(a, O_GVAR))) {
+    a->flags |= FT_PTX_K_GLOBAL_VAR;
+    if (bits & R_WRITE) a->flags |= FT_PTX_K_GLOBAL_WRITE;
+  }
   if (!global) return;
   /* memory reached not through an argument (also when the address may be
    * either: `p = head; p = p->next`) */

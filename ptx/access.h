@@ -43,8 +43,9 @@ enum {
                                       (4-byte halves, packed struct fields, a double) */
   FT_PTX_K_LOADED_INDEX = 1u << 6, /* offsets an argument pointer by 8-byte integers read from
                                       memory (informational: the access stays in that buffer) */
-  FT_PTX_K_UNKNOWN_MEM = 1u << 7   /* an instruction reaches memory in a way the analysis does
+  FT_PTX_K_UNKNOWN_MEM = 1u << 7,  /* an instruction reaches memory in a way the analysis does
                                       not model (textures, surfaces, bulk tensor copies...) */
+  FT_PTX_K_GLOBAL_WRITE = 1u << 8  /* writes a module variable (a replay would write it twice) */
 };
 /* Flags under which the kernel may reach memory other than through its argument
  * places: a caller must treat it as writing what those pointers can reach. */

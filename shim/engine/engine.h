@@ -387,6 +387,8 @@ struct ft_ptx_place_s;
 int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size_t *n,
                     uint32_t *flags);
 void ft_facts_image(const void *image, size_t size);
+/* The same for an image in a file (a cubin, fatbin or PTX file, or an ELF object). */
+void ft_facts_path(const char *path);
 typedef struct ft_func_s ft_func_t;
 void ft_access_learn_write(ft_func_t *fn, int argslot);
 /* One object per kernel that reaches beyond its arguments, into the open array (report). */

@@ -147,12 +147,13 @@ static int seen(const char *path) {
   return 0;
 }
 
-/* The .nv_fatbin section of one ELF file on disk. */
-static void analyse_file(const char *path) {
+/* One file on disk: the .nv_fatbin section of an ELF object (an executable, a
+ * library), else the file as an image (a cubin, a fatbin, PTX text). */
+static void analyse_file(const char *path, int any_image) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size < 64) {
+  if (fstat(fd, &st) != 0 || st.st_size < 16) {
     close(fd);
     return;
   }
@@ -163,14 +164,18 @@ static void analyse_file(const char *path) {
   size_t len;
   if (ft_elf_section(map, (size_t)st.st_size, ".nv_fatbin", &sec, &len) == 0 && len)
     analyse_image(sec, len, path);
+  else if (any_image)
+    analyse_image(map, (size_t)st.st_size, path);
   munmap(map, (size_t)st.st_size);
 }
+
+void ft_facts_path(const char *path) { analyse_file(path, 1); }
 
 static int each_object(struct dl_phdr_info *info, size_t size, void *ctx) {
   (void)size;
   (void)ctx;
   const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-  if (!seen(path)) analyse_file(path);
+  if (!seen(path)) analyse_file(path, 0);
   return 0;
 }
 

@@ -109,7 +109,7 @@ static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, siz
  * second run would accumulate twice), or its PTX shows it writing memory reached
  * other than through its arguments. Lock held. */
 static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
-  if (fn->facts && (fn->kflags & (FT_PTX_K_REACHES_BEYOND | FT_PTX_K_GLOBAL_VAR)))
+  if (fn->facts && (fn->kflags & (FT_PTX_K_REACHES_BEYOND | FT_PTX_K_GLOBAL_WRITE)))
     return "a kernel reaching memory other than through its arguments";
   for (size_t off = 0; off + 8 <= len; off += 8) {
     int acc = fn->slot_acc[off / 8];

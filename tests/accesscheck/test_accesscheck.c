@@ -64,17 +64,55 @@ static uint64_t stat_of(const char *err, const char *key) {
   return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
-/* Runs p with SIMCUDA_CHECK_ACCESS=mode; its exit must be 0. The counters. */
-static int run_checked(const prog_t *p, const char *mode, uint64_t *checked, uint64_t *violations,
-                       uint64_t *interpreted, proc_result_t *r) {
+/* Runs p with SIMCUDA_CHECK_ACCESS=mode (natively when gpuft_check is NULL, else
+ * under gpuft with GPUFT_CHECK=gpuft_check). The counters. */
+static int run_checked_ex(const prog_t *p, const char *mode, const char *gpuft_check, uint64_t *checked,
+                          uint64_t *violations, uint64_t *interpreted, proc_result_t *r) {
+  char chk[64];
+  snprintf(chk, sizeof chk, "GPUFT_CHECK=%s", gpuft_check ? gpuft_check : "launch");
   const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "SIMCUDA_STATS=1", mode,
-                       "LD_PRELOAD", NULL};
+                       gpuft_check ? "LD_PRELOAD=" GPUFT_LIB : "LD_PRELOAD", chk, NULL};
   if (proc_run(p->argv, env, 100, r) != 0) return -1;
   *checked = stat_of(r->err, "analysis_places_checked");
   *violations = stat_of(r->err, "analysis_violations");
   *interpreted = stat_of(r->err, "kernels_interpreted");
   return 0;
 }
+
+static int run_checked(const prog_t *p, const char *mode, uint64_t *checked, uint64_t *violations,
+                       uint64_t *interpreted, proc_result_t *r) {
+  return run_checked_ex(p, mode, NULL, checked, violations, interpreted, r);
+}
+
+/* Every program under gpuft, both GPUFT_CHECK modes: no store into an allocation
+ * gpuft treated as unwritten by that launch (shim_violations), whatever the reason. */
+static int no_unwritten_store(const prog_t *progs, size_t n) {
+  if (!*progs[0].argv[0]) return TEST_SKIPF("programs not built (no nvcc)");
+  static const char *const checks[] = {"launch", "epoch"};
+  for (size_t i = 0; i < n; i++)
+    for (size_t c = 0; c < 2; c++) {
+      proc_result_t r;
+      uint64_t checked, violations, interpreted;
+      ASSERT_EQ(run_checked_ex(&progs[i], "SIMCUDA_CHECK_ACCESS=1", checks[c], &checked, &violations,
+                               &interpreted, &r), 0);
+      if (r.status != 0) FT_FAIL_("%s under gpuft exited %d\n%s%s", progs[i].name, r.status, r.out, r.err);
+      uint64_t shim = stat_of(r.err, "shim_violations"), declared = stat_of(r.err, "shim_launches_checked");
+      if (shim || violations || strstr(r.err, "gpuft bug"))
+        FT_FAIL_("%s (GPUFT_CHECK=%s): %ju stores into allocations gpuft treated as unwritten\n%s",
+                 progs[i].name, checks[c], (uintmax_t)shim, r.err);
+      if (!declared) FT_FAIL_("%s: gpuft declared no launch\n%s", progs[i].name, r.err);
+      printf("# %s, GPUFT_CHECK=%s: %ju launches checked against gpuft's decisions, 0 violations\n",
+             progs[i].name, checks[c], (uintmax_t)declared);
+      proc_free(&r);
+    }
+  return TEST_OK;
+}
+
+TEST_IMPL(apps_under_gpuft_no_unwritten_store) { return no_unwritten_store(apps, sizeof apps / sizeof *apps); }
+TEST_IMPL(samples_under_gpuft_no_unwritten_store) {
+  return no_unwritten_store(samples, sizeof samples / sizeof *samples);
+}
+TEST_IMPL(static_runtime_under_gpuft_no_unwritten_store) { return no_unwritten_store(static_rt, 1); }
 
 static int no_read_place_written(const prog_t *progs, size_t n) {
   if (!*progs[0].argv[0]) return TEST_SKIPF("programs not built (no nvcc)");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "twin_fill.h"
 
@@ -81,6 +82,25 @@ int main(void) {
     if (r != CUDA_SUCCESS) m3 = NULL;
   }
   CALL(cuLibraryLoadData, PFN_cuLibraryLoadData_v12000, &lib, tf_ptx, NULL, NULL, 0, NULL, NULL, 0);
+  {
+    /* the same image from a file (cuModuleLoad, cuLibraryLoadFromFile) */
+    char path[] = "/tmp/gpuft-exercise-XXXXXX";
+    int fd = mkstemp(path);
+    size_t len = strlen(tf_ptx) + 1;
+    if (fd < 0 || write(fd, tf_ptx, len) != (ssize_t)len) {
+      fprintf(stderr, "exercise: cannot write %s\n", path);
+      failures++;
+    }
+    if (fd >= 0) close(fd);
+    CUmodule m4 = NULL;
+    CUlibrary l2 = NULL;
+    CALL(cuModuleLoad, PFN_cuModuleLoad_v2000, &m4, path);
+    CALL(cuLibraryLoadFromFile, PFN_cuLibraryLoadFromFile_v12000, &l2, path, NULL, NULL, 0, NULL, NULL, 0);
+    CALL_EXPECT(CUDA_ERROR_FILE_NOT_FOUND, cuModuleLoad, PFN_cuModuleLoad_v2000, &m4, "/nonexistent/gpuft");
+    if (m4) CHECK(cuModuleUnload(m4));
+    if (l2) CHECK(cuLibraryUnload(l2));
+    unlink(path);
+  }
   if (m2) CHECK(cuModuleUnload(m2));
   if (m3) CHECK(cuModuleUnload(m3));
   if (lib) CHECK(cuLibraryUnload(lib));

@@ -1,8 +1,12 @@
 /* module.c: module images (simcuda_image_t in place of a fatbin), modules and their
  * functions, context-independent libraries and kernels, parameter layout and
  * function attributes. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -155,6 +159,30 @@ CUresult cuModuleLoadData(CUmodule *pmod, const void *image) {
   return r;
 }
 
+/* A module from a file (cuModuleLoad, cuLibraryLoadFromFile): the file's bytes as
+ * an image, mapped for the rest of the process (a twin image is used in place). */
+static CUresult file_image(const char *path, const void **image) {
+  if (!path) return CUDA_ERROR_INVALID_VALUE;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return CUDA_ERROR_FILE_NOT_FOUND;
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= 16)
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return CUDA_ERROR_INVALID_IMAGE;
+  *image = map;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoad(CUmodule *pmod, const char *fname) {
+  SIM_CHECK_INIT();
+  if (!pmod) return CUDA_ERROR_INVALID_VALUE;
+  const void *image;
+  CUresult r = file_image(fname, &image);
+  return r ? r : cuModuleLoadData(pmod, image);
+}
+
 CUresult cuModuleLoadDataEx(CUmodule *pmod, const void *image, unsigned int n, CUjit_option *opts, void **vals) {
   if (n && (!opts || !vals)) {
     SIM_CHECK_INIT();
@@ -234,6 +262,15 @@ static void library_free(sim_obj_t *o) {
   free(l->mods);
   pthread_mutex_destroy(&l->mu);
   free(l);
+}
+
+CUresult cuLibraryLoadFromFile(CUlibrary *plib, const char *path, CUjit_option *jo, void **jv, unsigned int njo,
+                               CUlibraryOption *lo, void **lv, unsigned int nlo) {
+  SIM_CHECK_INIT();
+  if (!plib) return CUDA_ERROR_INVALID_VALUE;
+  const void *image;
+  CUresult r = file_image(path, &image);
+  return r ? r : cuLibraryLoadData(plib, image, jo, jv, njo, lo, lv, nlo);
 }
 
 CUresult cuLibraryLoadData(CUlibrary *plib, const void *code, CUjit_option *jo, void **jv, unsigned int njo,
