@@ -225,16 +225,13 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   size_t pt = o_special(a, O_PARTIAL);
   if (s_has(s, bitP(a, pt)) || (s_has(s, bitI(a, pt)) && (rebase || !nplace))) partial_escapes(a);
   if (nplace) return;
-  int other = s_has(s, bitP(a, ld)) || s_has(s, bitP(a, o_special(a, O_GVAR))) ||
-              s_has(s, bitP(a, o_special(a, O_SHLOC))) || s_has(s, bitP(a, o_special(a, O_PARTIAL))) ||
-              s_has(s, bitP(a, up));   /* parameter bytes as they are: the shim scans them */
-  for (size_t i = 0; i < a->entry->nparams; i++)
-    if (s_has(s, bitP(a, o_paddr(a, i)))) other = 1;
-  if (!other) {
-    /* no pointer origin: built by operations the analysis does not follow
-     * from integers (a pointer in halves, a constant): anything may be reached */
-    a->flags |= FT_PTX_K_UNKNOWN_ADDR;
-  }
+  /* Integer arithmetic on pointers is taken to give back a pointer it started
+   * from (laundered, joined from halves, bytes permuted): the places it came from
+   * escaped above, parameter bytes are scanned (UNPLACED_PTR), loaded values are
+   * flagged. An address with no origin at all (a constant, %tid) may be anything. */
+  for (size_t w = 0; w < a->nw; w++)
+    if (s[w]) return;
+  a->flags |= FT_PTX_K_UNKNOWN_ADDR;
 }
 
 /* A value stored to memory or passed where the analysis cannot follow: the

@@ -454,7 +454,7 @@ typedef struct {
   double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
   uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
   uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
-  uint64_t launches_reach_scan, launches_reach_all, reach_bytes_scanned;
+  uint64_t launches_reach_scan, launches_reach_all, launches_reach_params, reach_bytes_scanned;
   /* snapshots (snapshot.c) */
   uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
       snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,

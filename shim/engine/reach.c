@@ -63,23 +63,22 @@ static void add_value(set_t *s, uint64_t v) {
 }
 
 /* Every pointer the parameter bytes may hold: 8 bytes at every offset, and two
- * 4-byte words in either order (a pointer passed as two u32 halves). */
+ * neighbouring 4-byte words high word first (a pointer passed as two u32 halves
+ * in either order). Pairs of distant words are not tried: each try is a chance
+ * for a coincidence (an integer pair that lands in a large allocation). */
 static int scan_params(set_t *s, const uint8_t *buf, size_t len) {
+  if (len > 4096) return -1;
   for (size_t off = 0; off + 8 <= len; off++) {
     uint64_t v;
     memcpy(&v, buf + off, 8);
     add_value(s, v);
   }
-  size_t nw = len / 4;
-  if (nw > 128) return -1; /* too many pairs to try: reach everything */
-  for (size_t i = 0; i < nw; i++)
-    for (size_t j = 0; j < nw; j++) {
-      if (i == j) continue;
-      uint32_t lo, hi;
-      memcpy(&lo, buf + 4 * i, 4);
-      memcpy(&hi, buf + 4 * j, 4);
-      if (hi) add_value(s, (uint64_t)hi << 32 | lo);
-    }
+  for (size_t i = 0; i + 8 <= len; i += 4) {
+    uint32_t hi, lo;
+    memcpy(&hi, buf + i, 4);
+    memcpy(&lo, buf + i + 4, 4);
+    if (hi) add_value(s, (uint64_t)hi << 32 | lo);
+  }
   return 0;
 }
 
@@ -184,7 +183,10 @@ int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t 
     }
   }
   int all = fn->reach == FT_REACH_ALL;
-  if (!all && fn->scan_unplaced && scan_params(&s, buf, len) != 0) all = 1;
+  if (!all && fn->scan_unplaced) {
+    if (scan_params(&s, buf, len) != 0) all = 1;
+    __atomic_fetch_add(&ft_st.launches_reach_params, 1, __ATOMIC_RELAXED);
+  }
   if (!all && fn->reach == FT_REACH_SCAN) {
     /* the closure: what the argument buffers point to, what those point to, ... */
     for (int i = 0; i < s.n && !s.over && !all; i++)

@@ -269,6 +269,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "kernels_reaching_beyond_arguments", s->kernels_reach_scan + s->kernels_reach_all);
   ft_jw_u(w, "kernels_reaching_everything", s->kernels_reach_all);
   ft_jw_u(w, "launches_pointer_scanned", s->launches_reach_scan);
+  ft_jw_u(w, "launches_parameters_scanned", s->launches_reach_params);
   ft_jw_u(w, "launches_reaching_everything", s->launches_reach_all);
   ft_jw_u(w, "pointer_scan_bytes", s->reach_bytes_scanned);
   ft_jw_arr(w, "kernels_beyond");

@@ -4,6 +4,9 @@
 // pointer just outside its allocation...). `adversarial CASE` runs one case and
 // checks its own result against values computed on the host; `adversarial --list`
 // names them. Exit 0 and "CASE: ok <checksum>" when right, 1 when wrong.
+// `adversarial CASE MIB` first uploads MIB MiB of other data the case never
+// touches (a model's weights, a solver's matrix): what gpuft's conservative paths
+// cost shows against it (bench/reach_bench).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -528,6 +531,11 @@ int main(int argc, char **argv) {
       continue;
     }
     if (strcmp(argv[1], c.name)) continue;
+    if (argc > 2) {
+      size_t mib = strtoul(argv[2], NULL, 10);
+      std::vector<int> ballast(mib << 18, 7);
+      if (mib) dev_copy(ballast);
+    }
     uint64_t sum = 0;
     int bad = c.fn(&sum);
     CK(cudaGetLastError());
