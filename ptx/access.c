@@ -20,7 +20,10 @@
 enum { O_LOADED = 0, O_SHLOC, O_GVAR, O_PARTIAL, O_NARROW, O_UNPLACED, O_NSPECIAL };
 
 /* per-place result bits */
-enum { R_READ = 1, R_WRITE = 2, R_ESC = 4, R_INEXACT = 8, R_NC = 16, R_FULL = 32, R_PART = 64, R_ISTORED = 128 };
+enum {
+  R_READ = 1, R_WRITE = 2, R_ESC = 4, R_INEXACT = 8, R_NC = 16, R_FULL = 32, R_PART = 64, R_ISTORED = 128,
+  R_IESC = 256 /* escapes as an integer only (an offset, a stored count): never seen used as a pointer */
+};
 
 #define MAX_PLACES 8192
 #define MAX_ROUNDS 200
@@ -48,7 +51,7 @@ typedef struct {
   size_t nw;            /* words per set (2 * nb bits) */
   uint32_t *pfirst, *pcount;   /* places of entry parameter i */
   ft_ptx_place_t *places;
-  uint8_t *res;         /* R_* per place */
+  uint16_t *res;        /* R_* per place */
   uint32_t flags;
   fctx_t *fc;
   uint64_t *pool;       /* what the kernel stores in its own shared/local memory (all of it) */
@@ -100,7 +103,7 @@ static void s_or_int(A *a, uint64_t *dst, const uint64_t *src) {
 static uint64_t *reg_set(A *a, size_t f, uint32_t r) { return a->fc[f].regs + (size_t)r * a->nw; }
 static uint64_t *var_set(A *a, size_t f, uint32_t v) { return a->fc[f].vars + (size_t)v * a->nw; }
 
-static void mark(A *a, size_t place, uint8_t bits) { a->res[place] |= bits; }
+static void mark(A *a, size_t place, uint16_t bits) { a->res[place] |= bits; }
 
 /* Every place of entry parameter `param`, as pointers, into s; marks them inexact. */
 static void param_places(A *a, uint64_t *s, size_t param) {
@@ -187,7 +190,7 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   for (size_t pl = 0; pl < a->np; pl++) {
     if (!s_has(s, bitP(a, pl))) {
       /* only as an integer: may be the pointer, through arithmetic */
-      if (global && s_has(s, bitI(a, pl))) mark(a, pl, R_ESC | R_INEXACT);
+      if (global && s_has(s, bitI(a, pl))) mark(a, pl, R_IESC | R_INEXACT);
       continue;
     }
     if (!global || (nplace > 1 && (bits & R_WRITE))) {
@@ -710,22 +713,23 @@ static void finish(A *a, ft_ptx_facts_t *out) {
     if (a->unplaced_stored) a->flags |= FT_PTX_K_UNPLACED_PTR;
     if (a->partial_stored) partial_escapes(a);
     for (size_t pl = 0; pl < a->np; pl++)
-      if (a->res[pl] & R_ISTORED) a->res[pl] |= R_ESC | R_INEXACT;
+      if (a->res[pl] & R_ISTORED) a->res[pl] |= R_IESC | R_INEXACT;
   }
   for (size_t pl = 0; pl < a->np; pl++) {
-    uint8_t r = a->res[pl];
+    uint16_t r = a->res[pl];
     ft_ptx_place_t *p = &a->places[pl];
     if (a->flags & FT_PTX_K_INCOMPLETE) {
       p->access = FT_PTX_ACC_READ_WRITE;
       p->exact = 0;
       continue;
     }
-    if (r & R_ESC) p->access = FT_PTX_ACC_ESCAPES;
+    if (r & (R_ESC | R_IESC)) p->access = FT_PTX_ACC_ESCAPES;
     else p->access = (uint8_t)(((r & R_READ) ? FT_PTX_ACC_READ : 0) | ((r & R_WRITE) ? FT_PTX_ACC_WRITE : 0));
     /* a slot read both whole and in pieces holds either a pointer or data: conservative */
     int mixed_width = (r & R_FULL) && (r & R_PART);
     p->exact = !(r & (R_ESC | R_INEXACT)) && !mixed_width;
     p->nc = (r & R_NC) != 0;
+    p->as_int = (r & R_IESC) && !(r & (R_ESC | R_READ | R_WRITE));
   }
   out->places = a->places;
   out->nplaces = a->np;
@@ -856,7 +860,7 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
   }
   a.nb = a.np + O_NSPECIAL + entry->nparams;
   a.nw = (2 * a.nb + 63) / 64;
-  a.res = calloc(a.np ? a.np : 1, 1);
+  a.res = calloc(a.np ? a.np : 1, sizeof *a.res);
   a.fc = calloc(m->nfuncs, sizeof *a.fc);
   a.t0 = calloc(a.nw, 8);
   a.t1 = calloc(a.nw, 8);
@@ -927,7 +931,7 @@ int ft_ptx_facts_conservative(const uint32_t *offsets, const uint32_t *sizes, si
       for (uint32_t f = 0; f + 8 <= sizes[i]; f++) {
         if ((offsets[i] + f) % 8) continue;
         if (pass) out->places[out->nplaces++] = (ft_ptx_place_t){offsets[i] + f, (uint32_t)i, f,
-                                                                 FT_PTX_ACC_READ_WRITE, 0, 0};
+                                                                 FT_PTX_ACC_READ_WRITE, 0, 0, 0};
         else np++;
       }
     }

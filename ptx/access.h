@@ -30,6 +30,9 @@ typedef struct ft_ptx_place_s {
   uint8_t access;             /* ft_ptx_access_t */
   uint8_t exact;              /* 1: exact; 0: conservative (over-approximated) */
   uint8_t nc;                 /* read through ld.global.nc somewhere (confirms only) */
+  uint8_t as_int;             /* conservative only as an integer (enters addresses or is stored
+                                 as one; never used as a pointer): costs nothing at run time
+                                 unless its value points into an allocation */
 } ft_ptx_place_t;
 
 /* Kernel-level facts (ft_ptx_facts_t.flags). */
