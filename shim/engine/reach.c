@@ -10,24 +10,23 @@
 #include "reach.h"
 #include "../ptx/access.h"
 
-/* Allocations a pointer value may reach: the one containing it; the one ending
- * exactly at it (a one-past-the-end pointer, which may equal the next one's
- * base); else the nearest one below whose end it passed by less than its size,
- * and the nearest one above that it precedes by less than that one's size
- * (pointers just outside an allocation, written backwards or forwards: C's
+/* Allocations a pointer value may reach: the one containing it; else the
+ * nearest one below whose end it passed by less than its size (one past the end
+ * included), and the nearest one above that it precedes by less than that one's
+ * size (pointers just outside an allocation, written backwards or forwards: C's
  * pointer arithmetic stays in one object, a program that steps further reaches
- * what its pointer cannot name). Up to 2 into out; returns how many. */
+ * what its pointer cannot name). A pointer inside an allocation is taken to
+ * point into it, also when it equals the end of the one before: under gpuft an
+ * allocation's code array follows it, so a program's allocations touch only
+ * inside pools (whose ranges are issue 22's). Up to 2 into out; returns how many. */
 int ft_reach_near(CUdeviceptr v, ft_alloc_t **out) {
   int n = 0;
   if (v < 4096) return 0;
   ft_alloc_t *in = ft_reg_find(v);
-  if (in) out[n++] = in;
-  ft_alloc_t *below = ft_reg_find(v - 1);
-  if (below && below != in && below->base + below->size == v) {
-    out[n++] = below; /* one past its end */
+  if (in) {
+    out[n++] = in;
     return n;
   }
-  if (in) return n;
   ft_alloc_t *lo = ft_reg_below(v), *hi = ft_reg_above(v);
   if (lo && v - (lo->base + lo->size) < lo->size) out[n++] = lo;
   if (hi && hi->base - v < hi->size) out[n++] = hi;
