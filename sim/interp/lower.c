@@ -436,12 +436,47 @@ static unsigned reg_type(const inst_t *it, const ft_ptx_operand_t *o) {
   return FT_PTX_T_NONE;
 }
 
+/* What the parser reads only for the analysis (matrix, texture, bulk-copy,
+ * barrier and video instructions, fp8 and packed conversions, wide vectors):
+ * refused by name, never run with a modifier ignored. 1 when refused. */
+static int refuse_library_form(lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
+  const char *opname = ft_ptx_opcode_name(in->op);
+  const uint32_t mods = FT_PTX_F_SATFINITE | FT_PTX_F_TRANS | FT_PTX_F_MULTICAST | FT_PTX_F_PARITY |
+                        FT_PTX_F_EXTRA_MOD | FT_PTX_F_PACK;
+  if (in->op >= FT_PTX_OP_FIRST_EXTRA) {
+    fail(c, fn, in, "the interpreter does not support `%s`", opname);
+  } else if (in->type >= FT_PTX_T_FIRST_EXTRA || in->type2 >= FT_PTX_T_FIRST_EXTRA || in->type3 || in->type4) {
+    fail(c, fn, in, "the interpreter does not support `%s` with type %s", opname,
+         ft_ptx_type_name(in->type >= FT_PTX_T_FIRST_EXTRA ? in->type
+                          : in->type2 >= FT_PTX_T_FIRST_EXTRA ? in->type2 : in->type3 ? in->type3 : in->type4));
+  } else if (in->flags & mods) {
+    fail(c, fn, in, "the interpreter does not support `%s` with .%s", opname,
+         in->flags & FT_PTX_F_SATFINITE ? "satfinite" : in->flags & FT_PTX_F_PACK ? "pack" : "(library modifier)");
+  } else if (in->rnd == FT_PTX_RND_RS) {
+    fail(c, fn, in, "the interpreter does not support `%s` with .rs rounding", opname);
+  } else if (in->vec > 4) {
+    fail(c, fn, in, "the interpreter does not support `%s` with .v%u", opname, in->vec);
+  } else {
+    for (unsigned i = 0; i < in->nops; i++) {
+      const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
+      if ((o->kind == FT_PTX_OPD_ADDR || o->kind == FT_PTX_OPD_REG) && o->count) {
+        fail(c, fn, in, "the interpreter does not support `%s` with %s", opname,
+             o->kind == FT_PTX_OPD_ADDR ? "an address list" : "a byte selector");
+        return 1;
+      }
+    }
+    return 0;
+  }
+  return 1;
+}
+
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
   if (in->op == FT_PTX_OP_CALL) {
     emit_call(c, it, in);
     return;
   }
+  if (refuse_library_form(c, fn, in)) return;
   sim_insn_t *s = emit(c);
   s->op = in->op;
   s->type = in->type;
