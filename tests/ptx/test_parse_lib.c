@@ -483,3 +483,54 @@ TEST_IMPL(thrust_cub_ptx_parses) {
 #else
 TEST_IMPL(thrust_cub_ptx_parses) { return TEST_SKIPF("no nvcc at configure time: the Thrust program was not compiled"); }
 #endif
+
+#ifdef FT_PTX_CORPUS_BIN
+/* nvcc's own spelling of the library forms (tests/ptx/corpus_lib_forms.cu,
+ * compute_90a): each kernel parses, the forms are there with their address
+ * operands, and every kernel gets facts. */
+TEST_IMPL(nvcc_library_forms_parse) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/lib_forms.90a.ptx", FT_PTX_CORPUS_BIN);
+  size_t len;
+  char *text = pt_read_file(path, &len);
+  if (!text) FT_FAIL_("cannot read %s", path);
+  ft_ptx_module_t *m = pt_parse_or_fail(text, len, path);
+  static const struct { unsigned op, addr; } want[] = {
+    {FT_PTX_OP_TEX, 2}, {FT_PTX_OP_TLD4, 2}, {FT_PTX_OP_SULD, 1}, {FT_PTX_OP_SUST, 0},
+    {FT_PTX_OP_WMMA_LOAD, 1}, {FT_PTX_OP_WMMA_STORE, 0}, {FT_PTX_OP_CP_ASYNC_BULK, 0},
+    {FT_PTX_OP_MBARRIER, 0}, {FT_PTX_OP_WMMA_MMA, UINT32_MAX}, {FT_PTX_OP_GRIDDEPCONTROL, UINT32_MAX},
+    {FT_PTX_OP_DP2A, UINT32_MAX}, {FT_PTX_OP_VABSDIFF4, UINT32_MAX},
+  };
+  for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+    size_t seen = 0;
+    for (size_t f = 0; f < m->nfuncs; f++)
+      for (size_t i = 0; i < m->funcs[f].ninstrs; i++) {
+        const ft_ptx_instr_t *in = &m->funcs[f].instrs[i];
+        if (in->op != want[w].op) continue;
+        seen++;
+        if (want[w].addr == UINT32_MAX) continue;
+        /* mbarrier.init/expect_tx address the barrier first, arrive/try_wait second */
+        unsigned a = in->op == FT_PTX_OP_MBARRIER && in->mode != FT_PTX_MBAR_INIT &&
+                     in->mode != FT_PTX_MBAR_EXPECT_TX ? 1 : want[w].addr;
+        if (in->nops <= a || ft_ptx_opd(&m->funcs[f], in, a)->kind != FT_PTX_OPD_ADDR)
+          FT_FAIL_("%s (line %u): operand %u is not an address", ft_ptx_opcode_name(in->op), in->line, a);
+      }
+    if (!seen) FT_FAIL_("no %s in %s", ft_ptx_opcode_name(want[w].op), path);
+  }
+  size_t kernels = 0;
+  for (size_t f = 0; f < m->nfuncs; f++) {
+    if (!m->funcs[f].is_entry || m->funcs[f].is_decl) continue;
+    kernels++;
+    ft_ptx_facts_t facts;
+    char err[256];
+    if (ft_ptx_facts(m, &m->funcs[f], &facts, err, sizeof err) != 0) FT_FAIL_("%s: %s", m->funcs[f].name, err);
+    ft_ptx_facts_free(&facts);
+  }
+  ASSERT_EQ(kernels, 4u);
+  ft_ptx_module_free(m);
+  free(text);
+  return TEST_OK;
+}
+#else
+TEST_IMPL(nvcc_library_forms_parse) { return TEST_SKIPF("no nvcc at configure time: the kernels were not compiled"); }
+#endif
