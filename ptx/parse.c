@@ -1547,6 +1547,14 @@ static void fixup_labels(P *p) {
       for (j = 0; j < fn->nlabels; j++)
         if (p->lab_blk[j] == blk && span_is(f->name, f->len, fn->labels[j].name)) break;
     if (j == fn->nlabels) {
+      /* a branch into a nested block: accepted when the name is unique in the
+       * function, as before labels were scoped */
+      size_t found = fn->nlabels, n = 0;
+      for (size_t q = 0; q < fn->nlabels; q++)
+        if (span_is(f->name, f->len, fn->labels[q].name)) found = q, n++;
+      if (n == 1) j = found;
+    }
+    if (j == fn->nlabels) {
       char nm[40];
       size_t n = f->len > 32 ? 32 : f->len;
       memcpy(nm, f->name, n);
@@ -1589,8 +1597,8 @@ static void body(P *p) {
       continue;
     }
     if (t->kind == FT_TOK_WORD && t->s[0] == '.') {
-      const char *ps[2];
-      size_t pn[2];
+      const char *ps[2] = {t->s, t->s};
+      size_t pn[2] = {0, 0};
       split(t->s, t->len, ps, pn, 2);
       int sp = space_of(ps[0], pn[0]);
       if (is_word(p, ".reg") || (t->len > 5 && memcmp(t->s, ".reg.", 5) == 0)) {

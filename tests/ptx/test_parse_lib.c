@@ -431,15 +431,24 @@ TEST_IMPL(parse_declarations_and_scopes) {
   const ft_ptx_instr_t *call = nth_op(k, FT_PTX_OP_CALL, 0);
   ASSERT_STR_EQ(m->funcs[ft_ptx_opd(k, call, 1)->index].name, "real");
   ft_ptx_module_free(m);
-  /* what stays refused: a label declared twice in one block, a table used before it is declared */
+  /* a branch into a nested block reaches a label unique in the function */
+  const char *into = HDR ".visible .entry k()\n{\n.reg .pred %p;\n@%p bra $in;\n{\n$in:\nret;\n}\nret;\n}\n";
+  m = pt_parse_or_fail(into, strlen(into), "into");
+  k = ft_ptx_find_function(m, "k");
+  ASSERT_EQ(ft_ptx_opd(k, &k->instrs[0], 0)->index, 1u);
+  ft_ptx_module_free(m);
+  /* what stays refused: a label declared twice in one block, a table used
+   * before it is declared, a branch into one of two nested blocks naming the label */
   const char *bad[] = {
       HDR ".visible .entry k()\n{\n$L:\nret;\n$L:\nret;\n}\n",
       HDR ".visible .entry k()\n{\n.reg .b32 %r;\nbrx.idx %r, $t;\n$a:\nret;\n$t: .branchtargets $a;\n}\n",
+      HDR ".visible .entry k()\n{\nbra $L;\n{\n$L:\nret;\n}\n{\n$L:\nret;\n}\n}\n",
   };
-  for (size_t i = 0; i < 2; i++) {
+  static const char *const why[] = {"duplicate label", "branchtargets", "unknown name"};
+  for (size_t i = 0; i < 3; i++) {
     char err[256];
     ASSERT_EQ(ft_ptx_parse(bad[i], strlen(bad[i]), &m, err, sizeof err), -1);
-    ASSERT(strstr(err, i ? "branchtargets" : "duplicate label"));
+    if (!strstr(err, why[i])) FT_FAIL_("case %zu: '%s'", i, err);
   }
   return TEST_OK;
 }
