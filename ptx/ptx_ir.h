@@ -15,7 +15,8 @@
  *                     directives (.maxntid, .reqntid, .minnctapersm, .maxnreg).
  *   ft_ptx_instr_t    guard (predicate register + negation), opcode, types
  *                     (type = destination / main type, type2 = source type of
- *                     cvt, set, slct, cvt.pack...), rounding, comparison and
+ *                     cvt, set, slct...; type3/type4 for mma, video, cvt.pack),
+ *                     shape and layout (matrices, texture geometry), rounding, comparison and
  *                     bool op (setp/set), state space(s), cache op, memory
  *                     semantics and scope, vector width, mode (opcode-specific:
  *                     shfl/vote/atom/bar/shf/prmt...), flags (FT_PTX_F_*), then
