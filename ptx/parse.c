@@ -26,14 +26,25 @@ typedef struct {
   uint32_t count;  /* family size */
   uint32_t index;  /* first register, or var index */
 } scope_ent_t;
-enum { SC_REG = 1, SC_REGFAM, SC_VAR };
+enum { SC_REG = 1, SC_REGFAM, SC_VAR, SC_VECREG };
 
 typedef struct {
   const char *name;
   size_t len;
   uint32_t operand;   /* operand to patch with the label's instruction index */
   uint32_t line;
+  uint32_t block;     /* the { } block of the use: labels are scoped like registers */
 } fixup_t;
+
+/* `ts: .branchtargets L0, L1;` (for brx.idx): names point into the text. */
+typedef struct {
+  const char *name;
+  size_t len;
+  const char **lab;
+  size_t *lab_len;
+  uint32_t n;
+  uint32_t block;
+} btab_t;
 
 typedef struct {
   const char *name;   /* NULL: empty slot */
@@ -62,6 +73,13 @@ typedef struct {
   unsigned depth;
   fixup_t *fix;
   size_t fix_n, fix_cap;
+  uint32_t *blk_parent;   /* parent of each { } block of the function (block 0: the body) */
+  size_t blk_n, blk_cap;
+  uint32_t blk_cur;
+  uint32_t *lab_blk;      /* block of each label (parallel to fn->labels) */
+  size_t lab_blk_cap;
+  btab_t *btab;
+  size_t btab_n, btab_cap;
   struct ibuild_s *ib;
 } P;
 
@@ -331,7 +349,8 @@ static void read_attrs(P *p, attrs_t *a) {
         a->ptr = 1;
       } else if (a->ptr && (sp = space_of(ps[i], pn[i])) >= 0) {
         a->ptr_space = (uint8_t)sp;
-      } else if (span_is(ps[i], pn[i], "v2") || span_is(ps[i], pn[i], "v4")) {
+      } else if (span_is(ps[i], pn[i], "v2") || span_is(ps[i], pn[i], "v4") ||
+                 span_is(ps[i], pn[i], "v8")) {
         a->vec = (uint8_t)(ps[i][1] - '0');
       } else if ((t = type_of(ps[i], pn[i])) != 0) {
         if (a->type) fail(p, p->tok.line, "two types in a declaration");
@@ -431,7 +450,14 @@ static void read_init_elems(P *p, initel_t **els, size_t *n, size_t *cap, unsign
     next(p);
     e->addend = (int64_t)expect_uint(p);
   }
-  if (gen) expect_punct(p, ')');
+  if (gen) {
+    expect_punct(p, ')');
+    if (ft_tok_punct(&p->tok, '+')) {   /* {generic(vtable)+16}: nvcc -G */
+      if (e->addend) fail(p, p->tok.line, "two offsets in an initialiser");
+      next(p);
+      e->addend = (int64_t)expect_uint(p);
+    }
+  }
 }
 
 static void put_le(uint8_t *d, uint64_t v, unsigned size) {
@@ -513,7 +539,18 @@ static uint32_t read_var(P *p, int space, uint8_t linkage, ft_ptx_var_t **vars, 
   initel_t *els = NULL;
   size_t nel = 0, elcap = 0;
   int has_init = 0;
-  if (ft_tok_punct(&p->tok, '=')) {
+  int handle = a.type == FT_PTX_T_TEXREF || a.type == FT_PTX_T_SAMPLERREF || a.type == FT_PTX_T_SURFREF;
+  if (ft_tok_punct(&p->tok, '=') && handle) {
+    /* `= { filter_mode = nearest, ... }`: sampler state for the driver, no bytes */
+    next(p);
+    int depth = 0;
+    do {
+      if (p->tok.kind == FT_TOK_EOF) fail(p, p->tok.line, "bad sampler initialiser");
+      if (ft_tok_punct(&p->tok, '{')) depth++;
+      if (ft_tok_punct(&p->tok, '}')) depth--;
+      next(p);
+    } while (depth > 0);
+  } else if (ft_tok_punct(&p->tok, '=')) {
     next(p);
     has_init = 1;
     read_init_elems(p, &els, &nel, &elcap, 0);
@@ -542,9 +579,13 @@ static uint32_t read_var(P *p, int space, uint8_t linkage, ft_ptx_var_t **vars, 
 static void scope_push(P *p) {
   if (p->depth >= MAX_DEPTH) fail(p, p->tok.line, "scopes nested too deep");
   p->marks[p->depth++] = p->sc_n;
+  uint32_t parent = p->blk_n ? p->blk_cur : UINT32_MAX;
+  *PUSH(p, p->blk_parent, p->blk_n, p->blk_cap) = parent;
+  p->blk_cur = (uint32_t)(p->blk_n - 1);
 }
 static void scope_pop(P *p) {
   p->sc_n = p->marks[--p->depth];
+  if (p->blk_parent[p->blk_cur] != UINT32_MAX) p->blk_cur = p->blk_parent[p->blk_cur];
 }
 
 static void scope_add(P *p, const char *name, size_t len, uint8_t what, uint32_t count, uint32_t index) {
@@ -578,11 +619,47 @@ static scope_ent_t *scope_find(P *p, const char *s, size_t n, uint32_t *reg) {
 
 static void read_reg_decl(P *p) {
   ft_ptx_function_t *fn = p->fn;
-  next(p);   /* .reg */
+  if (p->tok.len > 4 && p->tok.s[4] == '.') {   /* `.reg.b32 f, C;` (cuDNN): one word */
+    p->tok.s += 4;
+    p->tok.len -= 4;
+  } else {
+    next(p);   /* .reg */
+  }
   attrs_t a;
   memset(&a, 0, sizeof a);
   read_attrs(p, &a);
-  if (!a.type || a.vec || a.align || a.ptr) fail(p, p->tok.line, "unsupported .reg declaration");
+  if (!a.type || a.align || a.ptr || a.vec > 4) fail(p, p->tok.line, "unsupported .reg declaration");
+  if (a.vec) {
+    /* `.reg .v4 .f32 v;`: one register per component, named v.x (also v.r ...);
+     * `v` alone is the vector of them */
+    static const char comp[2][4] = {{'x', 'y', 'z', 'w'}, {'r', 'g', 'b', 'a'}};
+    for (;;) {
+      if (p->tok.kind != FT_TOK_WORD || p->tok.len > 200) fail(p, p->tok.line, "expected a register name, found '%s'", tokdesc(p));
+      const char *name = dupstr(p, p->tok.s, p->tok.len);
+      size_t len = p->tok.len;
+      next(p);
+      uint32_t base = (uint32_t)fn->nregs;
+      fn->regs = grow(p, fn->regs, &p->regs_cap, fn->nregs + a.vec, sizeof(ft_ptx_reg_t));
+      for (unsigned i = 0; i < a.vec; i++) {
+        char *cn = ft_arena_alloc(p->ar, len + 3);
+        if (!cn) fail(p, p->tok.line, "out of memory");
+        memcpy(cn, name, len);
+        cn[len] = '.';
+        cn[len + 1] = comp[0][i];
+        cn[len + 2] = '\0';
+        fn->regs[fn->nregs++] = (ft_ptx_reg_t){cn, UINT32_MAX, a.type};
+        scope_add(p, cn, len + 2, SC_REG, 1, base + i);
+        char *alt = dupstr(p, cn, len + 2);
+        alt[len + 1] = comp[1][i];
+        scope_add(p, alt, len + 2, SC_REG, 1, base + i);
+      }
+      scope_add(p, name, len, SC_VECREG, a.vec, base);
+      if (!ft_tok_punct(&p->tok, ',')) break;
+      next(p);
+    }
+    expect_punct(p, ';');
+    return;
+  }
   for (;;) {
     if (p->tok.kind != FT_TOK_WORD) fail(p, p->tok.line, "expected a register name, found '%s'", tokdesc(p));
     const char *name = dupstr(p, p->tok.s, p->tok.len);
@@ -620,6 +697,8 @@ typedef struct ibuild_s {
   size_t nel, elcap;
   const char *lab_name[MAX_OPS];   /* label operands to fix up */
   size_t lab_len[MAX_OPS];
+  ft_ptx_operand_t extra[MAX_OPS];  /* operands after the base inside `[a, b, {c}]` */
+  unsigned nextra;
 } ibuild_t;
 
 static int sreg_of(const char *s, size_t n, uint32_t *comp) {
@@ -627,20 +706,22 @@ static int sreg_of(const char *s, size_t n, uint32_t *comp) {
   s++, n--;
   size_t b = n;
   *comp = 0;
-  /* numbered ones: %envreg0..31, %pm0..7 */
-  for (int k = 0; k < 2; k++) {
-    const char *pre = k ? "pm" : "envreg";
+  /* numbered ones: %envreg0..31, %pm0..7, %reserved_smem_offset_0..1 */
+  static const struct { const char *pre; unsigned lim; int sr; } numbered[] = {
+    {"envreg", 32, FT_PTX_SR_ENVREG}, {"pm", 8, FT_PTX_SR_PM},
+    {"reserved_smem_offset_", 2, FT_PTX_SR_RESERVED_SMEM_N},
+  };
+  for (size_t k = 0; k < sizeof numbered / sizeof numbered[0]; k++) {
+    const char *pre = numbered[k].pre;
     size_t pl = strlen(pre);
-    unsigned lim = k ? 8 : 32;
     if (n > pl && n <= pl + 2 && memcmp(s, pre, pl) == 0) {
       unsigned v = 0;
-      for (size_t i = pl; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return 0;
-        v = v * 10 + (unsigned)(s[i] - '0');
-      }
-      if (v >= lim) return 0;
+      size_t i;
+      for (i = pl; i < n && s[i] >= '0' && s[i] <= '9'; i++) v = v * 10 + (unsigned)(s[i] - '0');
+      if (i < n) continue;
+      if (v >= numbered[k].lim) return 0;
       *comp = v;
-      return k ? FT_PTX_SR_PM : FT_PTX_SR_ENVREG;
+      return numbered[k].sr;
     }
   }
   if (n > 2 && s[n - 2] == '.') {
@@ -650,7 +731,7 @@ static int sreg_of(const char *s, size_t n, uint32_t *comp) {
     b = n - 2;
   }
   for (unsigned r = 1; r < FT_PTX_SR_COUNT; r++)
-    if (span_is(s, b, ft_ptx_sreg_name(r))) {
+    if (r != FT_PTX_SR_RESERVED_SMEM_N && span_is(s, b, ft_ptx_sreg_name(r))) {
       int vec = r == FT_PTX_SR_TID || r == FT_PTX_SR_NTID || r == FT_PTX_SR_CTAID ||
                 r == FT_PTX_SR_NCTAID || r == FT_PTX_SR_CLUSTERID || r == FT_PTX_SR_NCLUSTERID ||
                 r == FT_PTX_SR_CLUSTER_CTAID || r == FT_PTX_SR_CLUSTER_NCTAID;
@@ -659,6 +740,8 @@ static int sreg_of(const char *s, size_t n, uint32_t *comp) {
     }
   return 0;
 }
+
+static int word_in(const char *s, size_t n, const char *const *list);
 
 /* A name used as an operand: register, special register, variable, param,
  * function, or (otherwise) a label resolved at the end of the function. */
@@ -669,9 +752,31 @@ static void name_operand(P *p, ibuild_t *b, ft_ptx_operand_t *o, int top_slot) {
   int sr;
   ft_ptx_function_t *fn = p->fn;
   scope_ent_t *e = scope_find(p, s, n, &idx);
-  if (e && e->what != SC_VAR) {
+  unsigned sel = 0;
+  if (!e && n > 3 && s[n - 3] == '.') {
+    /* video byte / half selectors: %r1.b0 .. .b3, .h0 .h1 */
+    static const char *const sels[] = {"b0", "b1", "b2", "b3", "h0", "h1", NULL};
+    int k = word_in(s + n - 2, 2, sels);
+    if (k && (e = scope_find(p, s, n - 3, &idx)) != NULL && e->what != SC_VAR && e->what != SC_VECREG)
+      sel = (unsigned)k;
+    else
+      e = NULL;
+  }
+  if (e && e->what == SC_VECREG) {
+    if (top_slot < 0) fail(p, p->tok.line, "vector register '%s' inside a list or address", tokdesc(p));
+    o->kind = FT_PTX_OPD_VEC;
+    o->index = (uint32_t)b->nel;
+    o->count = e->count;
+    for (uint32_t i = 0; i < e->count; i++) {
+      ft_ptx_operand_t *el = PUSH(p, b->el, b->nel, b->elcap);
+      memset(el, 0, sizeof *el);
+      el->kind = FT_PTX_OPD_REG;
+      el->index = e->index + i;
+    }
+  } else if (e && e->what != SC_VAR) {
     o->kind = FT_PTX_OPD_REG;
     o->index = idx;
+    o->count = sel;
   } else if (e) {
     o->kind = FT_PTX_OPD_SYM;
     o->sym_kind = FT_PTX_SYM_FUNCVAR;
@@ -742,7 +847,7 @@ static void list_operand(P *p, ibuild_t *b, ft_ptx_operand_t *o, char close) {
   o->count = (uint32_t)n;
 }
 
-static void address_operand(P *p, ibuild_t *b, ft_ptx_operand_t *o) {
+static void address_operand(P *p, ibuild_t *b, ft_ptx_operand_t *o, int top_slot) {
   next(p);   /* [ */
   o->kind = FT_PTX_OPD_ADDR;
   if (p->tok.kind == FT_TOK_WORD) {
@@ -775,6 +880,20 @@ static void address_operand(P *p, ibuild_t *b, ft_ptx_operand_t *o) {
   } else {
     fail(p, p->tok.line, "bad address '%s'", tokdesc(p));
   }
+  if (ft_tok_punct(&p->tok, ',')) {
+    /* `[tex, {x, y}]`, `[surf, {x}]`, `[tensormap, {c0, c1}]`, `[tex, sampler, {x}]`:
+     * the base is a handle; the rest become operands after this one (o->count) */
+    if (top_slot < 0 || b->nextra) fail(p, p->tok.line, "bad address list");
+    while (ft_tok_punct(&p->tok, ',')) {
+      next(p);
+      if (b->nextra >= 8) fail(p, p->tok.line, "address list too long");
+      ft_ptx_operand_t *e = &b->extra[b->nextra++];
+      memset(e, 0, sizeof *e);
+      operand(p, b, e, -1, 0);
+      if (e->kind == FT_PTX_OPD_ADDR || e->kind == FT_PTX_OPD_LABEL) fail(p, p->tok.line, "bad address list");
+    }
+    o->count = b->nextra;
+  }
   expect_punct(p, ']');
 }
 
@@ -791,7 +910,7 @@ static void operand(P *p, ibuild_t *b, ft_ptx_operand_t *o, int top_slot, int in
   } else if (p->tok.kind == FT_TOK_NUM) {
     number(p, 0, o);
   } else if (ft_tok_punct(&p->tok, '[')) {
-    address_operand(p, b, o);
+    address_operand(p, b, o, in_list ? -1 : top_slot);
   } else if (!in_list && (ft_tok_punct(&p->tok, '{') || ft_tok_punct(&p->tok, '('))) {
     list_operand(p, b, o, p->tok.s[0] == '{' ? '}' : ')');
   } else if (p->tok.kind == FT_TOK_WORD) {
@@ -822,7 +941,7 @@ static const char *const cmp_words[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo"
 static const char *const bool_words[] = {"and", "or", "xor", NULL};
 static const char *const atom_words[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor",
                                          "exch", "cas", NULL};
-static const char *const rnd_words[] = {"rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", NULL};
+static const char *const rnd_words[] = {"rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "rs", NULL};
 static const char *const cache_words[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", NULL};
 static const char *const sem_words[] = {"weak", "relaxed", "acquire", "release", "acq_rel", "sc", NULL};
 static const char *const scope_words[] = {"cta", "cluster", "gpu", "sys", NULL};
@@ -841,10 +960,186 @@ static const struct { const char *w; uint32_t f; } flag_words[] = {
   {"noftz", 0}, {NULL, 0},
 };
 
+#define LAYOUT_SEEN 0x80   /* while parsing: the A layout was given (the next is B's) */
+
+static const char *const geom_words[] = {"1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms",
+                                         "a2dms", NULL};
+static const char *const mbar_words[] = {"init", "inval", "arrive", "arrive_drop", "expect_tx",
+                                         "complete_tx", "test_wait", "try_wait", "pending_count", NULL};
+
+static int is_tex_op(unsigned op) {
+  return op == FT_PTX_OP_TEX || op == FT_PTX_OP_TLD4 || op == FT_PTX_OP_TXQ || op == FT_PTX_OP_SULD ||
+         op == FT_PTX_OP_SUST || op == FT_PTX_OP_SURED || op == FT_PTX_OP_SUQ;
+}
+static int is_matrix_op(unsigned op) {
+  return op == FT_PTX_OP_MMA || op == FT_PTX_OP_WMMA_LOAD || op == FT_PTX_OP_WMMA_STORE ||
+         op == FT_PTX_OP_WMMA_MMA || op == FT_PTX_OP_LDMATRIX || op == FT_PTX_OP_STMATRIX;
+}
+static int is_video_op(unsigned op) { return op >= FT_PTX_OP_VADD && op <= FT_PTX_OP_VSET4; }
+static int is_bulk_op(unsigned op) {
+  return op >= FT_PTX_OP_CP_ASYNC_BULK && op <= FT_PTX_OP_CP_ASYNC_MBARRIER_ARRIVE;
+}
+/* Opcodes spelling more than two types (kept in type3, type4). */
+static int many_types(const ft_ptx_instr_t *in) {
+  unsigned op = in->op;
+  return op == FT_PTX_OP_MMA || op == FT_PTX_OP_WMMA_MMA || is_video_op(op) ||
+         (op == FT_PTX_OP_CVT && (in->flags & FT_PTX_F_PACK));
+}
+
+/* Modifiers of the opcodes added for libraries (matrices, textures, bulk
+ * copies, barriers): 1 when taken. Words the IR keeps no field for are only
+ * accepted on opcodes the interpreter refuses, and set FT_PTX_F_EXTRA_MOD. */
+static int library_modifier(P *p, ft_ptx_instr_t *in, const char *s, size_t n) {
+  unsigned op = in->op;
+  int k;
+  if (span_is(s, n, "satfinite") &&
+      (op == FT_PTX_OP_CVT || op == FT_PTX_OP_MMA || op == FT_PTX_OP_WMMA_MMA)) {
+    in->flags |= FT_PTX_F_SATFINITE;
+    return 1;
+  }
+  if (op == FT_PTX_OP_CVT && span_is(s, n, "pack")) {   /* cvt.pack.sat.s8.s32.b32 d, a, b, c */
+    in->flags |= FT_PTX_F_PACK;
+    return 1;
+  }
+  if (op < FT_PTX_OP_FIRST_EXTRA) return 0;
+  if (is_matrix_op(op)) {
+    for (unsigned sh = 1; strcmp(ft_ptx_shape_name(sh), "?") != 0; sh++)
+      if (span_is(s, n, ft_ptx_shape_name(sh))) {
+        in->shape = (uint8_t)sh;
+        return 1;
+      }
+    if (span_is(s, n, "row") || span_is(s, n, "col")) {
+      int col = s[0] == 'c';
+      if (!(in->layout & LAYOUT_SEEN)) in->layout |= (uint8_t)(LAYOUT_SEEN | (col ? FT_PTX_LAYOUT_A_COL : 0));
+      else if (col) in->layout |= FT_PTX_LAYOUT_B_COL;
+      return 1;
+    }
+    if ((op == FT_PTX_OP_LDMATRIX || op == FT_PTX_OP_STMATRIX) &&
+        (span_is(s, n, "x1") || span_is(s, n, "x2") || span_is(s, n, "x4"))) {
+      in->vec = (uint8_t)(s[1] - '0');
+      return 1;
+    }
+    if (span_is(s, n, "trans")) { in->flags |= FT_PTX_F_TRANS; return 1; }
+    if ((op == FT_PTX_OP_WMMA_LOAD || op == FT_PTX_OP_WMMA_STORE) && n == 1 && s[0] >= 'a' && s[0] <= 'd') {
+      in->mode = (uint8_t)(FT_PTX_FRAG_A + (s[0] - 'a'));
+      return 1;
+    }
+    if (op == FT_PTX_OP_MMA || op == FT_PTX_OP_WMMA_MMA) {
+      /* sparse, block-scaled and single-bit forms: extra operands follow */
+      static const char *const mma_extra[] = {"sp", "sp::ordered_metadata", "block_scale", "and",
+                                              "xor", "popc", NULL};
+      if (word_in(s, n, mma_extra) || (n > 6 && memcmp(s, "kind::", 6) == 0) ||
+          (n > 11 && memcmp(s, "scale_vec::", 11) == 0)) {
+        in->flags |= FT_PTX_F_EXTRA_MOD;
+        return 1;
+      }
+    }
+    return 0;
+  }
+  if (is_tex_op(op)) {
+    if ((k = word_in(s, n, geom_words))) { in->shape = (uint8_t)k; return 1; }
+    if (op == FT_PTX_OP_TXQ || op == FT_PTX_OP_SUQ) {
+      for (unsigned q = 1; strcmp(ft_ptx_tex_query_name(q), "?") != 0; q++)
+        if (span_is(s, n, ft_ptx_tex_query_name(q))) {
+          in->mode = (uint8_t)q;
+          return 1;
+        }
+      if (span_is(s, n, "level")) { in->layout = 1; return 1; }
+    }
+    if (op == FT_PTX_OP_TEX) {
+      if (span_is(s, n, "level")) { in->layout = 1; return 1; }
+      if (span_is(s, n, "grad")) { in->layout = 2; return 1; }
+      if (span_is(s, n, "base")) { in->layout = 3; return 1; }
+    }
+    if (op == FT_PTX_OP_TLD4 && n == 1 && (k = (int)(strchr("rgba", s[0]) ? strchr("rgba", s[0]) - "rgba" + 1 : 0))) {
+      in->mode = (uint8_t)k;
+      return 1;
+    }
+    if (op == FT_PTX_OP_SULD || op == FT_PTX_OP_SUST || op == FT_PTX_OP_SURED) {
+      if (span_is(s, n, "trap")) { in->layout = 1; return 1; }
+      if (span_is(s, n, "clamp")) { in->layout = 2; return 1; }
+      if (span_is(s, n, "zero")) { in->layout = 3; return 1; }
+      if (span_is(s, n, "b")) return 1;    /* unformatted (the only kind with a type) */
+      if (span_is(s, n, "p")) { in->flags |= FT_PTX_F_EXTRA_MOD; return 1; }   /* formatted */
+      if (op == FT_PTX_OP_SURED && (k = word_in(s, n, atom_words))) { in->mode = (uint8_t)k; return 1; }
+    }
+    return 0;
+  }
+  if (op == FT_PTX_OP_MBARRIER) {
+    if ((k = word_in(s, n, mbar_words))) {
+      if (in->mode == FT_PTX_MBAR_ARRIVE && k == FT_PTX_MBAR_EXPECT_TX) in->mode = FT_PTX_MBAR_ARRIVE_EXPECT_TX;
+      else if (in->mode == FT_PTX_MBAR_ARRIVE_DROP && k == FT_PTX_MBAR_EXPECT_TX) in->mode = FT_PTX_MBAR_ARRIVE_DROP_EXPECT_TX;
+      else if (in->mode) fail(p, p->tok.line, "two mbarrier operations");
+      else in->mode = (uint8_t)k;
+      return 1;
+    }
+    if (span_is(s, n, "parity")) { in->flags |= FT_PTX_F_PARITY; return 1; }
+    if (span_is(s, n, "noComplete")) { in->flags |= FT_PTX_F_EXTRA_MOD; return 1; }
+    return 0;
+  }
+  if (is_bulk_op(op)) {
+    static const char *const bulk_extra[] = {"bulk_group", "mbarrier::complete_tx::bytes", "tile", "im2col",
+                                             "im2col_no_offs", "tile::gather4", "tile::scatter4", "1d", "2d",
+                                             "3d", "4d", "5d", "read", "L2", "noinc", "cta_group::1",
+                                             "cta_group::2", "im2col::w", "im2col::w::128", NULL};
+    if (span_is(s, n, "multicast::cluster")) { in->flags |= FT_PTX_F_MULTICAST; return 1; }
+    if (op == FT_PTX_OP_CP_REDUCE_ASYNC_BULK || op == FT_PTX_OP_CP_REDUCE_ASYNC_BULK_TENSOR) {
+      if ((k = word_in(s, n, atom_words))) { in->mode = (uint8_t)k; return 1; }
+    }
+    if (word_in(s, n, bulk_extra)) {
+      /* the copy's completion mechanism and tensor layout: no field; the operands say where */
+      in->flags |= FT_PTX_F_EXTRA_MOD;
+      return 1;
+    }
+    return 0;
+  }
+  if (op == FT_PTX_OP_GRIDDEPCONTROL) {
+    if (span_is(s, n, "launch_dependents")) { in->mode = FT_PTX_GDC_LAUNCH_DEPENDENTS; return 1; }
+    if (span_is(s, n, "wait")) { in->mode = FT_PTX_GDC_WAIT; return 1; }
+    return 0;
+  }
+  if (op == FT_PTX_OP_FENCE_PROXY) {
+    if (span_is(s, n, "alias")) { in->mode = FT_PTX_PROXY_ALIAS; return 1; }
+    if (span_is(s, n, "async")) { in->mode = FT_PTX_PROXY_ASYNC; return 1; }
+    if (span_is(s, n, "tensormap::generic")) { in->mode = FT_PTX_PROXY_TENSORMAP; return 1; }
+    if (n > 7 && (memcmp(s, "async::", 7) == 0 || memcmp(s, "sync_restrict::", 15 < n ? 15 : n) == 0)) {
+      in->flags |= FT_PTX_F_EXTRA_MOD;
+      return 1;
+    }
+    return 0;
+  }
+  if (op == FT_PTX_OP_SETMAXNREG) {
+    if (span_is(s, n, "inc")) { in->mode = 1; return 1; }
+    if (span_is(s, n, "dec")) { in->mode = 2; return 1; }
+    return 0;
+  }
+  if (op == FT_PTX_OP_MULTIMEM_LD_REDUCE || op == FT_PTX_OP_MULTIMEM_RED) {
+    if (!in->mode && (k = word_in(s, n, atom_words))) { in->mode = (uint8_t)k; return 1; }
+  }
+  if (op >= FT_PTX_OP_MULTIMEM_LD_REDUCE && op <= FT_PTX_OP_MULTIMEM_RED && n > 5 && memcmp(s, "acc::", 5) == 0) {
+    in->flags |= FT_PTX_F_EXTRA_MOD;   /* accumulation precision */
+    return 1;
+  }
+  if (is_video_op(op)) {
+    if ((op == FT_PTX_OP_VSET || op == FT_PTX_OP_VSET2 || op == FT_PTX_OP_VSET4) && !in->cmp &&
+        (k = word_in(s, n, cmp_words))) {
+      in->cmp = (uint8_t)k;
+      return 1;
+    }
+    if (!in->mode && (span_is(s, n, "add") || span_is(s, n, "min") || span_is(s, n, "max"))) {
+      in->mode = (uint8_t)word_in(s, n, atom_words);   /* secondary operation */
+      return 1;
+    }
+    if (span_is(s, n, "po")) { in->flags |= FT_PTX_F_EXTRA_MOD; return 1; }   /* vmad plus one */
+  }
+  return 0;
+}
+
 /* One modifier part of an opcode word. */
 static void modifier(P *p, ft_ptx_instr_t *in, const char *s, size_t n, int *bar_red) {
   unsigned op = in->op;
   int k, t, sp;
+  if (library_modifier(p, in, s, n)) return;
   if ((op == FT_PTX_OP_SETP || op == FT_PTX_OP_SET) && !in->cmp && (k = word_in(s, n, cmp_words))) {
     in->cmp = (uint8_t)k;
     return;
@@ -889,7 +1184,7 @@ static void modifier(P *p, ft_ptx_instr_t *in, const char *s, size_t n, int *bar
   if (op == FT_PTX_OP_TESTP && (k = word_in(s, n, testp_words))) { in->mode = (uint8_t)k; return; }
   if (op == FT_PTX_OP_CVTA && span_is(s, n, "to")) { in->flags |= FT_PTX_F_TO; return; }
   if ((op == FT_PTX_OP_MUL || op == FT_PTX_OP_MAD || op == FT_PTX_OP_MUL24 ||
-       op == FT_PTX_OP_MAD24 || op == FT_PTX_OP_MADC)) {
+       op == FT_PTX_OP_MAD24 || op == FT_PTX_OP_MADC || op == FT_PTX_OP_DP2A)) {
     if (span_is(s, n, "hi")) { in->flags |= FT_PTX_F_HI; return; }
     if (span_is(s, n, "lo")) { in->flags |= FT_PTX_F_LO; return; }
     if (span_is(s, n, "wide")) { in->flags |= FT_PTX_F_WIDE; return; }
@@ -909,17 +1204,20 @@ static void modifier(P *p, ft_ptx_instr_t *in, const char *s, size_t n, int *bar
   if ((t = type_of(s, n)) != 0) {
     if (!in->type) in->type = (uint8_t)t;
     else if (!in->type2) in->type2 = (uint8_t)t;
-    else fail(p, p->tok.line, "three types on '%s'", ft_ptx_opcode_name(op));
+    else if (many_types(in) && !in->type3) in->type3 = (uint8_t)t;
+    else if (many_types(in) && !in->type4 && !is_video_op(op) && op != FT_PTX_OP_CVT) in->type4 = (uint8_t)t;
+    else fail(p, p->tok.line, "too many types on '%s'", ft_ptx_opcode_name(op));
     return;
   }
   if ((sp = space_of(s, n)) >= 0) {
     if (in->space == FT_PTX_SP_NONE) in->space = (uint8_t)sp;
-    else if (op == FT_PTX_OP_CP_ASYNC && !in->space2) in->space2 = (uint8_t)sp;
+    else if ((op == FT_PTX_OP_CP_ASYNC || is_bulk_op(op)) && !in->space2) in->space2 = (uint8_t)sp;
     else fail(p, p->tok.line, "two state spaces on '%s'", ft_ptx_opcode_name(op));
     return;
   }
   if ((k = word_in(s, n, rnd_words))) { in->rnd = (uint8_t)k; return; }
-  if (span_is(s, n, "v2") || span_is(s, n, "v4")) { in->vec = (uint8_t)(s[1] - '0'); return; }
+  if (span_is(s, n, "v2") || span_is(s, n, "v4") || span_is(s, n, "v8")) { in->vec = (uint8_t)(s[1] - '0'); return; }
+  if (span_is(s, n, "v16")) { in->vec = 16; return; }
   if ((k = word_in(s, n, cache_words))) { in->cache = (uint8_t)k; return; }
   if (span_is(s, n, "volatile")) {
     in->flags |= FT_PTX_F_VOLATILE;
@@ -952,8 +1250,8 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
     lo = hi = 2; break;
   case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
     lo = 2; hi = 3; break;
-  case FT_PTX_OP_CVT:   /* cvt.rn.f16x2.f32 d, a, b packs two sources */
-    lo = 2; hi = 3; break;
+  case FT_PTX_OP_CVT:   /* cvt.rn.f16x2.f32 d, a, b packs two sources; cvt.pack / .rs: four */
+    lo = 2; hi = 4; break;
   case FT_PTX_OP_ST:
     lo = 2; hi = 3; break;
   case FT_PTX_OP_ADD: case FT_PTX_OP_SUB: case FT_PTX_OP_ADDC: case FT_PTX_OP_SUBC:
@@ -996,6 +1294,38 @@ static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t lin
     fail(p, line, "'%s' with %u operands", ft_ptx_opcode_name(in->op), n);
 }
 
+/* Opcodes with an optional second destination `d|p`: always two slots. */
+static int pair_dst_op(unsigned op) {
+  return op == FT_PTX_OP_SETP || op == FT_PTX_OP_SHFL || op == FT_PTX_OP_TEX || op == FT_PTX_OP_TLD4 ||
+         op == FT_PTX_OP_ELECT;
+}
+
+/* brx.idx index, table: the table's name becomes a VEC of its labels. */
+static btab_t *branch_table(P *p, ibuild_t *b, uint32_t line) {
+  if (b->ntop != 2 || b->top[1].kind != FT_PTX_OPD_LABEL || !b->lab_name[1]) fail(p, line, "brx.idx needs a .branchtargets list");
+  btab_t *t = NULL;
+  for (uint32_t blk = p->blk_cur; blk != UINT32_MAX && !t; blk = p->blk_parent[blk])
+    for (size_t i = p->btab_n; i-- > 0;)
+      if (p->btab[i].block == blk && p->btab[i].len == b->lab_len[1] &&
+          memcmp(p->btab[i].name, b->lab_name[1], b->lab_len[1]) == 0) {
+        t = &p->btab[i];
+        break;
+      }
+  if (!t) fail(p, line, "brx.idx: no .branchtargets '%.*s' declared before it", (int)(b->lab_len[1] > 32 ? 32 : b->lab_len[1]), b->lab_name[1]);
+  ft_ptx_operand_t *o = &b->top[1];
+  memset(o, 0, sizeof *o);
+  o->kind = FT_PTX_OPD_VEC;
+  o->index = (uint32_t)b->nel;
+  o->count = t->n;
+  b->lab_name[1] = NULL;
+  for (uint32_t i = 0; i < t->n; i++) {
+    ft_ptx_operand_t *e = PUSH(p, b->el, b->nel, b->elcap);
+    memset(e, 0, sizeof *e);
+    e->kind = FT_PTX_OPD_LABEL;
+  }
+  return t;
+}
+
 static void instruction(P *p) {
   ft_ptx_function_t *fn = p->fn;
   ibuild_t *b = p->ib;   /* reused; its list buffer lives in the arena */
@@ -1003,6 +1333,7 @@ static void instruction(P *p) {
   memset(b->lab_name, 0, sizeof b->lab_name);
   b->ntop = 0;
   b->nel = 0;
+  b->nextra = 0;
   ft_ptx_instr_t *in = &b->in;
   in->guard = FT_PTX_NO_REG;
   in->line = p->tok.line;
@@ -1028,27 +1359,21 @@ static void instruction(P *p) {
   size_t pn[24];
   unsigned k = split(p->tok.s, p->tok.len, ps, pn, 24);
   if (k >= 24) fail(p, line, "opcode too long");
-  unsigned first_mod = 1;
-  if (span_is(ps[0], pn[0], "cp")) {
-    if (k < 2 || !span_is(ps[1], pn[1], "async")) fail(p, line, "unsupported opcode '%s'", tokdesc(p));
-    first_mod = 2;
-    in->op = FT_PTX_OP_CP_ASYNC;
-    if (k > 2 && span_is(ps[2], pn[2], "commit_group")) in->op = FT_PTX_OP_CP_ASYNC_COMMIT, first_mod = 3;
-    else if (k > 2 && span_is(ps[2], pn[2], "wait_group")) in->op = FT_PTX_OP_CP_ASYNC_WAIT, first_mod = 3;
-    else if (k > 2 && span_is(ps[2], pn[2], "wait_all")) in->op = FT_PTX_OP_CP_ASYNC_WAIT_ALL, first_mod = 3;
-    else if (k > 2 && (span_is(ps[2], pn[2], "bulk") || span_is(ps[2], pn[2], "mbarrier"))) {
-      fail(p, line, "unsupported opcode '%s'", tokdesc(p));
-    }
-  } else {
-    in->op = (uint16_t)opcode_of(ps[0], pn[0]);
-    if (!in->op) fail(p, line, "unsupported opcode '%s'", tokdesc(p));
+  /* the opcode is the longest run of leading parts that names one (cp.async.bulk.tensor) */
+  unsigned first_mod = 0;
+  static const char *const dotted[] = {"cp", "wmma", "multimem", "brx", "fence", NULL};
+  unsigned most = word_in(ps[0], pn[0], dotted) ? (k < 5 ? k : 5) : 1;
+  for (unsigned j = most; j >= 1 && !in->op; j--) {
+    size_t len = (size_t)(ps[j - 1] + pn[j - 1] - ps[0]);
+    int op = opcode_of(ps[0], len);
+    if (op) in->op = (uint16_t)op, first_mod = j;
   }
+  if (!in->op) fail(p, line, "unsupported opcode '%s'", tokdesc(p));
   int bar_red = 0;
-  for (unsigned i = first_mod; i < k; i++) {
-    if (in->op == FT_PTX_OP_FENCE && span_is(ps[i], pn[i], "proxy")) fail(p, line, "unsupported fence.proxy");
-    modifier(p, in, ps[i], pn[i], &bar_red);
-  }
+  for (unsigned i = first_mod; i < k; i++) modifier(p, in, ps[i], pn[i], &bar_red);
   if (bar_red) fail(p, line, "bar.red without an operation");
+  in->layout &= (uint8_t)~LAYOUT_SEEN;
+  if (in->op == FT_PTX_OP_MBARRIER && !in->mode) fail(p, line, "mbarrier without an operation");
   if (!in->vec) in->vec = 1;
   next(p);
   if (!ft_tok_punct(&p->tok, ';')) {
@@ -1057,8 +1382,15 @@ static void instruction(P *p) {
       memset(&b->top[b->ntop], 0, sizeof b->top[0]);
       operand(p, b, &b->top[b->ntop], (int)b->ntop, 0);
       b->ntop++;
+      if (b->nextra) {
+        if (b->ntop + b->nextra >= MAX_OPS - 1) fail(p, line, "too many operands");
+        memcpy(&b->top[b->ntop], b->extra, b->nextra * sizeof b->extra[0]);
+        for (unsigned j = 0; j < b->nextra; j++) b->lab_name[b->ntop + j] = NULL;
+        b->ntop += b->nextra;
+        b->nextra = 0;
+      }
       if (ft_tok_punct(&p->tok, '|')) {
-        if (b->ntop != 1 || (in->op != FT_PTX_OP_SETP && in->op != FT_PTX_OP_SHFL)) {
+        if (b->ntop != 1 || !pair_dst_op(in->op)) {
               fail(p, line, "unexpected '|'");
         }
         next(p);
@@ -1074,8 +1406,7 @@ static void instruction(P *p) {
   if (!ft_tok_punct(&p->tok, ';')) fail(p, p->tok.line, "expected ';', found '%s'", tokdesc(p));
   next(p);
   /* Two-destination forms always take two slots. */
-  if ((in->op == FT_PTX_OP_SETP || in->op == FT_PTX_OP_SHFL) && !(in->flags & FT_PTX_F_PAIR_DST) &&
-      b->ntop >= 1) {
+  if (pair_dst_op(in->op) && !(in->flags & FT_PTX_F_PAIR_DST) && b->ntop >= 1) {
     memmove(&b->top[2], &b->top[1], (b->ntop - 1) * sizeof b->top[0]);
     memmove(&b->lab_name[2], &b->lab_name[1], (b->ntop - 1) * sizeof b->lab_name[0]);
     memmove(&b->lab_len[2], &b->lab_len[1], (b->ntop - 1) * sizeof b->lab_len[0]);
@@ -1083,6 +1414,7 @@ static void instruction(P *p) {
     b->lab_name[1] = NULL;
     b->ntop++;
   }
+  btab_t *bt = NULL;
   if (in->op == FT_PTX_OP_CALL) {
     /* [returns], target, [args], [prototype] -> 4 fixed slots */
     ft_ptx_operand_t t[4];
@@ -1116,6 +1448,7 @@ static void instruction(P *p) {
         }
       }
   } else {
+    if (in->op == FT_PTX_OP_BRX_IDX) bt = branch_table(p, b, line);
     /* labels only as bra targets */
     for (unsigned i = 0; i < b->ntop; i++)
       if (b->top[i].kind == FT_PTX_OPD_LABEL && in->op != FT_PTX_OP_BRA) {
@@ -1140,12 +1473,18 @@ static void instruction(P *p) {
     fn->operands[base + i] = o;
     if (b->lab_name[i] && o.kind == FT_PTX_OPD_LABEL) {
       fixup_t *f = PUSH(p, p->fix, p->fix_n, p->fix_cap);
-      *f = (fixup_t){b->lab_name[i], b->lab_len[i], (uint32_t)(base + i), line};
+      *f = (fixup_t){b->lab_name[i], b->lab_len[i], (uint32_t)(base + i), line, p->blk_cur};
     }
   }
   for (size_t i = 0; i < b->nel; i++) {
-    if (b->el[i].kind == FT_PTX_OPD_LABEL || b->el[i].kind == FT_PTX_OPD_VEC) fail(p, line, "bad list element");
+    if (b->el[i].kind == FT_PTX_OPD_VEC || (b->el[i].kind == FT_PTX_OPD_LABEL && in->op != FT_PTX_OP_BRX_IDX))
+      fail(p, line, "bad list element");
     fn->operands[base + b->ntop + i] = b->el[i];
+  }
+  for (uint32_t i = 0; bt && i < bt->n; i++) {
+    fixup_t *f = PUSH(p, p->fix, p->fix_n, p->fix_cap);
+    *f = (fixup_t){bt->lab[i], bt->lab_len[i], (uint32_t)(base + b->ntop + b->top[1].index + i), line,
+                   bt->block};
   }
   fn->noperands = base + b->ntop + b->nel;
   in->ops = (uint32_t)base;
@@ -1163,7 +1502,8 @@ static void param_list(P *p, ft_ptx_param_t **out, size_t *n, int is_entry) {
   uint32_t off = 0;
   if (!ft_tok_punct(&p->tok, ')')) {
     for (;;) {
-      if (!is_word(p, ".param")) fail(p, p->tok.line, "unsupported parameter '%s'", tokdesc(p));
+      int is_reg = is_word(p, ".reg");
+      if (!is_word(p, ".param") && !(is_reg && !is_entry)) fail(p, p->tok.line, "unsupported parameter '%s'", tokdesc(p));
       next(p);
       attrs_t a;
       memset(&a, 0, sizeof a);
@@ -1173,6 +1513,8 @@ static void param_list(P *p, ft_ptx_param_t **out, size_t *n, int is_entry) {
       ft_ptx_param_t *q = PUSH(p, *out, *n, cap);
       memset(q, 0, sizeof *q);
       q->name = dupstr(p, p->tok.s, p->tok.len);
+      q->reg = FT_PTX_NO_REG;
+      q->is_reg = (uint8_t)is_reg;
       next(p);
       int unsized;
       uint64_t count = read_dims(p, &unsized);
@@ -1193,16 +1535,25 @@ static void param_list(P *p, ft_ptx_param_t **out, size_t *n, int is_entry) {
     }
   }
   expect_punct(p, ')');
-  (void)is_entry;
 }
 
 static void fixup_labels(P *p) {
   ft_ptx_function_t *fn = p->fn;
   for (size_t i = 0; i < p->fix_n; i++) {
     fixup_t *f = &p->fix[i];
-    size_t j;
-    for (j = 0; j < fn->nlabels; j++)
-      if (span_is(f->name, f->len, fn->labels[j].name)) break;
+    size_t j = fn->nlabels;
+    /* the innermost enclosing block that declares the name (labels are scoped) */
+    for (uint32_t blk = f->block; blk != UINT32_MAX && j == fn->nlabels; blk = p->blk_parent[blk])
+      for (j = 0; j < fn->nlabels; j++)
+        if (p->lab_blk[j] == blk && span_is(f->name, f->len, fn->labels[j].name)) break;
+    if (j == fn->nlabels) {
+      /* a branch into a nested block: accepted when the name is unique in the
+       * function, as before labels were scoped */
+      size_t found = fn->nlabels, n = 0;
+      for (size_t q = 0; q < fn->nlabels; q++)
+        if (span_is(f->name, f->len, fn->labels[q].name)) found = q, n++;
+      if (n == 1) j = found;
+    }
     if (j == fn->nlabels) {
       char nm[40];
       size_t n = f->len > 32 ? 32 : f->len;
@@ -1221,6 +1572,16 @@ static void body(P *p) {
   next(p);   /* { */
   scope_push(p);
   unsigned base_depth = p->depth;
+  /* `.reg` parameters and returns of a .func are registers of its body */
+  for (int r = 0; r < 2; r++)
+    for (size_t i = 0; i < (r ? fn->nrets : fn->nparams); i++) {
+      ft_ptx_param_t *q = r ? &fn->rets[i] : &fn->params[i];
+      if (!q->is_reg) continue;
+      if (q->size > 16 || q->size != ft_ptx_type_size(q->type)) fail(p, fn->line, "array .reg parameter");
+      q->reg = (uint32_t)fn->nregs;
+      *PUSH(p, fn->regs, fn->nregs, p->regs_cap) = (ft_ptx_reg_t){q->name, UINT32_MAX, q->type};
+      scope_add(p, q->name, strlen(q->name), SC_REG, 1, q->reg);
+    }
   for (;;) {
     ft_tok_t *t = &p->tok;
     if (t->kind == FT_TOK_EOF) fail(p, t->line, "function body not closed");
@@ -1236,11 +1597,11 @@ static void body(P *p) {
       continue;
     }
     if (t->kind == FT_TOK_WORD && t->s[0] == '.') {
-      const char *ps[2];
-      size_t pn[2];
+      const char *ps[2] = {t->s, t->s};
+      size_t pn[2] = {0, 0};
       split(t->s, t->len, ps, pn, 2);
       int sp = space_of(ps[0], pn[0]);
-      if (is_word(p, ".reg")) {
+      if (is_word(p, ".reg") || (t->len > 5 && memcmp(t->s, ".reg.", 5) == 0)) {
         read_reg_decl(p);
       } else if (sp >= 0 && ft_tok_is(t, t->s[1] == 's' ? ".shared" : t->s[1] == 'l' ? ".local" :
                                                   t->s[1] == 'p' ? ".param" : t->s[1] == 'c' ? ".const" : ".global")) {
@@ -1264,14 +1625,41 @@ static void body(P *p) {
     if (t->kind == FT_TOK_WORD) {
       ft_tok_t t2 = peek2(p);
       if (t2.kind == FT_TOK_PUNCT && t2.s[0] == ':') {
+        const char *name = t->s;
+        size_t len = t->len;
+        next(p);
+        next(p);
+        if (is_word(p, ".callprototype")) {
+          skip_to_semicolon(p);
+          continue;
+        }
+        if (is_word(p, ".branchtargets")) {   /* a jump table for brx.idx, not a place */
+          btab_t *bt = PUSH(p, p->btab, p->btab_n, p->btab_cap);
+          memset(bt, 0, sizeof *bt);
+          bt->name = name;
+          bt->len = len;
+          bt->block = p->blk_cur;
+          size_t cap = 0, cap2 = 0, n = 0, n2 = 0;
+          do {
+            next(p);
+            if (p->tok.kind != FT_TOK_WORD) fail(p, p->tok.line, "bad .branchtargets");
+            *PUSH(p, bt->lab, n, cap) = p->tok.s;
+            *PUSH(p, bt->lab_len, n2, cap2) = p->tok.len;
+            if (n > MAX_LIST) fail(p, p->tok.line, "list too long");
+            next(p);
+          } while (ft_tok_punct(&p->tok, ','));
+          bt->n = (uint32_t)n;
+          expect_punct(p, ';');
+          continue;
+        }
         for (size_t j = 0; j < fn->nlabels; j++)
-          if (span_is(t->s, t->len, fn->labels[j].name)) fail(p, t->line, "duplicate label '%s'", tokdesc(p));
+          if (p->lab_blk[j] == p->blk_cur && span_is(name, len, fn->labels[j].name))
+            fail(p, p->tok.line, "duplicate label '%.*s'", (int)(len > 32 ? 32 : len), name);
+        size_t nl = fn->nlabels;
         ft_ptx_label_t *l = PUSH(p, fn->labels, fn->nlabels, labels_cap);
-        l->name = dupstr(p, t->s, t->len);
+        l->name = dupstr(p, name, len);
         l->instr = (uint32_t)fn->ninstrs;
-        next(p);
-        next(p);
-        if (is_word(p, ".callprototype")) skip_to_semicolon(p);
+        *PUSH(p, p->lab_blk, nl, p->lab_blk_cap) = p->blk_cur;
         continue;
       }
     }
@@ -1360,6 +1748,11 @@ static void function(P *p, uint8_t linkage) {
   p->sc_n = 0;
   p->depth = 0;
   p->fix_n = 0;
+  p->blk_n = 0;
+  p->blk_cur = 0;
+  p->btab_n = 0;
+  p->lab_blk_cap = 0;
+  p->lab_blk = NULL;
   body(p);
   p->fn = NULL;
 }
@@ -1426,6 +1819,24 @@ static void module(P *p) {
       skip_section(p);
     } else if (is_word(p, ".pragma")) {
       skip_to_semicolon(p);
+    } else if (is_word(p, ".alias")) {
+      /* `.alias a, b;`: a names the function b (both declared before) */
+      next(p);
+      if (p->tok.kind != FT_TOK_WORD) fail(p, p->tok.line, "bad .alias");
+      const char *an = p->tok.s;
+      size_t al = p->tok.len;
+      uint32_t line = p->tok.line;
+      next(p);
+      expect_punct(p, ',');
+      gname_t *g = p->tok.kind == FT_TOK_WORD ? gname_find(p, p->tok.s, p->tok.len) : NULL;
+      if (!g || g->kind != FT_PTX_SYM_FUNC) fail(p, p->tok.line, ".alias of an unknown function '%s'", tokdesc(p));
+      gname_t target = *g;
+      next(p);
+      expect_punct(p, ';');
+      gname_t *a = gname_find(p, an, al);
+      if (!a || a->kind != FT_PTX_SYM_FUNC) fail(p, line, ".alias of an undeclared function");
+      if (!m->funcs[a->index].is_decl) fail(p, line, ".alias of a defined function");
+      a->index = target.index;   /* every later use of the alias names the aliasee */
     } else {
       uint8_t linkage = FT_PTX_LINK_NONE;
       if (is_word(p, ".visible")) linkage = FT_PTX_LINK_VISIBLE;

@@ -15,7 +15,8 @@
  *                     directives (.maxntid, .reqntid, .minnctapersm, .maxnreg).
  *   ft_ptx_instr_t    guard (predicate register + negation), opcode, types
  *                     (type = destination / main type, type2 = source type of
- *                     cvt, set, slct, cvt.pack...), rounding, comparison and
+ *                     cvt, set, slct...; type3/type4 for mma, video, cvt.pack),
+ *                     shape and layout (matrices, texture geometry), rounding, comparison and
  *                     bool op (setp/set), state space(s), cache op, memory
  *                     semantics and scope, vector width, mode (opcode-specific:
  *                     shfl/vote/atom/bar/shf/prmt...), flags (FT_PTX_F_*), then
@@ -56,8 +57,17 @@ typedef enum {
   FT_PTX_T_S8, FT_PTX_T_S16, FT_PTX_T_S32, FT_PTX_T_S64,
   FT_PTX_T_F16, FT_PTX_T_F16X2, FT_PTX_T_BF16, FT_PTX_T_BF16X2,
   FT_PTX_T_F32, FT_PTX_T_F64,
+  /* Types that only the matrix, conversion and video instructions name (the
+   * interpreter refuses all of them), and the opaque texture handles. */
+  FT_PTX_T_TF32, FT_PTX_T_E4M3, FT_PTX_T_E5M2, FT_PTX_T_E2M1, FT_PTX_T_E2M3, FT_PTX_T_E3M2,
+  FT_PTX_T_UE8M0, FT_PTX_T_UE4M3, FT_PTX_T_E4M3X2, FT_PTX_T_E5M2X2, FT_PTX_T_E2M1X2,
+  FT_PTX_T_E2M3X2, FT_PTX_T_E3M2X2, FT_PTX_T_UE8M0X2, FT_PTX_T_E4M3X4, FT_PTX_T_E5M2X4,
+  FT_PTX_T_E2M1X4, FT_PTX_T_E2M3X4, FT_PTX_T_E3M2X4, FT_PTX_T_S4, FT_PTX_T_U4, FT_PTX_T_B1,
+  FT_PTX_T_S16X2, FT_PTX_T_U16X2, FT_PTX_T_S8X4, FT_PTX_T_U8X4,
+  FT_PTX_T_TEXREF, FT_PTX_T_SAMPLERREF, FT_PTX_T_SURFREF,   /* 8-byte handles */
   FT_PTX_T_COUNT
 } ft_ptx_type_t;
+#define FT_PTX_T_FIRST_EXTRA FT_PTX_T_TF32   /* types from here on: see above */
 
 /* State spaces. */
 typedef enum {
@@ -95,7 +105,31 @@ typedef enum {
   X(SETP, "setp") X(SHF, "shf") X(SHFL, "shfl") X(SHL, "shl") X(SHR, "shr") \
   X(SIN, "sin") X(SLCT, "slct") X(SQRT, "sqrt") X(ST, "st") X(SUB, "sub") \
   X(SUBC, "subc") X(TANH, "tanh") X(TESTP, "testp") X(TRAP, "trap") \
-  X(VOTE, "vote") X(XOR, "xor")
+  X(VOTE, "vote") X(XOR, "xor") \
+  /* Below: parsed for the analysis; the interpreter refuses each by name. */ \
+  X(BMSK, "bmsk") X(SZEXT, "szext") X(GRIDDEPCONTROL, "griddepcontrol") \
+  X(ELECT, "elect") X(SETMAXNREG, "setmaxnreg") X(BRX_IDX, "brx.idx") \
+  X(LDMATRIX, "ldmatrix") X(STMATRIX, "stmatrix") X(MMA, "mma") \
+  X(WMMA_LOAD, "wmma.load") X(WMMA_STORE, "wmma.store") X(WMMA_MMA, "wmma.mma") \
+  X(TEX, "tex") X(TLD4, "tld4") X(TXQ, "txq") X(SULD, "suld") X(SUST, "sust") \
+  X(SURED, "sured") X(SUQ, "suq") \
+  X(MULTIMEM_LD_REDUCE, "multimem.ld_reduce") X(MULTIMEM_ST, "multimem.st") \
+  X(MULTIMEM_RED, "multimem.red") \
+  X(CP_ASYNC_BULK, "cp.async.bulk") X(CP_ASYNC_BULK_TENSOR, "cp.async.bulk.tensor") \
+  X(CP_ASYNC_BULK_PREFETCH, "cp.async.bulk.prefetch") \
+  X(CP_ASYNC_BULK_PREFETCH_TENSOR, "cp.async.bulk.prefetch.tensor") \
+  X(CP_ASYNC_BULK_COMMIT, "cp.async.bulk.commit_group") \
+  X(CP_ASYNC_BULK_WAIT, "cp.async.bulk.wait_group") \
+  X(CP_REDUCE_ASYNC_BULK, "cp.reduce.async.bulk") \
+  X(CP_REDUCE_ASYNC_BULK_TENSOR, "cp.reduce.async.bulk.tensor") \
+  X(CP_ASYNC_MBARRIER_ARRIVE, "cp.async.mbarrier.arrive") X(MBARRIER, "mbarrier") \
+  X(FENCE_PROXY, "fence.proxy") X(FENCE_MBARRIER_INIT, "fence.mbarrier_init") \
+  X(VADD, "vadd") X(VSUB, "vsub") X(VABSDIFF, "vabsdiff") X(VMIN, "vmin") X(VMAX, "vmax") \
+  X(VSHL, "vshl") X(VSHR, "vshr") X(VMAD, "vmad") X(VSET, "vset") \
+  X(VADD2, "vadd2") X(VSUB2, "vsub2") X(VAVRG2, "vavrg2") X(VABSDIFF2, "vabsdiff2") \
+  X(VMIN2, "vmin2") X(VMAX2, "vmax2") X(VSET2, "vset2") \
+  X(VADD4, "vadd4") X(VSUB4, "vsub4") X(VAVRG4, "vavrg4") X(VABSDIFF4, "vabsdiff4") \
+  X(VMIN4, "vmin4") X(VMAX4, "vmax4") X(VSET4, "vset4")
 
 typedef enum {
   FT_PTX_OP_INVALID = 0,
@@ -104,11 +138,13 @@ typedef enum {
 #undef FT_PTX_X_ENUM
   FT_PTX_OP_COUNT
 } ft_ptx_opcode_t;
+#define FT_PTX_OP_FIRST_EXTRA FT_PTX_OP_BMSK   /* opcodes the interpreter refuses */
 
 /* Rounding modes (.rn .rz .rm .rp on floats, .rni .rzi .rmi .rpi on cvt to int). */
 typedef enum {
   FT_PTX_RND_NONE = 0, FT_PTX_RND_RN, FT_PTX_RND_RZ, FT_PTX_RND_RM, FT_PTX_RND_RP,
-  FT_PTX_RND_RNA, FT_PTX_RND_RNI, FT_PTX_RND_RZI, FT_PTX_RND_RMI, FT_PTX_RND_RPI
+  FT_PTX_RND_RNA, FT_PTX_RND_RNI, FT_PTX_RND_RZI, FT_PTX_RND_RMI, FT_PTX_RND_RPI,
+  FT_PTX_RND_RS   /* stochastic (cvt.rs, with a random-bits operand) */
 } ft_ptx_rnd_t;
 
 /* Comparison of setp/set/slct (unsigned lo/ls/hi/hs; float unordered *u, num, nan). */
@@ -169,6 +205,39 @@ enum {
   FT_PTX_TESTP_NOTANUMBER, FT_PTX_TESTP_NORMAL, FT_PTX_TESTP_SUBNORMAL
 };
 enum { /* FENCE: fence.proxy etc. are rejected; MEMBAR uses scope */ FT_PTX_FENCE_PLAIN = 1 };
+enum {
+  /* MBARRIER sub-operation (mbarrier.<mode>); the first operand is a destination
+   * for ARRIVE*, TEST_WAIT, TRY_WAIT and PENDING_COUNT */
+  FT_PTX_MBAR_INIT = 1, FT_PTX_MBAR_INVAL, FT_PTX_MBAR_ARRIVE, FT_PTX_MBAR_ARRIVE_DROP,
+  FT_PTX_MBAR_EXPECT_TX, FT_PTX_MBAR_COMPLETE_TX, FT_PTX_MBAR_TEST_WAIT, FT_PTX_MBAR_TRY_WAIT,
+  FT_PTX_MBAR_PENDING_COUNT, FT_PTX_MBAR_ARRIVE_EXPECT_TX, FT_PTX_MBAR_ARRIVE_DROP_EXPECT_TX
+};
+enum {
+  /* WMMA_LOAD / WMMA_STORE: the fragment (.a .b .c .d) */
+  FT_PTX_FRAG_A = 1, FT_PTX_FRAG_B, FT_PTX_FRAG_C, FT_PTX_FRAG_D
+};
+enum { /* GRIDDEPCONTROL */ FT_PTX_GDC_LAUNCH_DEPENDENTS = 1, FT_PTX_GDC_WAIT };
+enum {
+  /* FENCE_PROXY: which proxy (.alias, .async[.space], .tensormap::generic) */
+  FT_PTX_PROXY_ALIAS = 1, FT_PTX_PROXY_ASYNC, FT_PTX_PROXY_TENSORMAP
+};
+/* TEX, TLD4, SULD, SUST, SURED, SUQ, TXQ: geometry in `shape` as
+ * FT_PTX_GEOM_*; TXQ/SUQ: the query in `mode` (index in ft_ptx_tex_query_name);
+ * SURED: the operation in `mode` (FT_PTX_ATOM_*); TLD4: component r/g/b/a (1..4)
+ * in `mode`; TEX: `layout` 1 .level, 2 .grad, 3 .base (extra operands follow);
+ * SULD/SUST/SURED: `layout` 1 .trap, 2 .clamp, 3 .zero. */
+enum {
+  FT_PTX_GEOM_1D = 1, FT_PTX_GEOM_2D, FT_PTX_GEOM_3D, FT_PTX_GEOM_A1D, FT_PTX_GEOM_A2D,
+  FT_PTX_GEOM_CUBE, FT_PTX_GEOM_ACUBE, FT_PTX_GEOM_2DMS, FT_PTX_GEOM_A2DMS
+};
+/* MMA / WMMA / LDMATRIX / STMATRIX: `shape` indexes ft_ptx_shape_name ("m16n8k16"),
+ * `layout` has FT_PTX_LAYOUT_A_COL / _B_COL (wmma.load/store: A_COL for .col). */
+enum { FT_PTX_LAYOUT_A_COL = 1, FT_PTX_LAYOUT_B_COL = 2 };
+/* Video instructions: REG operands carry a byte / half selector in `count`
+ * (FT_PTX_SEL_*; 0: none). The secondary operation (.add .min .max) is in mode. */
+enum {
+  FT_PTX_SEL_B0 = 1, FT_PTX_SEL_B1, FT_PTX_SEL_B2, FT_PTX_SEL_B3, FT_PTX_SEL_H0, FT_PTX_SEL_H1
+};
 
 /* ft_ptx_instr_t.flags */
 enum {
@@ -197,7 +266,14 @@ enum {
   FT_PTX_F_XORSIGN  = 1u << 22,  /* min/max .xorsign.abs */
   FT_PTX_F_ABS      = 1u << 23,  /* min/max .abs */
   FT_PTX_F_L2_HINT  = 1u << 24,  /* an .L2::cache_hint operand follows (last operand) */
-  FT_PTX_F_IGNORE_SRC = 1u << 25 /* cp.async with src-size operand */
+  FT_PTX_F_IGNORE_SRC = 1u << 25, /* cp.async with src-size operand */
+  FT_PTX_F_SATFINITE  = 1u << 26, /* cvt / mma / wmma .satfinite */
+  FT_PTX_F_TRANS      = 1u << 27, /* ldmatrix / stmatrix .trans */
+  FT_PTX_F_MULTICAST  = 1u << 28, /* cp.async.bulk .multicast::cluster (a ctaMask operand) */
+  FT_PTX_F_PARITY     = 1u << 29, /* mbarrier.test_wait / try_wait .parity */
+  FT_PTX_F_EXTRA_MOD  = 1u << 30, /* a modifier the IR keeps no field for (see docs/ptx.md):
+                                     only on opcodes the interpreter refuses */
+  FT_PTX_F_PACK       = 1u << 31  /* cvt.pack (types in type, type2, type3) */
 };
 
 /* Special registers (SREG operands; component x/y/z in operand.count for the
@@ -215,6 +291,9 @@ typedef enum {
   FT_PTX_SR_IS_EXPLICIT_CLUSTER,
   FT_PTX_SR_ENVREG,      /* %envreg<N>: N (0..31) in operand.count */
   FT_PTX_SR_PM,          /* %pm<N> performance counters: N (0..7) in operand.count */
+  FT_PTX_SR_RESERVED_SMEM_BEGIN, FT_PTX_SR_RESERVED_SMEM_END, FT_PTX_SR_RESERVED_SMEM_CAP,
+  FT_PTX_SR_RESERVED_SMEM_N,     /* %reserved_smem_offset_<N>: N (0..1) in operand.count */
+  FT_PTX_SR_AGGR_SMEM_SIZE, FT_PTX_SR_CURRENT_GRAPH_EXEC,
   FT_PTX_SR_COUNT
 } ft_ptx_sreg_t;
 
@@ -229,13 +308,15 @@ typedef enum {
 
 typedef enum {
   FT_PTX_OPD_NONE = 0,
-  FT_PTX_OPD_REG,        /* index = register; neg = `!%p` */
+  FT_PTX_OPD_REG,        /* index = register; neg = `!%p`; count = video selector */
   FT_PTX_OPD_IMM_INT,    /* value (two's complement, as written) */
   FT_PTX_OPD_IMM_F32,    /* value = IEEE single bits (0fXXXXXXXX) in the low 32 bits */
   FT_PTX_OPD_IMM_F64,    /* value = IEEE double bits (0dXXXXXXXXXXXXXXXX or decimal) */
   FT_PTX_OPD_VEC,        /* index = first element in fn->operands, count = elements */
   FT_PTX_OPD_ADDR,       /* [base + value]: base_kind REG (index = register),
-                            SYM (sym_kind, index) or NONE (absolute address = value) */
+                            SYM (sym_kind, index) or NONE (absolute address = value).
+                            count > 0: `[base, x, {c...}]` (textures, surfaces, tensor
+                            maps): the next `count` operands were inside the brackets */
   FT_PTX_OPD_SYM,        /* sym_kind, index (+ value: byte offset, `sym+8` in mov) */
   FT_PTX_OPD_LABEL,      /* index = instruction index of the label */
   FT_PTX_OPD_SREG,       /* index = ft_ptx_sreg_t, count = component */
@@ -258,7 +339,7 @@ typedef struct ft_ptx_instr_s {
   uint8_t type2;         /* source type (cvt, set, slct, ...), else NONE */
   uint8_t space;         /* ft_ptx_space_t: ld/st/atom/red/cvta/isspacep/prefetch; cp.async dst */
   uint8_t space2;        /* cp.async source space */
-  uint8_t vec;           /* 1, 2 or 4 (.v2/.v4); 1 when scalar */
+  uint8_t vec;           /* 1, 2, 4, 8 or 16 (.vN); ldmatrix/stmatrix .xN; 1 when scalar */
   uint8_t rnd;           /* ft_ptx_rnd_t */
   uint8_t cmp;           /* ft_ptx_cmp_t */
   uint8_t boolop;        /* ft_ptx_boolop_t */
@@ -268,6 +349,9 @@ typedef struct ft_ptx_instr_s {
   uint8_t scope;         /* ft_ptx_scope_t */
   uint8_t guard_neg;     /* @!%p */
   uint8_t nops;
+  uint8_t type3, type4;  /* mma/wmma: B and C types (type = D, type2 = A); video: B type */
+  uint8_t shape;         /* mma/wmma/ldmatrix/stmatrix shape, texture geometry (see above) */
+  uint8_t layout;        /* FT_PTX_LAYOUT_* for matrices; texture / surface variant */
   uint32_t flags;        /* FT_PTX_F_* */
   uint32_t guard;        /* predicate register, FT_PTX_NO_REG when unguarded */
   uint32_t ops;          /* first operand in fn->operands */
@@ -311,6 +395,9 @@ typedef struct ft_ptx_var_s {
 
 typedef struct ft_ptx_param_s {
   const char *name;
+  uint8_t is_reg;        /* `.reg` parameter / return of a .func (callers pass registers:
+                            such calls are not parsed) */
+  uint32_t reg;          /* its register in the body, else FT_PTX_NO_REG */
   uint8_t type;          /* element type (.b8 for byte arrays / structs) */
   uint8_t ptr_space;     /* .ptr.<space> attribute, FT_PTX_SP_NONE when absent */
   uint32_t align;        /* bytes: .align N, else natural alignment of type */
@@ -365,6 +452,8 @@ const ft_ptx_function_t *ft_ptx_find_function(const ft_ptx_module_t *m, const ch
 const char *ft_ptx_opcode_name(unsigned op);
 const char *ft_ptx_type_name(unsigned type);
 const char *ft_ptx_sreg_name(unsigned sreg);
+const char *ft_ptx_shape_name(unsigned shape);       /* "m16n8k16"; "?" when unknown */
+const char *ft_ptx_tex_query_name(unsigned query);   /* txq/suq: "width" ... */
 unsigned ft_ptx_type_size(unsigned type);     /* bytes; 0 for NONE, 1 for PRED */
 int ft_ptx_type_is_float(unsigned type);
 

@@ -9,7 +9,7 @@
 #include "ptx_ir.h"
 
 typedef struct {
-  size_t kernels, kernels_failed, places, exact, pointers, modules_failed, sass_only;
+  size_t kernels, kernels_failed, places, exact, pointers, modules, modules_failed, sass_only;
 } totals_t;
 
 static char *slurp(const char *path, size_t *len) {
@@ -130,6 +130,7 @@ static void one_file(const char *path, int quiet, int dump, totals_t *t) {
     else ft_fatbin_walk(buf, len, sass_entry, &s, err, sizeof err);
   }
   for (size_t i = 0; i < img.nptx; i++) {
+    if (!dump) t->modules++;
     if (dump) {
       fwrite(img.ptx[i].text, 1, img.ptx[i].len, stdout);
       continue;
@@ -161,8 +162,8 @@ int main(int argc, char **argv) {
   for (int i = first; i < argc; i++) one_file(argv[i], quiet, dump, &t);
   if (dump) return t.modules_failed ? 1 : 0;
   printf("coverage: %zu kernels (%zu not analysed), %zu places (%zu dereferenced): %zu exact, %zu conservative;"
-         " %zu PTX modules not analysed, %zu images SASS only\n",
-         t.kernels, t.kernels_failed, t.places, t.pointers, t.exact, t.places - t.exact, t.modules_failed,
+         " %zu PTX modules, %zu not analysed; %zu images SASS only\n",
+         t.kernels, t.kernels_failed, t.places, t.pointers, t.exact, t.places - t.exact, t.modules, t.modules_failed,
          t.sass_only);
   return t.modules_failed || t.kernels_failed ? 1 : 0;
 }

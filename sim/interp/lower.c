@@ -436,12 +436,38 @@ static unsigned reg_type(const inst_t *it, const ft_ptx_operand_t *o) {
   return FT_PTX_T_NONE;
 }
 
+/* What the parser reads only for the analysis (matrix, texture, bulk-copy,
+ * barrier and video instructions, fp8 and packed conversions, wide vectors):
+ * refused by name, never run with a modifier ignored. 1 when refused. */
+static int refuse_library_form(lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
+  const uint32_t mods = FT_PTX_F_SATFINITE | FT_PTX_F_TRANS | FT_PTX_F_MULTICAST | FT_PTX_F_PARITY |
+                        FT_PTX_F_EXTRA_MOD | FT_PTX_F_PACK;
+  bool refuse = in->op >= FT_PTX_OP_FIRST_EXTRA || in->type >= FT_PTX_T_FIRST_EXTRA ||
+                in->type2 >= FT_PTX_T_FIRST_EXTRA || in->type3 || in->type4 || (in->flags & mods) ||
+                in->rnd == FT_PTX_RND_RS || in->vec > 4;
+  for (unsigned i = 0; i < in->nops && !refuse; i++) {
+    const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
+    refuse = (o->kind == FT_PTX_OPD_ADDR || o->kind == FT_PTX_OPD_REG) && o->count; /* [tex, {x}], %r.b0 */
+  }
+  if (!refuse) return 0;
+  /* name the form: opcode, the modifiers that matter, the types */
+  char form[160];
+  snprintf(form, sizeof form, "%s%s%s%s%s%s%s%s%s%s%s%s", ft_ptx_opcode_name(in->op),
+           in->flags & FT_PTX_F_PACK ? ".pack" : "", in->flags & FT_PTX_F_SATFINITE ? ".satfinite" : "",
+           in->rnd == FT_PTX_RND_RS ? ".rs" : "", in->vec > 4 ? (in->vec > 8 ? ".v16" : ".v8") : "",
+           in->type ? "." : "", ft_ptx_type_name(in->type), in->type2 ? "." : "", ft_ptx_type_name(in->type2),
+           in->type3 ? "." : "", ft_ptx_type_name(in->type3), in->type4 ? ".." : "");
+  fail(c, fn, in, "the interpreter does not support `%s`", form);
+  return 1;
+}
+
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
   if (in->op == FT_PTX_OP_CALL) {
     emit_call(c, it, in);
     return;
   }
+  if (refuse_library_form(c, fn, in)) return;
   sim_insn_t *s = emit(c);
   s->op = in->op;
   s->type = in->type;

@@ -181,7 +181,8 @@ TEST_IMPL(parse_errors_name_line_and_reason) {
       {" .reg .b32 %r<2>;\n add.s32 %r1, %r1;\n", 7, "operands"},
       {" .reg .b32 %r<2>;\n add.zz.s32 %r1, %r1, 1;\n", 7, "unknown modifier"},
       {" .reg .b32 %r<2>;\n mov.u32 %r1, 0fZZ;\n", 7, "bad number"},
-      {" .reg .b32 %r<2>;\n tex.2d.v4.f32.f32 {%r1,%r1,%r1,%r1}, [t, {%r1,%r1}];\n", 7, "unsupported opcode"},
+      {" .reg .b32 %r<2>;\n wgmma.fence.sync.aligned;\n", 7, "unsupported opcode"},
+      {" .reg .b32 %r<2>;\n tex.2d.v4.f32.f32 {%r1,%r1,%r1,%r1}, [t, {%r1,%r1}];\n", 7, "unknown name 't'"},
       {" .reg .b32 %r<2>;\n mov.u32 %r1, 1; /* unterminated\n", 7, "unterminated comment"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -197,7 +198,7 @@ TEST_IMPL(parse_errors_name_line_and_reason) {
       FT_FAIL_("case %zu: '%s', expected '%s...%s'", i, err, want, cases[i].why);
   }
   /* module-level trouble */
-  const char *mods[] = {".target sm_75\n", HDR ".global .texref t;\n", HDR ".entry e(.param .u64 p\n",
+  const char *mods[] = {".target sm_75\n", HDR ".tex .u32 t;\n", HDR ".entry e(.param .u64 p\n",
                         HDR ".alias a, b;\n", HDR ".visible .entry e() { ret; }\n.visible .entry e() { ret; }\n"};
   for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
     ft_ptx_module_t *m;

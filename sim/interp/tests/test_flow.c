@@ -138,3 +138,51 @@ TEST_IMPL(faults) {
   ASSERT(strstr(msg, "dp4a"));
   return TEST_OK;
 }
+
+/* Every instruction form the parser reads only for the analysis (matrix,
+ * texture, bulk-copy, barrier, video, fp8 and packed conversions, wide
+ * vectors, special registers it cannot supply) is refused when the kernel is
+ * lowered, naming the instruction: parsed (not -1), never run (-2). */
+TEST_IMPL(library_forms_refused) {
+  static const struct { const char *body, *name; } cases[] = {
+    {"bmsk.clamp.b32 %r0, %r1, %r2;", "bmsk"},
+    {"szext.wrap.s32 %r0, %r1, %r2;", "szext"},
+    {"dp2a.lo.u32.u32 %r0, %r1, %r2, %r3;", "dp2a"},
+    {"vshr.u32.u32.u32.clamp.add %r0, %r1, %r2, %r3;", "vshr"},
+    {"vadd.u32.u32.u32.sat %r0, %r1.b0, %r2.h1;", "vadd"},
+    {"cvt.rn.satfinite.e4m3x2.f32 %h0, %f0, %f1;", "e4m3x2"},
+    {"cvt.pack.sat.s8.s32.b32 %r0, %r1, %r2, %r3;", "pack"},
+    {"cvt.rn.relu.satfinite.f16x2.f32 %r0, %f0, %f1;", "satfinite"},
+    {"ld.global.v8.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0];", "v8"},
+    {"st.global.v8.f32 [%rd0], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};", "v8"},
+    {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%rd0];", "ldmatrix"},
+    {"stmatrix.sync.aligned.m8n8.x2.shared.b16 [%rd0], {%r0, %r1};", "stmatrix"},
+    {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd0, %fd1};", "mma"},
+    {"wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0, %r1}, [%rd0], 16;", "wmma.load"},
+    {"griddepcontrol.wait;", "griddepcontrol"},
+    {"mbarrier.init.shared.b64 [%rd0], 1;", "mbarrier"},
+    {"fence.proxy.async.shared::cta;", "fence.proxy"},
+    {"cp.async.bulk.commit_group;", "cp.async.bulk.commit_group"},
+    {"multimem.red.relaxed.sys.global.add.u32 [%rd0], %r0;", "multimem.red"},
+    {"tex.1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd0, {%r0}];", "tex"},
+    {"suld.b.1d.b32.trap {%r0}, [%rd0, {%r1}];", "suld"},
+    {"mov.u32 %r0, %reserved_smem_offset_begin;", "reserved_smem_offset_begin"},
+    {"brx.idx %r0, $ts;", "brx.idx"},
+  };
+  uint32_t buf[4];
+  char msg[512];
+  hz_launch_t l = {{1, 1, 1}, {32, 1, 1}, 0};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char ptx[1024];
+    snprintf(ptx, sizeof ptx,
+             ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+             ".reg .b32 %%r<4>;\n.reg .f32 %%f<8>;\n.reg .f64 %%fd<4>;\n.reg .b64 %%rd<2>;\n.reg .b16 %%h<2>;\n"
+             "$L0:\n$ts: .branchtargets $L0;\n%s\nret;\n}\n", cases[i].body);
+    hz_clear_buffers();
+    hz_add_buffer(buf, sizeof buf);
+    uint64_t p = (uintptr_t)buf;
+    int r = hz_run(ptx, "k", &l, &p, msg, sizeof msg, NULL);
+    if (r != -2 || !strstr(msg, cases[i].name)) FT_FAIL_("case %zu (%s): %d '%s'", i, cases[i].name, r, msg);
+  }
+  return TEST_OK;
+}
