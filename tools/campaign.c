@@ -175,9 +175,10 @@ static int parse_at(const char *text, at_t *a) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft campaign -n N [--bits 1|2|burst:K] [--at SPEC]... [--seed S]\n"
-          "                      [--injector gpuft|sim] [--compare PATH]... [--timeout-factor F]\n"
-          "                      [-j JOBS] [--json] [--fail-on-sdc] [-v] [--lib PATH]\n"
-          "                      -- program [args...]\n");
+          "                      [--injector gpuft|sim] [--compare stdout|exit|file:PATH]...\n"
+          "                      [--ignore REGEX]... [--check SCRIPT] [--results FILE]\n"
+          "                      [--plot FILE.png] [--timeout-factor F] [-j JOBS] [--json]\n"
+          "                      [--fail-on-sdc] [-v] [--lib PATH] -- program [args...]\n");
 }
 
 static void help(void) {
@@ -199,8 +200,17 @@ static void help(void) {
       "  --seed S              campaign seed; run i uses a seed derived from S and i [1]\n"
       "  --injector gpuft|sim  GPUFT_INJECT (any GPU), or the simulator's SIMCUDA_FLIP\n"
       "                        (launch:...,arg= and d2h: only) [gpuft]\n"
-      "  --compare PATH        compare this file instead of stdout (repeatable; the runs\n"
-      "                        then go one at a time, since they all write PATH)\n"
+      "  --compare stdout|exit|file:PATH\n"
+      "                        what is compared with the golden run (repeatable) [stdout]:\n"
+      "                        exit: the status only; file:PATH: a file the program writes\n"
+      "                        (the runs then go one at a time, since they all write PATH)\n"
+      "  --ignore REGEX        leave out the lines it matches (POSIX extended; timings,\n"
+      "                        dates) in every compared output (repeatable)\n"
+      "  --check SCRIPT        judge each output with SCRIPT GOLDEN RUN (exit 0: acceptable)\n"
+      "                        instead of comparing bytes\n"
+      "  --results FILE        one JSON line per finished run; the same command resumes an\n"
+      "                        interrupted campaign\n"
+      "  --plot FILE.png       the outcome bars with their 95 %% intervals (matplotlib)\n"
       "  --timeout-factor F    a run is a hang after F x the golden time (at least 1 s) [10]\n"
       "  -j, --jobs J          runs at a time [2]\n"
       "  --json                one JSON object on stdout instead of the table\n"
@@ -588,8 +598,11 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
     ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
-    printf("  %-24s %6ju %6.1f%%   [%5.1f%%, %5.1f%%]\n", ft_outcome_names[k],
-           (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
+    if (!s->injected) /* no run to estimate from: no percentage, no interval */
+      printf("  %-24s %6ju %7s   %s\n", ft_outcome_names[k], (uintmax_t)s->count[k], "-", "-");
+    else
+      printf("  %-24s %6ju %6.1f%%   [%5.1f%%, %5.1f%%]\n", ft_outcome_names[k],
+             (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
   }
   printf("  %-24s %6ju\n", "total (injected)", (uintmax_t)s->injected);
   printf("  %-24s %6ju   (the fault was never applied: not in the percentages)\n",
@@ -1052,13 +1065,19 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
             golden[0].obs.code != golden[1].obs.code ? "exit status" : c->ncompare ? "output" : "stdout");
     goto out;
   }
-  if (!golden[0].report) {
-    fprintf(stderr, "gpuft campaign: warning: the golden run wrote no gpuft report (did it use "
-                    "CUDA? is %s the library?)\n", c->lib);
-  }
   char jerr[256];
   json_t *gjs = golden[0].report ? ft_report_parse(golden[0].report, jerr, sizeof jerr) : NULL;
   s.driver_calls = ft_ju64(gjs, "driver_calls");
+  if (!gjs || !s.driver_calls) { /* nothing to inject into: every run would be "not injected" */
+    fprintf(stderr, "gpuft campaign: the golden run (exit %d) %s: no fault can be injected\n%s",
+            golden[0].obs.code,
+            !gjs ? "wrote no gpuft report (did it use CUDA?)" : "made no CUDA call",
+            golden[0].err_text ? golden[0].err_text : "");
+    if (!gjs) fprintf(stderr, "gpuft campaign: (the library: %s)\n", c->lib);
+    if (!ft_tools_driver_loadable()) ft_tools_no_driver_hint("gpuft campaign", "gpuft --sim campaign ...");
+    json_decref(gjs);
+    goto out;
+  }
   snprintf(s.gpu, sizeof s.gpu, "%s", ft_jstr(gjs, "gpu.name", ""));
   s.calls = s.driver_calls - resolve_calls(gjs);
   json_decref(gjs);

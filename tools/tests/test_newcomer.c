@@ -1,0 +1,235 @@
+/* test_newcomer.c: a newcomer's first hour (issue 26): set-up in one command,
+ * misspelt variables and flags named with the nearest valid one, every subcommand
+ * discoverable, clean messages for the mistakes people make. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "runner.h"
+
+#define HAS(text, needle)                                                                  \
+  do {                                                                                     \
+    if (!strstr((text), (needle))) FT_FAIL_("\"%s\" not in:\n%s", (needle), (text));       \
+  } while (0)
+#define HASNT(text, needle)                                                                \
+  do {                                                                                     \
+    if (strstr((text), (needle))) FT_FAIL_("\"%s\" unexpectedly in:\n%s", (needle), (text)); \
+  } while (0)
+
+/* test_launcher.c: the launcher (or exe) with args and env */
+proc_result_t launch(const char *exe, const char *const args[], const char *const env[]);
+static proc_result_t run_args(const char *const argv[], const char *const env[]) {
+  return launch(argv[0], argv + 1, env);
+}
+
+/* A configure with no library visible to pkg-config names them all at once, with the
+ * one install command (before: libzstd and liblz4 only, then jansson on a second try). */
+TEST_IMPL(setup_deps_reported_at_once) {
+  char dir[] = "/tmp/gpuft-cfg-XXXXXX";
+  ASSERT(mkdtemp(dir));
+  const char *argv[] = {CMAKE_COMMAND, "-S", SOURCE_DIR, "-B", dir, NULL};
+  const char *env[] = {"PKG_CONFIG_LIBDIR=/nonexistent", "PKG_CONFIG_PATH", NULL};
+  proc_result_t r = run_args(argv, env);
+  char rm[PATH_MAX + 16];
+  snprintf(rm, sizeof rm, "rm -rf %s", dir);
+  if (system(rm) != 0) { /* best effort */
+  }
+  ASSERT_NE(r.status, 0);
+  HAS(r.err, "libzstd");
+  HAS(r.err, "liblz4");
+  HAS(r.err, "jansson");
+  HAS(r.err, "tools/dev/install-deps");
+  HAS(r.err, "libjansson-dev");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* One package list: .ci/run and the README run tools/dev/install-deps, which holds it. */
+TEST_IMPL(setup_one_install_script) {
+  char *ci = read_file(SOURCE_DIR "/.ci/run"), *readme = read_file(SOURCE_DIR "/README.md");
+  ASSERT(ci && readme);
+  HAS(ci, "tools/dev/install-deps");
+  HASNT(ci, "apt-get install");
+  HAS(readme, "    tools/dev/install-deps\n");
+  free(ci);
+  free(readme);
+  const char *argv[] = {SOURCE_DIR "/tools/dev/install-deps", "--print", NULL};
+  proc_result_t r = run_args(argv, NULL);
+  ASSERT_EQ(r.status, 0);
+  HAS(r.out, "libzstd-dev");
+  HAS(r.out, "liblz4-dev");
+  HAS(r.out, "libjansson-dev");
+  HAS(r.out, "pkg-config");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+#ifndef APP_VECADD
+#define APP_VECADD NULL
+#endif
+#define SIMPATH "LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR
+
+static int sim_skip(void) {
+  if (!APP_VECADD) return TEST_SKIPF("nvcc not found: the example programs were not built");
+  if (access(SIMCUDA_LIB_DIR "/libcuda.so.1", R_OK) != 0) return TEST_SKIPF("the simulator is not built");
+  return 0;
+}
+
+static proc_result_t gpuft(const char *const args[], const char *const env[]) {
+  return launch(NULL, args, env);
+}
+
+/* A misspelt variable is named with the nearest valid one, by the library and by the
+ * simulator (before: ignored without a word, the run went on in the default mode). */
+TEST_IMPL(misspelt_variables_named) {
+  int skip = sim_skip();
+  if (skip) return skip;
+  const char *argv[] = {APP_VECADD, "1000", NULL};
+  const char *env[] = {SIMPATH, "LD_PRELOAD=" GPUFT_LIB, "GPUFT_MOD=detect", "SIMCUDA_FLPI=x",
+                       "GPUFT_REPORT", "GPUFT_TOTALLY_UNRELATED_THING=1", NULL};
+  proc_result_t r = run_args(argv, env);
+  ASSERT_EQ(r.status, 0);
+  HAS(r.err, "GPUFT_MOD is not a gpuft option (did you mean GPUFT_MODE?)");
+  HAS(r.err, "SIMCUDA_FLPI is not a simulator variable (did you mean SIMCUDA_FLIP?)");
+  HAS(r.err, "GPUFT_TOTALLY_UNRELATED_THING is not a gpuft option (docs/options.md");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* Values: the same message with the nearest choice, from a flag or the environment,
+ * and the same refusal through the launcher; a misspelt flag gets a "did you mean". */
+TEST_IMPL(misspelt_values_and_flags) {
+  const char *flag[] = {"--mode=corect", "--", "/bin/sh", "-c", "echo started", NULL};
+  proc_result_t r = gpuft(flag, NULL);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "GPUFT_MODE=\"corect\" is not valid (one of detect|correct|recover; did you mean \"correct\"?)");
+  HASNT(r.out, "started");
+  proc_free(&r);
+  const char *plain[] = {"--", "/bin/sh", "-c", "echo started", NULL};
+  const char *env[] = {"GPUFT_MODE=corect", NULL};
+  r = gpuft(plain, env);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "GPUFT_MODE=\"corect\" is not valid (one of detect|correct|recover; did you mean \"correct\"?)");
+  HAS(r.err, "the program was not started");
+  proc_free(&r);
+  const char *typo[] = {"--modee=detect", "/bin/true", NULL};
+  r = gpuft(typo, NULL);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "unknown option '--modee=detect' (did you mean --mode?)");
+  proc_free(&r);
+  const char *typo2[] = {"--ckpt-mx", "1G", "/bin/true", NULL};
+  r = gpuft(typo2, NULL);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "did you mean --ckpt-max?");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* `gpuft ./missing`: the error, and no "made no CUDA call" line after it. */
+TEST_IMPL(missing_program_one_message) {
+  const char *args[] = {"./no-such-program-here", NULL};
+  proc_result_t r = gpuft(args, NULL);
+  ASSERT_EQ(r.status, 127);
+  HAS(r.err, "cannot run ./no-such-program-here");
+  HASNT(r.err, "CUDA call");
+  HASNT(r.err, "no report");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* --help and the man page list every subcommand and --sim. */
+TEST_IMPL(every_subcommand_listed) {
+  const char *args[] = {"--help", NULL};
+  proc_result_t r = gpuft(args, NULL);
+  ASSERT_EQ(r.status, 0);
+  char *man = read_file(BUILD_DIR "/share/man/man1/gpuft.1");
+  ASSERT(man);
+  static const char *const subs[] = {"campaign", "report", "demo", "selftest", "memtest", "history"};
+  for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "gpuft %s ", subs[i]);
+    HAS(r.out, want);
+    snprintf(want, sizeof want, ".B %s\n", subs[i]);
+    HAS(man, want);
+  }
+  HAS(r.out, "--sim");
+  HAS(man, "\\-\\-sim");
+  free(man);
+  proc_free(&r);
+  const char *chelp[] = {"campaign", "--help", NULL};
+  r = gpuft(chelp, NULL);
+  ASSERT_EQ(r.status, 0);
+  static const char *const opts[] = {"--ignore", "--check", "--results", "--plot",
+                                     "--compare stdout|exit|file:PATH"};
+  for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) HAS(r.out, opts[i]);
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* `gpuft report` on a file that is not JSON, or is missing: one clean line. */
+TEST_IMPL(report_clean_errors) {
+  char path[] = "/tmp/gpuft-notjson-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT(fd >= 0);
+  ASSERT_EQ(write(fd, "hello\n", 6), 6);
+  close(fd);
+  const char *a1[] = {"report", path, NULL};
+  proc_result_t r = gpuft(a1, NULL);
+  unlink(path);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "not a gpuft report (not JSON");
+  HASNT(r.err, "(line");
+  HASNT(r.err, "expected near");
+  proc_free(&r);
+  const char *a2[] = {"report", "/tmp/no/such/report.json", NULL};
+  r = gpuft(a2, NULL);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "/tmp/no/such/report.json: cannot read it: No such file or directory");
+  HASNT(r.err, "(line");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* No driver: the error says what to do (--sim), and --sim runs the program. */
+TEST_IMPL(no_driver_says_sim) {
+  int skip = sim_skip();
+  if (skip) return skip;
+  const char *args[] = {APP_VECADD, "1000", NULL};
+  const char *env[] = {"LD_LIBRARY_PATH", "GPUFT_REPORT", NULL};
+  proc_result_t r = gpuft(args, env);
+  if (r.status == 0) {
+    proc_free(&r);
+    return TEST_SKIPF("a CUDA driver is installed here");
+  }
+  HAS(r.err, "no NVIDIA driver here");
+  HAS(r.err, "gpuft --sim -- PROGRAM");
+  proc_free(&r);
+  const char *sim[] = {"--sim", APP_VECADD, "1000", NULL};
+  r = gpuft(sim, env);
+  ASSERT_EQ(r.status, 0);
+  HAS(r.out, "checksum: ");
+  HAS(r.err, "launches checked");
+  proc_free(&r);
+  return TEST_OK;
+}
+
+/* A campaign whose golden run cannot use CUDA: exit 2, a clear message, no table of
+ * intervals for n = 0 (before: 5 "not injected", intervals, exit 0). */
+TEST_IMPL(campaign_golden_fails) {
+  int skip = sim_skip();
+  if (skip) return skip;
+  const char *args[] = {"campaign", "-n", "3", "--", APP_VECADD, "1000", NULL};
+  const char *env[] = {"LD_LIBRARY_PATH", NULL};
+  proc_result_t r = gpuft(args, env);
+  ASSERT_EQ(r.status, 2);
+  HAS(r.err, "gpuft campaign: the golden run (exit");
+  HAS(r.err, "no fault can be injected");
+  HASNT(r.out, "Wilson");
+  HASNT(r.out, "not injected");
+  proc_free(&r);
+  return TEST_OK;
+}
