@@ -148,6 +148,7 @@ int ftc_fault_parse(const char *spec, ftc_fault_t *f, char *err, size_t cap) {
     return fail(err, cap, "\"%s\": ';' separates faults; this parses one at a time", spec);
   /* the older spelling: before= says that bits= names bit numbers */
   int legacy = !strncmp(spec, "before=", 7) || strstr(spec, ",before=") != NULL;
+  f->old_spelling = legacy;
   char *save = NULL;
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char whole[512];

@@ -32,6 +32,7 @@ typedef struct {
   int have_offset;
   uint64_t seed;       /* seed=: what is not given is drawn from it (default 1) */
   int stuck;           /* stuck: the bits stay flipped after every write (simulator) */
+  int old_spelling;    /* written with before= (bits= named bit numbers) */
 } ftc_fault_t;
 
 /* One fault (no ';'). Returns 0, or -1 with err (size cap) naming the field and what

@@ -112,13 +112,15 @@ static void after_run(const char *report, int st) {
     fprintf(stderr, "gpuft: the program died of signal %d (%s) and left no report: either it "
                     "made no CUDA call that reached gpuft, or its own handler for that signal "
                     "ended it\n", WTERMSIG(st), strsignal(WTERMSIG(st)));
-  else if (!ft_tools_driver_loadable())
+  else if (!ft_tools_driver_loadable()) { /* the likeliest reason first */
+    fprintf(stderr, "gpuft: no report: the program made no CUDA call that reached gpuft\n");
     ft_tools_no_driver_hint("gpuft", "gpuft --sim -- PROGRAM");
-  else
+  } else {
     fprintf(stderr, "gpuft: no report: the program made no CUDA call that reached gpuft (or "
                     "GPUFT_ENABLE=0). If it uses the GPU, check that it loads the driver "
                     "libcuda.so.1 dynamically (the CUDA runtime does), and run it with "
                     "--log=debug to see what gpuft intercepts\n");
+  }
 }
 
 /* ---- Running the program ---- */

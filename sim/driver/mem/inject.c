@@ -60,6 +60,9 @@ static int parse_one(const char *spec, fault_t *f) {
     snprintf(why, sizeof why, "%s (grammar: " FTC_FAULT_GRAMMAR ")", err);
     return bad(spec, why);
   }
+  if (s.old_spelling && sim_opt.log)
+    sim_log("SIMCUDA_FLIP: \"%s\": the old spelling (before=, arg=, bits= naming bits); the same "
+            "fault is at=<event>,target=arg:<i>|src|dst|addr:<a>,offset=<byte>,bit=<b>[+<b>...]", spec);
   static const evkind_t ev_of[] = {[FTC_AT_LAUNCH] = EV_LAUNCH, [FTC_AT_D2H] = EV_D2H,
                                    [FTC_AT_H2D] = EV_H2D, [FTC_AT_SYNC] = EV_SYNC};
   if (s.at == FTC_AT_CALL)
