@@ -35,6 +35,9 @@ static int g_n;
 static uint64_t g_calls, g_d2h;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Why a claimed fault was not applied; read at exit, maybe while threads still run. */
+static void set_missed(fault_t *f, const char *why) { __atomic_store_n(&f->missed, why, __ATOMIC_RELEASE); }
+
 static uint64_t mix(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -103,7 +106,7 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
   uint8_t blk[FT_BLOCK_BYTES];
   if (ft_real.cuStreamSynchronize(s) != CUDA_SUCCESS ||
       ft_real.cuMemcpyDtoH_v2(blk, base + b0, blen) != CUDA_SUCCESS) {
-    f->missed = "its block could not be read back";
+    set_missed(f, "its block could not be read back");
     return;
   }
   /* bit b: bit b%8 of the byte at off + b/8 (common/faultspec.h), within the block */
@@ -125,7 +128,7 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
     f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
   }
   if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) {
-    f->missed = "its block could not be written back";
+    set_missed(f, "its block could not be written back");
     return;
   }
   f->alloc_id = id;
@@ -146,7 +149,7 @@ static void inject_at(fault_t *f, CUdeviceptr p, CUstream s, const char *where) 
   uint64_t id = a ? a->id : 0;
   ft_unlock();
   if (size) apply(f, base, size, id, s, where);
-  else f->missed = "its target was not memory gpuft tracks (an allocation of the program)";
+  else set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
 }
 
 /* A tracked allocation chosen with probability proportional to its size. */
@@ -170,7 +173,7 @@ static void inject_random(fault_t *f, CUstream s, const char *where) {
   CUdeviceptr base = a ? a->base : 0;
   ft_unlock();
   if (base) inject_at(f, base, s, where);
-  else f->missed = "the program had no allocation at that moment";
+  else set_missed(f, "the program had no allocation at that moment");
 }
 
 static int is_done(const fault_t *f) { return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE); }
@@ -214,8 +217,8 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
           memcpy(&v, params + param_off[sp->arg] + at, 8);
           inject_at(f, (CUdeviceptr)v, s, where);
         } else {
-          f->missed = sp->arg >= nparams ? "the kernel has fewer arguments"
-                                         : "that argument (or field) is not a pointer";
+          set_missed(f, sp->arg >= nparams ? "the kernel has fewer arguments"
+                                         : "that argument (or field) is not a pointer");
         }
       } else {
         inject_random(f, s, where);
@@ -252,8 +255,9 @@ void ft_inject_warn_unapplied(void) {
     uint64_t seen = f->seen;
     int claimed = f->claimed;
     pthread_mutex_unlock(&g_mu);
-    if (claimed && f->missed)
-      snprintf(why, sizeof why, "at the %s, %s", ev, f->missed);
+    const char *missed = __atomic_load_n(&f->missed, __ATOMIC_ACQUIRE);
+    if (claimed && missed)
+      snprintf(why, sizeof why, "at the %s, %s", ev, missed);
     else if (f->s.at == FTC_AT_LAUNCH)
       snprintf(why, sizeof why, "the program made %ju launch(es) of kernels whose name contains \"%s\"%s",
                (uintmax_t)seen, f->s.kernel, seen ? "" : " (is the name right? GPUFT_LOG=debug names each kernel)");
