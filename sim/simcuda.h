@@ -73,10 +73,12 @@ typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsig
 
 /* ---- Fault injection ----------------------------------------------------
  * Same grammar as the SIMCUDA_FLIP environment variable, and as gpuft's
- * GPUFT_INJECT (docs/campaign.md, "One grammar"):
+ * GPUFT_INJECT, parsed by the same code (common/faultspec.c; docs/campaign.md,
+ * "One grammar"):
  *   "at=<event>,target=<target>,offset=<byte>,bit=<b>[+<b>...][,stuck];..."
- * Older spellings still accepted: before=<event>, arg=<i> | src | dst |
- * addr=<a> as the target, bits=<b>[+<b>...] for bit=.
+ * The older spelling is still read: with before=<event>, arg=<i> | src | dst |
+ * addr=<a> as the target and bits=<b>[+<b>...] naming bits 0..7 (elsewhere bits=
+ * is a count, as in GPUFT_INJECT, which the simulator does not draw).
  * <event>: launch:<kernel-name-substring>:<k> | d2h:<k> | h2d:<k> | sync:<k>
  *          (k counts from 1: the k-th such event after the fault was installed;
  *          for SIMCUDA_FLIP that is the k-th of the run). launch fires in the
@@ -89,7 +91,8 @@ typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsig
  * offset: byte offset from the pointer named by the target (argument value, or
  *         copy source/destination), must lie in the same allocation (else the
  *         fault is dropped with a message when it fires).
- * bit: bit numbers 0..7 within that byte; several with '+'.
+ * bit: bit numbers 0..1023 joined by '+': bit b is bit b%8 of the byte at
+ *         offset + b/8 (the same meaning as in GPUFT_INJECT).
  * stuck: the bits are forced to the flipped value after every later write
  *         (copies, memsets, kernel launches) until the allocation is freed.
  * Each fault fires once. Returns 0, or -1 with a message on stderr for a

@@ -27,6 +27,8 @@
 #define MAX_IGNORE 16
 #define PROBE_OFFSET "1152921504606846976" /* 2^60: clipped to the allocation's last byte */
 
+#define FT_STR_(x) #x
+#define FT_STR(x) FT_STR_(x)
 enum { AT_CALL, AT_LAUNCH, AT_D2H };
 
 typedef struct { /* one --at alternative */
@@ -35,6 +37,7 @@ typedef struct { /* one --at alternative */
   char kernel[128];
   uint64_t k_lo, k_hi; /* k drawn uniformly in [k_lo, k_hi]; call with 0: in [1, calls counted] */
   int args[MAX_ARGS], nargs; /* launch: target argument drawn among these; 0: random */
+  int fields[MAX_ARGS];      /* arg:<i>.<byte>: the pointer at that byte of it (-1: the argument) */
   int random_target;         /* d2h: any allocation instead of the copy's source */
   uint64_t size[MAX_ARGS];   /* sim: size of each target allocation (probe run) */
 } at_t;
@@ -122,62 +125,95 @@ static int parse_u64(const char *s, uint64_t *out) {
   return *end || errno ? -1 : 0;
 }
 
-/* "<k>" or "<lo>-<hi>" */
-static int parse_range(const char *s, uint64_t *lo, uint64_t *hi) {
+/* "<k>" or "<lo>-<hi>"; err says what is wrong */
+static int parse_range(const char *s, uint64_t *lo, uint64_t *hi, char *err, size_t cap) {
   char buf[64];
   snprintf(buf, sizeof buf, "%s", s);
   char *dash = strchr(buf, '-');
   if (dash) *dash = 0;
-  if (parse_u64(buf, lo) || (dash ? parse_u64(dash + 1, hi) : (*hi = *lo, 0))) return -1;
-  return *lo >= 1 && *hi >= *lo ? 0 : -1;
+  if (parse_u64(buf, lo) || (dash ? parse_u64(dash + 1, hi) : (*hi = *lo, 0)))
+    return snprintf(err, cap, "\"%s\": the count is a number from 1, or a range LO-HI", s), -1;
+  if (*lo < 1) return snprintf(err, cap, "\"%s\": counts start at 1 (the first event)", s), -1;
+  if (*hi < *lo) return snprintf(err, cap, "\"%s\": a range LO-HI needs LO <= HI", s), -1;
+  return 0;
 }
 
-/* --at: call[:<n>] | launch:<kernel>:<k>[,arg=<i>[|<j>...]] | d2h:<k>[,src|,random];
- * k and n may be ranges lo-hi. */
-static int parse_at(const char *text, at_t *a) {
+#define AT_GRAMMAR                                                                           \
+  "call[:N] | launch:KERNEL:K[,target=arg:I[.BYTE][|J...]] | d2h:K[,target=src|random]"     \
+  " (K, N: a number from 1 or a range LO-HI; the targets as in GPUFT_INJECT)"
+
+/* target=arg:<i>[.<byte>][|<j>...] (GPUFT_INJECT's spelling; arg=<i>|<j> the older one) */
+static int parse_args_target(char *list, at_t *a, char *err, size_t cap) {
+  for (char *save = NULL, *t = strtok_r(list, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+    if (!strncmp(t, "arg:", 4)) t += 4;
+    char *dot = strchr(t, '.');
+    uint64_t v, f = 0;
+    if (dot) *dot = 0;
+    if (a->nargs == MAX_ARGS) return snprintf(err, cap, "at most %d arguments", MAX_ARGS), -1;
+    if (parse_u64(t, &v) || v >= 128 || (dot && (parse_u64(dot + 1, &f) || f > 4096 - 8)))
+      return snprintf(err, cap, "target=arg:<i>[.<byte>]: the argument's index (0..127), and the byte "
+                                "of a pointer inside a struct argument"), -1;
+    a->fields[a->nargs] = dot ? (int)f : -1;
+    a->args[a->nargs++] = (int)v;
+  }
+  return a->nargs ? 0 : (snprintf(err, cap, "target=arg: names no argument"), -1);
+}
+
+/* --at: call[:<n>] | launch:<kernel>:<k>[,target=arg:<i>[.<byte>][|<j>...]] |
+ * d2h:<k>[,target=src|random]; k and n may be ranges lo-hi. err: why not. */
+static int parse_at(const char *text, at_t *a, char *err, size_t cap) {
   memset(a, 0, sizeof *a);
   a->text = text;
   char buf[256], *opt;
-  if (strlen(text) >= sizeof buf) return -1;
+  if (strlen(text) >= sizeof buf) return snprintf(err, cap, "too long"), -1;
+  if (strchr(text, ';'))
+    return snprintf(err, cap, "one alternative per --at: repeat --at for each"), -1;
   strcpy(buf, text);
+  if (!strncmp(buf, "at=", 3)) memmove(buf, buf + 3, strlen(buf + 3) + 1); /* GPUFT_INJECT's key */
   if ((opt = strchr(buf, ','))) *opt++ = 0;
   if (!strcmp(buf, "call")) {
     a->kind = AT_CALL;
   } else if (!strncmp(buf, "call:", 5)) {
     a->kind = AT_CALL;
-    if (parse_range(buf + 5, &a->k_lo, &a->k_hi)) return -1;
+    if (parse_range(buf + 5, &a->k_lo, &a->k_hi, err, cap)) return -1;
   } else if (!strncmp(buf, "d2h:", 4)) {
     a->kind = AT_D2H;
-    if (parse_range(buf + 4, &a->k_lo, &a->k_hi)) return -1;
+    if (parse_range(buf + 4, &a->k_lo, &a->k_hi, err, cap)) return -1;
   } else if (!strncmp(buf, "launch:", 7)) {
     a->kind = AT_LAUNCH;
     char *colon = strrchr(buf + 7, ':');
-    if (!colon || colon == buf + 7 || (size_t)(colon - buf - 7) >= sizeof a->kernel) return -1;
+    if (!colon || colon == buf + 7)
+      return snprintf(err, cap, "launch:KERNEL:K needs a kernel-name substring and a count"), -1;
+    if ((size_t)(colon - buf - 7) >= sizeof a->kernel) return snprintf(err, cap, "kernel name too long"), -1;
     memcpy(a->kernel, buf + 7, (size_t)(colon - buf - 7));
-    if (parse_range(colon + 1, &a->k_lo, &a->k_hi)) return -1;
+    if (parse_range(colon + 1, &a->k_lo, &a->k_hi, err, cap)) return -1;
+  } else if (!strncmp(buf, "h2d", 3) || !strncmp(buf, "sync", 4)) {
+    return snprintf(err, cap, "\"%s\": campaigns aim at call, launch or d2h events", buf), -1;
   } else {
-    return -1;
+    return snprintf(err, cap, "\"%s\": the event is call, launch or d2h", buf), -1;
   }
   if (!opt) return 0;
-  if (a->kind == AT_D2H && (!strcmp(opt, "src") || !strcmp(opt, "random"))) {
+  if (!strncmp(opt, "target=", 7)) opt += 7;
+  if (!strcmp(opt, "src") || !strcmp(opt, "random")) {
+    if (a->kind != AT_D2H)
+      return snprintf(err, cap, "target=%s: only with d2h (a launch's target is arg:<i>)", opt), -1;
     a->random_target = opt[0] == 'r';
     return 0;
   }
-  if (a->kind != AT_LAUNCH || strncmp(opt, "arg=", 4)) return -1;
-  for (char *save = NULL, *t = strtok_r(opt + 4, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
-    uint64_t v;
-    if (a->nargs == MAX_ARGS || parse_u64(t, &v) || v >= 128) return -1;
-    a->args[a->nargs++] = (int)v;
+  if (!strncmp(opt, "arg=", 4) || !strncmp(opt, "arg:", 4)) {
+    if (a->kind != AT_LAUNCH) return snprintf(err, cap, "target=arg: only with launch events"), -1;
+    return parse_args_target(opt + (opt[3] == '=' ? 4 : 0), a, err, cap);
   }
-  return a->nargs ? 0 : -1;
+  return snprintf(err, cap, "\"%s\": the target is target=arg:I[.BYTE][|J...] (launch) or target=src|random (d2h)", opt), -1;
 }
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft campaign -n N [--bits 1|2|burst:K] [--at SPEC]... [--seed S]\n"
-          "                      [--injector gpuft|sim] [--compare PATH]... [--timeout-factor F]\n"
-          "                      [-j JOBS] [--json] [--fail-on-sdc] [-v] [--lib PATH]\n"
-          "                      -- program [args...]\n");
+          "                      [--injector gpuft|sim] [--compare stdout|exit|file:PATH]...\n"
+          "                      [--ignore REGEX]... [--check SCRIPT] [--results FILE]\n"
+          "                      [--plot FILE.png] [--timeout-factor F] [-j JOBS] [--json]\n"
+          "                      [--fail-on-sdc] [-v] [--lib PATH] -- program [args...]\n");
 }
 
 static void help(void) {
@@ -191,16 +227,27 @@ static void help(void) {
       "  --at SPEC             where (repeat: each run picks one alternative) [call]\n"
       "      call[:N]               at the N-th intercepted driver call (default: uniform\n"
       "                             over the golden run's calls), a random allocation\n"
-      "      launch:KERNEL:K[,arg=I[|J...]]  before the K-th launch of a kernel whose name\n"
-      "                             contains KERNEL, in the allocation argument I points\n"
-      "                             into (default: a random allocation)\n"
-      "      d2h:K[,src|,random]    before the K-th device-to-host copy, in its source\n"
+      "      launch:KERNEL:K[,target=arg:I[.BYTE][|J...]]  before the K-th launch of a\n"
+      "                             kernel whose name contains KERNEL, in the allocation\n"
+      "                             argument I points into (arg:I.BYTE: the pointer at\n"
+      "                             byte BYTE of a struct argument; default: a random\n"
+      "                             allocation); the targets are GPUFT_INJECT's\n"
+      "      d2h:K[,target=src|random]  before the K-th device-to-host copy, in its source\n"
       "      K and N may be ranges LO-HI (drawn uniformly per run)\n"
       "  --seed S              campaign seed; run i uses a seed derived from S and i [1]\n"
       "  --injector gpuft|sim  GPUFT_INJECT (any GPU), or the simulator's SIMCUDA_FLIP\n"
-      "                        (launch:...,arg= and d2h: only) [gpuft]\n"
-      "  --compare PATH        compare this file instead of stdout (repeatable; the runs\n"
-      "                        then go one at a time, since they all write PATH)\n"
+      "                        (launch:...,target=arg:I and d2h: only) [gpuft]\n"
+      "  --compare stdout|exit|file:PATH\n"
+      "                        what is compared with the golden run (repeatable) [stdout]:\n"
+      "                        exit: the status only; file:PATH: a file the program writes\n"
+      "                        (the runs then go one at a time, since they all write PATH)\n"
+      "  --ignore REGEX        leave out the lines it matches (POSIX extended; timings,\n"
+      "                        dates) in every compared output (repeatable)\n"
+      "  --check SCRIPT        judge each output with SCRIPT GOLDEN RUN (exit 0: acceptable)\n"
+      "                        instead of comparing bytes\n"
+      "  --results FILE        one JSON line per finished run; the same command resumes an\n"
+      "                        interrupted campaign\n"
+      "  --plot FILE.png       the outcome bars with their 95 %% intervals (matplotlib)\n"
       "  --timeout-factor F    a run is a hang after F x the golden time (at least 1 s) [10]\n"
       "  -j, --jobs J          runs at a time [2]\n"
       "  --json                one JSON object on stdout instead of the table\n"
@@ -483,7 +530,8 @@ static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t c
     return;
   }
   char target[32] = "random";
-  if (ai >= 0) snprintf(target, sizeof target, "arg:%d", a->args[ai]);
+  if (ai >= 0 && a->fields[ai] >= 0) snprintf(target, sizeof target, "arg:%d.%d", a->args[ai], a->fields[ai]);
+  else if (ai >= 0) snprintf(target, sizeof target, "arg:%d", a->args[ai]);
   else if (a->kind == AT_D2H && !a->random_target) strcpy(target, "src");
   if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju", a->kernel, (uintmax_t)k);
   else snprintf(event, sizeof event, "%s:%ju", a->kind == AT_D2H ? "d2h" : "call", (uintmax_t)k);
@@ -494,9 +542,11 @@ static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t c
 static int check_sim_at(const cfg_t *c) {
   for (int a = 0; a < c->nat; a++) {
     const at_t *at = &c->at[a];
-    if (at->kind == AT_CALL || at->random_target || (at->kind == AT_LAUNCH && !at->nargs)) {
-      fprintf(stderr, "gpuft campaign: --injector sim: --at %s: the simulator aims at a launch "
-                      "argument (launch:K:N,arg=I) or a copy source (d2h:N) only\n", at->text);
+    int field = 0;
+    for (int i = 0; i < at->nargs; i++) field |= at->fields[i] >= 0;
+    if (at->kind == AT_CALL || at->random_target || (at->kind == AT_LAUNCH && !at->nargs) || field) {
+      fprintf(stderr, "gpuft campaign: --injector sim: --at %s: the simulator aims at a pointer "
+                      "argument (launch:KERNEL:K,target=arg:I) or a copy source (d2h:K) only\n", at->text);
       return -1;
     }
   }
@@ -515,9 +565,11 @@ static int probe_at(cfg_t *c, double timeout) {
     if (at->kind == AT_CALL && !at->k_lo) continue; /* drawn among the golden run's calls */
     for (int i = 0; i < (at->nargs ? at->nargs : 1); i++) {
       char spec[300];
+      char field[16] = "";
+      if (at->kind == AT_LAUNCH && at->nargs && at->fields[i] >= 0) snprintf(field, sizeof field, ".%d", at->fields[i]);
       if (at->kind == AT_LAUNCH && at->nargs)
-        snprintf(spec, sizeof spec, "at=launch:%s:%ju,target=arg:%d,offset=" PROBE_OFFSET,
-                 at->kernel, (uintmax_t)at->k_lo, at->args[i]);
+        snprintf(spec, sizeof spec, "at=launch:%s:%ju,target=arg:%d%s,offset=" PROBE_OFFSET,
+                 at->kernel, (uintmax_t)at->k_lo, at->args[i], field);
       else if (at->kind == AT_LAUNCH)
         snprintf(spec, sizeof spec, "at=launch:%s:%ju,target=random,offset=" PROBE_OFFSET,
                  at->kernel, (uintmax_t)at->k_lo);
@@ -588,8 +640,11 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
     ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
-    printf("  %-24s %6ju %6.1f%%   [%5.1f%%, %5.1f%%]\n", ft_outcome_names[k],
-           (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
+    if (!s->injected) /* no run to estimate from: no percentage, no interval */
+      printf("  %-24s %6ju %7s   %s\n", ft_outcome_names[k], (uintmax_t)s->count[k], "-", "-");
+    else
+      printf("  %-24s %6ju %6.1f%%   [%5.1f%%, %5.1f%%]\n", ft_outcome_names[k],
+             (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
   }
   printf("  %-24s %6ju\n", "total (injected)", (uintmax_t)s->injected);
   printf("  %-24s %6ju   (the fault was never applied: not in the percentages)\n",
@@ -909,10 +964,15 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
         bad = parse_u64(c->burst ? v + 6 : v, &u) || u < 1 || (c->burst ? u > 64 : u > 2);
         c->bits = (int)u;
         break;
-      case O_AT:
-        bad = c->nat == MAX_AT || parse_at(v, &c->at[c->nat]) != 0;
-        c->nat += !bad;
+      case O_AT: {
+        char err[256] = "at most " FT_STR(MAX_AT) " alternatives";
+        if (c->nat == MAX_AT || parse_at(v, &c->at[c->nat], err, sizeof err) != 0) {
+          fprintf(stderr, "gpuft campaign: --at %s: %s\n  --at takes: " AT_GRAMMAR "\n", v, err);
+          return -1;
+        }
+        c->nat++;
         break;
+      }
       case O_INJECTOR:
         bad = strcmp(v, "gpuft") && strcmp(v, "sim");
         c->sim = !strcmp(v, "sim");
@@ -998,7 +1058,8 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
   cfg_t *c = &cfg;
   *c = (cfg_t){.jobs = 2, .bits = 1, .seed = 1, .tfactor = 10};
   if (parse_args(c, argc, argv) != 0) return 2;
-  if (!c->nat) parse_at("call", &c->at[c->nat++]);
+  char at_err[64];
+  if (!c->nat) parse_at("call", &c->at[c->nat++], at_err, sizeof at_err);
   if (c->sim && check_sim_at(c) != 0) return 2;
   if (c->ncompare && c->jobs > 1) {
     if (c->verbose) fprintf(stderr, "gpuft campaign: --compare: one run at a time\n");
@@ -1052,13 +1113,19 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
             golden[0].obs.code != golden[1].obs.code ? "exit status" : c->ncompare ? "output" : "stdout");
     goto out;
   }
-  if (!golden[0].report) {
-    fprintf(stderr, "gpuft campaign: warning: the golden run wrote no gpuft report (did it use "
-                    "CUDA? is %s the library?)\n", c->lib);
-  }
   char jerr[256];
   json_t *gjs = golden[0].report ? ft_report_parse(golden[0].report, jerr, sizeof jerr) : NULL;
   s.driver_calls = ft_ju64(gjs, "driver_calls");
+  if (!gjs || !s.driver_calls) { /* nothing to inject into: every run would be "not injected" */
+    fprintf(stderr, "gpuft campaign: the golden run (exit %d) %s: no fault can be injected\n%s",
+            golden[0].obs.code,
+            !gjs ? "wrote no gpuft report (did it use CUDA?)" : "made no CUDA call",
+            golden[0].err_text ? golden[0].err_text : "");
+    if (!gjs) fprintf(stderr, "gpuft campaign: (the library: %s)\n", c->lib);
+    if (!ft_tools_driver_loadable()) ft_tools_no_driver_hint("gpuft campaign", "gpuft --sim campaign ...");
+    json_decref(gjs);
+    goto out;
+  }
   snprintf(s.gpu, sizeof s.gpu, "%s", ft_jstr(gjs, "gpu.name", ""));
   s.calls = s.driver_calls - resolve_calls(gjs);
   json_decref(gjs);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim_path.h"
+
 /* Outcome classes, in the order of the table. */
 #define FT_OUTCOMES(X)                                          \
   X(MASKED, "masked")                                           \

@@ -12,23 +12,11 @@
 
 #include "campaign.h"
 
-#define DEMO_FLIP "before=launch:sgemm:1,arg=0,offset=1000,bits=3"
+#define DEMO_FLIP "at=launch:sgemm:1,target=arg:0,offset=1000,bit=3"
 #define DEMO_N "256"
-
-/* The simulator's libraries and the demo program: installed next to the launcher
- * (lib/gpuft/sim, libexec/gpuft), else where this launcher was built. */
-static int find(const char *rel, const char *built, char *out) {
-  char exe[PATH_MAX], buf[PATH_MAX + 64];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = 0;
-    snprintf(buf, sizeof buf, "%s/%s", exe, rel);
-    if (realpath(buf, out) && access(out, R_OK) == 0) return 0;
-  }
-  return built && built[0] && realpath(built, out) && access(out, R_OK) == 0 ? 0 : -1;
-}
+#ifndef GPUFT_DEMO_SGEMM
+#define GPUFT_DEMO_SGEMM ""
+#endif
 
 /* Runs argv with LD_LIBRARY_PATH=sim (and SIMCUDA_FLIP if flip); its "checksum: " line
  * into sum. stderr passes through (gpuft's summary). Returns the exit status. */
@@ -72,20 +60,13 @@ int ft_demo_main(int argc, char **argv) {
            "back the fault-free result.\n");
     return strcmp(argv[1], "-h") && strcmp(argv[1], "--help") ? 2 : 0;
   }
-  char sim[PATH_MAX], sgemm[PATH_MAX], cuda[PATH_MAX + 16], self[PATH_MAX];
-#ifndef GPUFT_DEMO_SIM_DIR
-#define GPUFT_DEMO_SIM_DIR ""
-#endif
-#ifndef GPUFT_DEMO_SGEMM
-#define GPUFT_DEMO_SGEMM ""
-#endif
-  if (find("../lib/gpuft/sim", GPUFT_DEMO_SIM_DIR, sim) != 0 ||
-      (snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", sim), access(cuda, R_OK) != 0)) {
+  char sim[PATH_MAX], sgemm[PATH_MAX], self[PATH_MAX];
+  if (ft_tools_find_sim(sim) != 0) {
     fprintf(stderr, "gpuft demo: the simulator is not installed (lib/gpuft/sim next to bin/): "
                     "install the 'simulator' component (cmake --install BUILD --component simulator)\n");
     return 2;
   }
-  if (find("../libexec/gpuft/sgemm", GPUFT_DEMO_SGEMM, sgemm) != 0) {
+  if (ft_tools_find("../libexec/gpuft/sgemm", GPUFT_DEMO_SGEMM, sgemm) != 0) {
     fprintf(stderr, "gpuft demo: the demo program libexec/gpuft/sgemm is not installed (it is built "
                     "with nvcc: configure with the CUDA toolkit, then install the 'simulator' component)\n");
     return 2;

@@ -8,9 +8,6 @@
 int ft_selftest_main(int argc, char **argv);
 int ft_memtest_main(int argc, char **argv);
 int ft_history_main(int argc, char **argv);
-/* Their rows in the launcher's subcommand table (tools/gpuft.c). */
-#define FT_DEVTOOLS_SUBCOMMANDS \
-  {"selftest", ft_selftest_main}, {"memtest", ft_memtest_main}, {"history", ft_history_main}
 
 /* "--name=value" -> "value"; NULL if arg is not that option. */
 const char *ft_devtools_opt(const char *arg, const char *name);

@@ -2,6 +2,7 @@
  * CUDA runtime reaches it, so the same tool runs on a GPU and on the simulator. */
 #define _GNU_SOURCE
 #include "gdrv.h"
+#include "sim_path.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -25,6 +26,9 @@ int ft_gdrv_open(ft_gdrv_t *g, int ordinal, const char *who) {
   g->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!g->lib) {
     fprintf(stderr, "%s: cannot load the CUDA driver (libcuda.so.1): %s\n", who, dlerror());
+    char rerun[128];
+    snprintf(rerun, sizeof rerun, "gpuft --sim %s", strncmp(who, "gpuft ", 6) ? who : who + 6);
+    ft_tools_no_driver_hint(who, rerun);
     return -1;
   }
   PFN_cuGetProcAddress_v12000 gpa;

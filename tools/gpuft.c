@@ -3,6 +3,7 @@
  * library's own parser, and summarises gpuft's report when the program exits. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -13,9 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/nearest.h"
 #include "campaign.h"
 #include "report_path.h"
 #include "devtools.h"
+#include "subcommands.h"
 #include "options.h"
 #include "options_text.h"
 
@@ -28,18 +31,17 @@
 
 /* ---- Subcommands: `gpuft NAME ...` ---- */
 static int find_library(const char *override, char *out);
-static int cmd_campaign(int argc, char **argv) { /* tools/campaign.c */
+static int ft_campaign_cmd(int argc, char **argv) { /* tools/campaign.c */
   return ft_campaign_main(argc, argv, find_library);
 }
 static const struct {
   const char *name;
   int (*run)(int argc, char **argv);
+  const char *doc;
 } subcommands[] = {
-    /* one row per subcommand: {"name", function(argc, argv)}, argv[0] being the name */
-    {"campaign", cmd_campaign},
-    {"report", ft_report_cmd_main}, /* tools/report_cmd.c */
-    {"demo", ft_demo_main},         /* tools/demo.c */
-    FT_DEVTOOLS_SUBCOMMANDS,        /* tools/devtools.h: selftest, memtest, history */
+#define FT_SUB_ROW_(name, fn, doc) {#name, fn, doc},
+    FT_SUBCOMMANDS(FT_SUB_ROW_) /* tools/subcommands.h */
+#undef FT_SUB_ROW_
 };
 
 /* ---- Options ---- */
@@ -65,11 +67,10 @@ static int find_library(const char *override, char *out) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: gpuft [options] [--] program [args...]\n"
-          "       gpuft campaign ...   fault-injection campaigns (gpuft campaign --help)\n"
-          "       gpuft report FILE... print or merge gpuft's JSON reports (one per rank)\n"
-          "       gpuft demo           a bit flip in an SGEMM on the simulator, with and without gpuft\n");
+  fprintf(f, "usage: gpuft [options] [--] program [args...]\n");
+  for (size_t s = 0; s < sizeof subcommands / sizeof *subcommands; s++)
+    fprintf(f, "       gpuft %-10s  %s\n", subcommands[s].name, subcommands[s].doc);
+  fprintf(f, "       gpuft --sim ...     a program or a subcommand on gpuft's CPU simulator\n");
 }
 
 static void help(const char *lib_override) {
@@ -80,6 +81,7 @@ static void help(const char *lib_override) {
          "when it exits. The program's exit status is gpuft's.\n\n"
          "launcher options:\n"
          "  --lib=PATH\n      the libgpuft.so to preload [default %s]\n"
+         "  --sim\n      run on gpuft's CPU simulator (lib/gpuft/sim of the install), no GPU needed\n"
          "  -q, --quiet\n      no summary after the program exits\n"
          "  -h, --help\n      this help\n"
          "  -V, --version\n      version and library\n\n"
@@ -110,11 +112,15 @@ static void after_run(const char *report, int st) {
     fprintf(stderr, "gpuft: the program died of signal %d (%s) and left no report: either it "
                     "made no CUDA call that reached gpuft, or its own handler for that signal "
                     "ended it\n", WTERMSIG(st), strsignal(WTERMSIG(st)));
-  else
+  else if (!ft_tools_driver_loadable()) { /* the likeliest reason first */
+    fprintf(stderr, "gpuft: no report: the program made no CUDA call that reached gpuft\n");
+    ft_tools_no_driver_hint("gpuft", "gpuft --sim -- PROGRAM");
+  } else {
     fprintf(stderr, "gpuft: no report: the program made no CUDA call that reached gpuft (or "
                     "GPUFT_ENABLE=0). If it uses the GPU, check that it loads the driver "
                     "libcuda.so.1 dynamically (the CUDA runtime does), and run it with "
                     "--log=debug to see what gpuft intercepts\n");
+  }
 }
 
 /* ---- Running the program ---- */
@@ -156,6 +162,8 @@ static int prepend_preload(const char *lib_path) {
  * report's path template ("" for none); the launcher checks it was written. */
 static int run(char **prog, const char *report_tmpl, int check) {
   fflush(NULL);
+  int ep[2]; /* closed on exec: an errno on it says the program never started */
+  if (pipe2(ep, O_CLOEXEC) != 0) ep[0] = ep[1] = -1;
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "gpuft: fork: %s\n", strerror(errno));
@@ -165,7 +173,16 @@ static int run(char **prog, const char *report_tmpl, int check) {
     execvp(prog[0], prog);
     int e = errno;
     fprintf(stderr, "gpuft: cannot run %s: %s\n", prog[0], strerror(e));
+    if (ep[1] >= 0 && write(ep[1], &e, sizeof e) < 0) {
+    }
     _exit(e == ENOENT ? 127 : 126);
+  }
+  int exec_errno = 0;
+  if (ep[1] >= 0) {
+    close(ep[1]);
+    while (read(ep[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR) {
+    }
+    close(ep[0]);
   }
   /* As a shell does: ^C and ^\ reach the program (same process group), the launcher
    * waits to print the summary; termination requests sent to the launcher are passed on. */
@@ -179,7 +196,7 @@ static int run(char **prog, const char *report_tmpl, int check) {
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   char report[PATH_MAX] = "";
-  if (check && report_tmpl[0] && ft_report_path_for(report_tmpl, (long)pid, report, sizeof report) == 0)
+  if (check && !exec_errno && report_tmpl[0] && ft_report_path_for(report_tmpl, (long)pid, report, sizeof report) == 0)
     after_run(report, st);
   return st;
 }
@@ -191,12 +208,30 @@ static int missing_value(const char *opt) {
 
 /* ---- Command line (getopt_long; the table's options become long options) ---- */
 
-enum { OPT_LIB = 1000, OPT_TABLE = 2000 };
+enum { OPT_LIB = 1000, OPT_SIM, OPT_TABLE = 2000 };
+
+/* --sim: the program (or subcommand) runs on gpuft's CPU simulator, installed in
+ * lib/gpuft/sim: its folder goes first in LD_LIBRARY_PATH. 0, or -1 (said why). */
+static int use_simulator(void) {
+  char sim[PATH_MAX];
+  if (ft_tools_find_sim(sim) != 0) {
+    fprintf(stderr, "gpuft: --sim: the simulator is not installed (lib/gpuft/sim next to bin/): "
+                    "install the 'simulator' component (cmake --install BUILD --component simulator)\n");
+    return -1;
+  }
+  const char *old = getenv("LD_LIBRARY_PATH");
+  char *v;
+  if (asprintf(&v, "%s%s%s", sim, old && *old ? ":" : "", old && *old ? old : "") < 0) return -1;
+  setenv("LD_LIBRARY_PATH", v, 1);
+  free(v);
+  return 0;
+}
 
 /* getopt_long's table: the launcher's own options, then one per table row. The
  * names live in `names` (ft_flag_name of each row). */
 static struct option *long_options(char names[][64]) {
   static const struct option own[] = {{"lib", required_argument, NULL, OPT_LIB},
+                                      {"sim", no_argument, NULL, OPT_SIM},
                                       {"quiet", no_argument, NULL, 'q'},
                                       {"help", no_argument, NULL, 'h'},
                                       {"version", no_argument, NULL, 'V'}};
@@ -215,7 +250,35 @@ static struct option *long_options(char names[][64]) {
   return o;
 }
 
+/* "unknown option '--modee' (did you mean --mode?)": the nearest long option. */
+static void unknown_flag(const char *given, const struct option *opts) {
+  char name[64];
+  const char *g = given + strspn(given, "-");
+  size_t len = strcspn(g, "=");
+  snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), g);
+  const char *names[FT_N_OPTIONS + 8];
+  int n = 0;
+  for (; opts[n].name && n < FT_N_OPTIONS + 8; n++) names[n] = opts[n].name;
+  int near = ftc_nearest(name, names, n);
+  if (near >= 0)
+    fprintf(stderr, "gpuft: unknown option '%s' (did you mean --%s?)\n", given, names[near]);
+  else
+    fprintf(stderr, "gpuft: unknown option '%s' (gpuft --help lists them)\n", given);
+}
+
 int main(int argc, char **argv) {
+  /* `gpuft --sim SUBCOMMAND ...`: the loader reads LD_LIBRARY_PATH at start, so the
+   * launcher starts again on the simulator, without --sim */
+  if (argc > 2 && !strcmp(argv[1], "--sim")) {
+    for (size_t s = 0; s < sizeof subcommands / sizeof *subcommands; s++)
+      if (!strcmp(argv[2], subcommands[s].name)) {
+        if (use_simulator() != 0) return 2;
+        argv[1] = argv[0];
+        execv("/proc/self/exe", argv + 1);
+        fprintf(stderr, "gpuft: cannot start again: %s\n", strerror(errno));
+        return 126;
+      }
+  }
   for (size_t s = 0; argc > 1 && s < sizeof subcommands / sizeof *subcommands; s++)
     if (!strcmp(argv[1], subcommands[s].name)) return subcommands[s].run(argc - 1, argv + 1);
 
@@ -233,10 +296,13 @@ int main(int argc, char **argv) {
       case 'V': version = 1; break;
       case 'q': quiet = 1; break;
       case OPT_LIB: lib_override = optarg; break;
+      case OPT_SIM:
+        if (use_simulator() != 0) return free(opts), 2;
+        break;
       case ':': free(opts); return missing_value(given);
       case '?':
         if (optopt) fprintf(stderr, "gpuft: unknown option '-%c' (gpuft --help lists them)\n", optopt);
-        else fprintf(stderr, "gpuft: unknown option '%s' (gpuft --help lists them)\n", given);
+        else unknown_flag(given, opts);
         free(opts);
         return 2;
       default: value[c - OPT_TABLE] = optarg ? optarg : "1";
@@ -261,11 +327,13 @@ int main(int argc, char **argv) {
   char env[80];
   int bad = 0;
   for (int k = 0; k < FT_N_OPTIONS; k++) {
-    if (!value[k]) continue;
     int64_t parsed;
     snprintf(env, sizeof env, "GPUFT_%s", ft_options[k].name);
-    setenv(env, value[k], 1);
-    if (ft_option_parse(k, value[k], &parsed) != 0) bad = 1;
+    if (value[k]) setenv(env, value[k], 1);
+    /* a value from the environment is checked as a flag's is: the same message, the
+     * same refusal (the library alone can only warn and keep the default) */
+    const char *v = value[k] ? value[k] : getenv(env);
+    if (v && ft_option_parse(k, v, &parsed) != 0) bad = 1;
   }
   if (bad) {
     ft_options_init();

@@ -5,6 +5,7 @@
 
 #include "options.h"
 #include "options_text.h"
+#include "subcommands.h"
 
 #ifndef GPUFT_VERSION
 #define GPUFT_VERSION "unknown"
@@ -38,7 +39,9 @@ int main(void) {
   printf(".SH NAME\ngpuft \\- run a CUDA program with its GPU memory protected against bit flips\n");
   printf(".SH SYNOPSIS\n.B gpuft\n[\\fIoptions\\fR] [\\fB\\-\\-\\fR] \\fIprogram\\fR [\\fIargs\\fR...]\n.br\n"
          ".B gpuft campaign\n\\fB\\-n\\fR \\fIN\\fR [\\fIcampaign options\\fR] \\fB\\-\\-\\fR \\fIprogram\\fR "
-         "[\\fIargs\\fR...]\n.br\n.B gpuft report\n\\fIFILE\\fR...\n.br\n.B gpuft demo\n");
+         "[\\fIargs\\fR...]\n.br\n.B gpuft report\n\\fIFILE\\fR...\n.br\n.B gpuft demo\n.br\n"
+         ".B gpuft selftest\n.br\n.B gpuft memtest\n.br\n.B gpuft history\n.br\n"
+         ".B gpuft \\-\\-sim\n[\\fIoptions\\fR] [\\fB\\-\\-\\fR] \\fIprogram\\fR | \\fIsubcommand\\fR\n");
   printf(".SH DESCRIPTION\n");
   para("gpuft runs program with libgpuft.so preloaded (prepended to LD_PRELOAD). The library "
        "keeps host checkpoints of the data the program uploads, protects device memory with "
@@ -49,6 +52,8 @@ int main(void) {
   printf(".SH LAUNCHER OPTIONS\n");
   static const char *const own[][2] = {
       {"\\-\\-lib=\\fIPATH\\fR", "the libgpuft.so to preload (default: ../lib/libgpuft.so next to the launcher)"},
+      {"\\-\\-sim", "run on gpuft's CPU simulator (lib/gpuft/sim of the install, first in LD_LIBRARY_PATH): "
+                  "no GPU needed; before a subcommand too (gpuft \\-\\-sim selftest)"},
       {"\\-q, \\-\\-quiet", "no summary (sets GPUFT_SUMMARY=0)"},
       {"\\-h, \\-\\-help", "usage and every option"},
       {"\\-V, \\-\\-version", "version and the library it would preload"}};
@@ -56,8 +61,8 @@ int main(void) {
   printf(".SH GPUFT OPTIONS\n");
   para("Generated from the library's options table; the command line wins over the environment. "
        "BOOL: 1/0/true/false/on/off/yes/no (the flag alone means 1); SIZE: bytes with an optional "
-       "K/KiB/M/MiB/G/GiB suffix; N: a non-negative integer. An invalid value stops the launcher "
-       "with status 2 before the program starts.");
+       "K/KiB/M/MiB/G/GiB suffix; N: a non-negative integer. An invalid value, given as a flag or "
+       "in the environment, stops the launcher with status 2 before the program starts.");
   for (int i = 0; i < FT_N_OPTIONS; i++) {
     const ft_option_t *o = &ft_options[i];
     char flag[64];
@@ -79,12 +84,10 @@ int main(void) {
        "prints one table of all ranks.");
   printf(".SH SUBCOMMANDS\n");
   static const char *const sub[][2] = {
-      {"campaign", "fault-injection campaigns: a golden run, then N runs with one fault each, classified "
-                   "(masked, corrected, recovered, detected-uncorrectable, silent data corruption, crash, "
-                   "hang) with 95 % Wilson intervals; see gpuft campaign --help"},
-      {"report", "one JSON report in words, or several (one per rank) merged into one table"},
-      {"demo", "an SGEMM on the CPU simulator with one bit flipped in an input, without and with gpuft, "
-               "and the report (needs the simulator install component)"}};
+#define FT_SUB_ITEM_(name, fn, doc) {#name, doc},
+      FT_SUBCOMMANDS(FT_SUB_ITEM_) /* tools/subcommands.h: every one */
+#undef FT_SUB_ITEM_
+  };
   items(sub, sizeof sub / sizeof *sub);
   printf(".SH EXIT STATUS\n");
   para("The program's exit status; if it dies of a signal, the launcher dies of the same signal. "

@@ -92,7 +92,10 @@ static void table(rep_t *r, int n) {
   for (int i = 0; i < n; i++) {
     json_t *js = r[i].js;
     char rb[32], gpu[16];
-    snprintf(gpu, sizeof gpu, "%.13s", ft_jstr(js, "gpu.uuid", "-"));
+    /* the end of the UUID tells boards apart (the simulator's share their start) */
+    const char *uuid = ft_jstr(js, "gpu.uuid", "-");
+    size_t ul = strlen(uuid);
+    snprintf(gpu, sizeof gpu, "%s%s", ul > 14 ? ".." : "", ul > 14 ? uuid + ul - 12 : uuid);
     printf("%-6s %-16.16s %8ju %-14s %9ju %9ju", rank_of(js, rb, sizeof rb), ft_jstr(js, "host", "?"),
            (uintmax_t)ft_ju64(js, "pid"), gpu, (uintmax_t)ft_ju64(js, "launches"),
            (uintmax_t)ft_ju64(js, "launches_protected"));

@@ -1,6 +1,7 @@
 /* report_json.c: reading gpuft's reports with jansson (report_json.h). */
 #include "report_json.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,10 +31,17 @@ json_t *ft_report_parse(const char *text, char *err, size_t cap) {
 }
 
 json_t *ft_report_load(const char *path, char *err, size_t cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) { /* the system's words, not the parser's */
+    snprintf(err, cap, "%s: cannot read it: %s", path, strerror(errno));
+    return NULL;
+  }
   json_error_t je;
-  json_t *root = json_load_file(path, 0, &je);
+  json_t *root = json_loadf(f, 0, &je);
+  fclose(f);
   if (!root) {
-    snprintf(err, cap, "%s: %s (line %d)", path, je.text, je.line);
+    snprintf(err, cap, "%s: not a gpuft report (not JSON: gpuft writes its report with "
+                       "--report=FILE or GPUFT_REPORT=FILE)", path);
     return NULL;
   }
   return check(root, path, err, cap);

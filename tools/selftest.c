@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "sim_path.h"
 #include "devtools.h"
 
 int st_cuda_fail(st_env_t *e, const char *what, CUresult r) {
@@ -183,7 +184,10 @@ out:
 #endif
 
 int ft_selftest_main(int argc, char **argv) {
-  const char *app = GPUFT_SELFTEST_APP, *v;
+  /* the installed launcher's demo program, else the build tree's vecadd */
+  static char installed[PATH_MAX];
+  const char *app = ft_tools_find("../libexec/gpuft/sgemm", GPUFT_SELFTEST_APP, installed) == 0
+                        ? installed : GPUFT_SELFTEST_APP, *v;
   int quick = 0, bw_check = -1, device = 0;
   uint64_t bw_bytes = 0;
   for (int i = 1; i < argc; i++) {
@@ -192,7 +196,8 @@ int ft_selftest_main(int argc, char **argv) {
       printf("usage: gpuft selftest [--quick] [--app=PROGRAM] [--bw-size=BYTES] [--device=N]\n"
              "                      [--bw-check|--no-bw-check]\n\n"
              "Checks gpuft on the GPU at hand: its kernels against the CPU codec bit for bit,\n"
-             "the hooks end to end on a CUDA program (default: tests/apps/vecadd of the build),\n"
+             "the hooks end to end on a CUDA program (default: the installed libexec/gpuft/sgemm,\n"
+             "else tests/apps/vecadd of the build tree),\n"
              "and the kernels' bandwidth against the device's own copy (target >= 90%%; a\n"
              "check on a GPU, information only on the simulator). Exit status 0: all passed.\n");
       return 0;

@@ -6,7 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../common/nearest.h"
 #include "ft.h"
+
+extern char **environ;
+
+/* GPUFT_* variables that are not options of the table but are read by gpuft's own
+ * programs (launcher, tests, scripts): known, so never reported as misspelt. */
+static const char *const ft_env_other[] = {"REPORT_TEMPORARY", "PYTHON", "TEST_DRIVER", "LIB", "BUILD_DIR"};
 
 const ft_option_t ft_options[FT_N_OPTIONS] = {
 #define FT_OPT_ROW_(name, kind, def, lo, hi, choices, doc) \
@@ -81,6 +88,55 @@ int ft_option_parse(int id, const char *s, int64_t *out) {
   return -1;
 }
 
+/* What a valid value of option o looks like, for messages. */
+static const char *expected(const ft_option_t *o) {
+  switch (o->kind) {
+    case FT_OPTK_ENUM: return o->choices;
+    case FT_OPTK_BOOL: return "1/0/true/false/on/off/yes/no";
+    case FT_OPTK_SIZE: return "a size such as 512MiB";
+    default: return "a non-negative integer";
+  }
+}
+
+void ft_option_warn_invalid(int id, const char *value) {
+  const ft_option_t *o = &ft_options[id];
+  char near[64] = "", hint[96] = "";
+  if (o->kind == FT_OPTK_ENUM && ftc_nearest_choice(value, o->choices, near, sizeof near) == 0)
+    snprintf(hint, sizeof hint, "; did you mean \"%s\"?", near);
+  FT_WARN("GPUFT_%s=\"%.64s\" is not valid (%s%s%s): keeping the default \"%s\"", o->name, value,
+          o->kind == FT_OPTK_ENUM ? "one of " : "expected ", expected(o), hint, o->def);
+}
+
+int ft_option_nearest(const char *name) {
+  const char *names[FT_N_OPTIONS];
+  for (int i = 0; i < FT_N_OPTIONS; i++) names[i] = ft_options[i].name;
+  return ftc_nearest(name, names, FT_N_OPTIONS);
+}
+
+int ft_option_lookup(const char *name) {
+  for (int i = 0; i < FT_N_OPTIONS; i++)
+    if (!strcmp(name, ft_options[i].name)) return i;
+  return -1;
+}
+
+int ft_options_warn_unknown(void) {
+  enum { N_OTHER = sizeof ft_env_other / sizeof *ft_env_other };
+  const char *known[FT_N_OPTIONS + N_OTHER];
+  for (int i = 0; i < FT_N_OPTIONS; i++) known[i] = ft_options[i].name;
+  for (int i = 0; i < N_OTHER; i++) known[FT_N_OPTIONS + i] = ft_env_other[i];
+  char name[64];
+  int n = 0;
+  for (size_t i = 0; ftc_env_unknown(environ, &i, "GPUFT_", known, FT_N_OPTIONS + N_OTHER, name, sizeof name); n++) {
+    int near = ft_option_nearest(name);
+    if (near >= 0)
+      FT_WARN("GPUFT_%s is not a gpuft option (did you mean GPUFT_%s?): ignored", name,
+              ft_options[near].name);
+    else
+      FT_WARN("GPUFT_%s is not a gpuft option (docs/options.md lists them): ignored", name);
+  }
+  return n;
+}
+
 /* INT and SIZE values outside the option's range take the nearest bound. */
 static int64_t clamp(const ft_option_t *o, int64_t v) {
   if (o->kind != FT_OPTK_INT && o->kind != FT_OPTK_SIZE) return v;
@@ -109,16 +165,9 @@ void ft_options_init(void) {
   }
   /* Logging follows the options; warn about bad values only now. */
   ft_log_level = (int)FT_OPT(LOG);
+  ft_options_warn_unknown();
   for (int i = 0; i < FT_N_OPTIONS; i++)
-    if (bad[i])
-      FT_WARN("GPUFT_%s=\"%.64s\" is not valid (%s%s%s): keeping the default \"%s\"",
-              ft_options[i].name, bad[i],
-              ft_options[i].kind == FT_OPTK_ENUM ? "one of " : "expected ",
-              ft_options[i].kind == FT_OPTK_ENUM ? ft_options[i].choices
-              : ft_options[i].kind == FT_OPTK_BOOL ? "1/0/true/false/on/off/yes/no"
-              : ft_options[i].kind == FT_OPTK_SIZE ? "a size such as 512MiB"
-                                                    : "a non-negative integer",
-              "", ft_options[i].def);
+    if (bad[i]) ft_option_warn_invalid(i, bad[i]);
   for (int i = 0; i < FT_N_OPTIONS; i++)
     if (clamped[i]) {
       FT_WARN("GPUFT_%s=%.64s is out of range [%jd, %jd]: using %jd", ft_options[i].name,

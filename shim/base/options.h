@@ -75,6 +75,15 @@ enum { FT_CHECK_LAUNCH, FT_CHECK_EPOCH };
 /* Read every GPUFT_<NAME> once; invalid values warn and keep the default, values out
  * of range warn and take the nearest bound. */
 void ft_options_init(void);
+/* Start-up checks, shared by the library and the launcher: one warning for each
+ * GPUFT_* variable that names no option (with the nearest option's name), returning
+ * how many; one warning for an invalid value of option `id` (with the nearest choice). */
+int ft_options_warn_unknown(void);
+void ft_option_warn_invalid(int id, const char *value);
+/* The option named exactly `name` (without GPUFT_), or -1; the nearest to a misspelt
+ * name, or -1 when none is near. */
+int ft_option_lookup(const char *name);
+int ft_option_nearest(const char *name);
 /* Parse one value as option `id` would; 0 on success. (Also used by the tests.) */
 int ft_option_parse(int id, const char *text, int64_t *out_int);
 

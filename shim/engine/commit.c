@@ -171,7 +171,12 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   ft_st.detected++;
   const char *where = why_name(why);
   if (FT_OPT(MODE) == FT_MODE_DETECT) {
-    ft_event(a, at, -1, "detected", FT_OUT_DETECTED, where);
+    /* nothing is repaired, but a single flipped data bit is located (on these local
+     * copies only) so that the report names it rather than the group */
+    if (!ft_correct(data, len, &c, ev, 40, &nev, &rep) && nev == 1 && ev[0].kind == FT_ACT_DATA_BIT)
+      ft_event(a, at + ev[0].offset, ev[0].bit, "data bit", FT_OUT_DETECTED, where);
+    else
+      ft_event(a, at, -1, "detected", FT_OUT_DETECTED, where);
     return GROUP_BAD;
   }
   if (!ft_correct(data, len, &c, ev, 40, &nev, &rep)) {
@@ -508,8 +513,11 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     /* The damaged data was corrected, but a kernel or a copy had already used it:
      * what it produced is not repaired, and only a replay could (MODE=recover). */
     ft_alloc_t *at = f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0);
-    lost(&f, at, 0, "damaged data was used by a kernel or copy before it was corrected; "
-                    "only GPUFT_MODE=recover re-executes what used it");
+    lost(&f, at, 0, FT_OPT(MODE) == FT_MODE_DETECT
+                        ? "damaged data was used by a kernel or copy (GPUFT_MODE=detect repairs nothing); "
+                          "GPUFT_MODE=recover re-executes what used it"
+                        : "damaged data was used by a kernel or copy before it was corrected; "
+                          "only GPUFT_MODE=recover re-executes what used it");
   }
   if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER && !f.lost) {
     /* from now on nobody closes the epoch before it is replayed */

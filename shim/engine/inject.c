@@ -2,32 +2,27 @@
  * as on the simulator): at a chosen event the stream is drained (the data is at
  * rest), the 128-byte block is read back, bits are flipped and it is written
  * again through the real driver — gpuft's engine does not see it, as it would not
- * see a real upset. Grammar (docs/campaign.md), faults separated by ';':
+ * see a real upset. The grammar is the one the simulator's SIMCUDA_FLIP shares,
+ * parsed by common/faultspec.c (docs/campaign.md); faults separated by ';'. Here:
  *   at=launch:<kernel-substring>:<k> | d2h:<k> | call:<n>
- *   target=arg:<i> | src | random        (random: any tracked allocation, by size)
- *   bits=1 | 2 | burst:<k>               how many bits (2: two bits of one 128-byte block)
- *   bit=<b>[+<b>...]                     which bits, counted from the byte at offset
- *   seed=<s>  offset=<byte>              (what is not given is drawn from the seed)
- * The simulator's SIMCUDA_FLIP takes the same keys (sim/driver/mem/inject.c). */
+ *   target=arg:<i>[.<byte>] | src | random   (random, the default: any tracked allocation, by size)
+ *   bits=1 | 2 | burst:<k>   bit=<b>[+<b>...]   seed=<s>   offset=<byte>
+ *   (what is not given is drawn from the seed) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
+#include "faultspec.h"
 #include "inject.h"
 
-enum { AT_LAUNCH, AT_D2H, AT_CALL };
-enum { TG_ARG, TG_SRC, TG_RANDOM };
-
 typedef struct {
-  int at, target, arg, nbits, burst;
-  int field; /* target=arg:<i>.<byte>: the pointer at that byte of argument i, or -1 */
-  char kernel[128];
-  uint64_t k, seen, seed;
-  int64_t offset, bit; /* -1: drawn */
-  int bitlist[16], nbitlist; /* bit=<b>+<b>...: exactly these bits */
+  ftc_fault_t s; /* what was asked */
+  char text[256];
+  uint64_t seen;
   int claimed; /* a thread is applying it (g_mu) */
   int done;    /* applied: read without g_mu, so atomically (set once) */
+  const char *missed; /* claimed but not applied: why */
   /* what happened */
   uint64_t alloc_id, alloc_size, at_offset;
   int flipped[64], nflipped;
@@ -37,8 +32,11 @@ typedef struct {
 #define MAX_FAULTS 8
 static fault_t g_f[MAX_FAULTS];
 static int g_n;
-static uint64_t g_calls;
+static uint64_t g_calls, g_d2h;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Why a claimed fault was not applied; read at exit, maybe while threads still run. */
+static void set_missed(fault_t *f, const char *why) { __atomic_store_n(&f->missed, why, __ATOMIC_RELEASE); }
 
 static uint64_t mix(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -47,80 +45,25 @@ static uint64_t mix(uint64_t *s) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-static int parse_one(char *spec, fault_t *f) {
+/* The shared grammar, then what this injector can do. */
+static int parse_one(const char *spec, fault_t *f, char *err, size_t cap) {
   memset(f, 0, sizeof *f);
-  f->nbits = 1;
-  f->offset = f->bit = -1;
-  f->target = TG_RANDOM;
-  f->at = -1;
-  f->seed = 1;
-  for (char *save = NULL, *kv = strtok_r(spec, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *v = strchr(kv, '=');
-    if (!v) return -1;
-    *v++ = 0;
-    char *end;
-    if (!strcmp(kv, "at")) {
-      if (!strncmp(v, "launch:", 7)) {
-        char *colon = strrchr(v + 7, ':');
-        if (!colon || colon == v + 7 || (size_t)(colon - (v + 7)) >= sizeof f->kernel) return -1;
-        memcpy(f->kernel, v + 7, (size_t)(colon - (v + 7)));
-        f->k = strtoull(colon + 1, &end, 10);
-        if (*end || !f->k) return -1;
-        f->at = AT_LAUNCH;
-      } else if (!strncmp(v, "d2h:", 4) || !strncmp(v, "call:", 5)) {
-        f->at = v[0] == 'd' ? AT_D2H : AT_CALL;
-        f->k = strtoull(strchr(v, ':') + 1, &end, 10);
-        if (*end || !f->k) return -1;
-      } else {
-        return -1;
-      }
-    } else if (!strcmp(kv, "target")) {
-      if (!strncmp(v, "arg:", 4)) {
-        f->target = TG_ARG;
-        f->arg = (int)strtol(v + 4, &end, 10);
-        f->field = -1;
-        if (*end == '.') { /* a pointer inside a by-value struct or array argument */
-          f->field = (int)strtol(end + 1, &end, 10);
-          if (f->field < 0 || f->field > 4096 - 8) return -1;
-        }
-        if (*end || f->arg < 0 || f->arg >= 128) return -1;
-      } else if (!strcmp(v, "src")) {
-        f->target = TG_SRC;
-      } else if (!strcmp(v, "random")) {
-        f->target = TG_RANDOM;
-      } else {
-        return -1;
-      }
-    } else if (!strcmp(kv, "bits")) {
-      if (!strncmp(v, "burst:", 6)) {
-        f->burst = 1;
-        f->nbits = (int)strtol(v + 6, &end, 10);
-        if (*end || f->nbits < 1 || f->nbits > 64) return -1;
-      } else {
-        f->nbits = (int)strtol(v, &end, 10);
-        if (*end || (f->nbits != 1 && f->nbits != 2)) return -1;
-      }
-    } else if (!strcmp(kv, "seed")) {
-      f->seed = strtoull(v, &end, 10);
-      if (*end) return -1;
-    } else if (!strcmp(kv, "offset")) {
-      f->offset = (int64_t)strtoull(v, &end, 10);
-      if (*end) return -1;
-    } else if (!strcmp(kv, "bit")) {
-      for (char *bsave = NULL, *b = strtok_r(v, "+", &bsave); b; b = strtok_r(NULL, "+", &bsave)) {
-        long x = strtol(b, &end, 10);
-        if (*end || x < 0 || x > 1023 || f->nbitlist == 16) return -1;
-        f->bitlist[f->nbitlist++] = (int)x;
-      }
-      if (!f->nbitlist) return -1;
-      f->bit = f->bitlist[0];
-    } else {
-      return -1;
-    }
-  }
-  if (f->at < 0) return -1;
-  if (f->target == TG_ARG && f->at != AT_LAUNCH) return -1;
-  if (f->target == TG_SRC && f->at != AT_D2H) return -1;
+  snprintf(f->text, sizeof f->text, "%s", spec);
+  ftc_fault_t *s = &f->s;
+  if (ftc_fault_parse(spec, s, err, cap) != 0) return -1;
+  if (s->at != FTC_AT_LAUNCH && s->at != FTC_AT_D2H && s->at != FTC_AT_CALL)
+    return snprintf(err, cap, "at=%s: gpuft injects at launch:<kernel>:<k>, d2h:<k> or call:<n> "
+                              "(h2d and sync are the simulator's, SIMCUDA_FLIP)",
+                    s->at == FTC_AT_H2D ? "h2d" : "sync"), -1;
+  if (s->target == FTC_TG_DST || s->target == FTC_TG_ADDR)
+    return snprintf(err, cap, "target=%s: gpuft aims at arg:<i>, src or random (dst and addr are the "
+                              "simulator's, SIMCUDA_FLIP)", s->target == FTC_TG_DST ? "dst" : "addr"), -1;
+  if (s->target == FTC_TG_NONE) s->target = FTC_TG_RANDOM;
+  if (s->stuck) return snprintf(err, cap, "stuck: a stuck bit is the simulator's (SIMCUDA_FLIP)"), -1;
+  if (s->have_offset && s->offset < 0)
+    return snprintf(err, cap, "offset=%jd: gpuft counts from the allocation's start (>= 0)", (intmax_t)s->offset), -1;
+  if (s->nbit > 1 && s->have_nbits && s->nbits != s->nbit)
+    return snprintf(err, cap, "bits=%d with %d bits named by bit=: give one or the other", s->nbits, s->nbit), -1;
   return 0;
 }
 
@@ -131,11 +74,16 @@ void ft_inject_init(void) {
   if (!copy) return;
   char *save = NULL;
   for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
-    if (g_n == MAX_FAULTS) break;
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", one);
-    if (parse_one(tmp, &g_f[g_n]) != 0) {
-      FT_WARN("GPUFT_INJECT: cannot understand \"%.200s\" (see docs/campaign.md): ignored", one);
+    while (*one == ' ') one++;
+    if (!*one) continue;
+    if (g_n == MAX_FAULTS) {
+      FT_WARN("GPUFT_INJECT: at most %d faults: \"%.200s\" and the rest are ignored", MAX_FAULTS, one);
+      break;
+    }
+    char err[320];
+    if (parse_one(one, &g_f[g_n], err, sizeof err) != 0) {
+      FT_WARN("GPUFT_INJECT: \"%.200s\" ignored: %s. The grammar: " FTC_FAULT_GRAMMAR
+              " (docs/campaign.md)", one, err);
       continue;
     }
     g_n++;
@@ -148,35 +96,41 @@ int ft_inject_active(void) { return g_n > 0; }
 /* Flip the fault's bits in [base, base+size) of device memory, at rest on stream s. */
 static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstream s,
                   const char *where) {
-  uint64_t seed = f->seed;
-  uint64_t off = f->offset >= 0 ? (uint64_t)f->offset : mix(&seed) % size;
+  const ftc_fault_t *sp = &f->s;
+  uint64_t seed = sp->seed;
+  uint64_t off = sp->have_offset ? (uint64_t)sp->offset : mix(&seed) % size;
   if (off >= size) off = size - 1;
   /* the 128-byte block holding off (clipped to the allocation) */
   uint64_t b0 = ft_block_start_of(off);
   size_t blen = size - b0 < FT_BLOCK_BYTES ? size - b0 : FT_BLOCK_BYTES;
   uint8_t blk[FT_BLOCK_BYTES];
   if (ft_real.cuStreamSynchronize(s) != CUDA_SUCCESS ||
-      ft_real.cuMemcpyDtoH_v2(blk, base + b0, blen) != CUDA_SUCCESS)
+      ft_real.cuMemcpyDtoH_v2(blk, base + b0, blen) != CUDA_SUCCESS) {
+    set_missed(f, "its block could not be read back");
     return;
-  unsigned nbits = (unsigned)blen * 8, first = (unsigned)((off - b0) * 8);
-  if (f->bit >= 0) first = (unsigned)((off - b0) * 8 + (unsigned)f->bit % 8);
-  else first += (unsigned)(mix(&seed) % 8);
+  }
+  /* bit b: bit b%8 of the byte at off + b/8 (common/faultspec.h), within the block */
+  unsigned nbits = (unsigned)blen * 8, at = (unsigned)((off - b0) * 8);
+  unsigned first = (at + (sp->nbit ? (unsigned)sp->bit[0] : (unsigned)(mix(&seed) % 8))) % nbits;
   f->nflipped = 0;
-  if (f->nbitlist > 1) /* exactly the bits named, counted from the byte at off */
-    for (int i = 0; i < f->nbitlist; i++) {
-      unsigned b = (unsigned)(((off - b0) * 8 + (unsigned)f->bitlist[i]) % nbits);
+  if (sp->nbit > 1) /* exactly the bits named */
+    for (int i = 0; i < sp->nbit; i++) {
+      unsigned b = (at + (unsigned)sp->bit[i]) % nbits;
       blk[b / 8] ^= (uint8_t)(1u << (b % 8));
       f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
     }
-  for (int i = 0; f->nbitlist <= 1 && i < f->nbits && f->nflipped < 64; i++) {
+  for (int i = 0; sp->nbit <= 1 && i < sp->nbits && f->nflipped < 64; i++) {
     unsigned b;
-    if (f->burst) b = (first + (unsigned)i) % nbits;          /* adjacent bits */
+    if (sp->burst) b = (first + (unsigned)i) % nbits;          /* adjacent bits */
     else if (i == 0) b = first;
-    else do b = (unsigned)(mix(&seed) % nbits); while (b == (unsigned)f->flipped[0]);
+    else do b = (unsigned)(mix(&seed) % nbits); while (b == first && nbits > 1);
     blk[b / 8] ^= (uint8_t)(1u << (b % 8));
     f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
   }
-  if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) return;
+  if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) {
+    set_missed(f, "its block could not be written back");
+    return;
+  }
   f->alloc_id = id;
   f->alloc_size = size;
   f->at_offset = off;
@@ -195,6 +149,7 @@ static void inject_at(fault_t *f, CUdeviceptr p, CUstream s, const char *where) 
   uint64_t id = a ? a->id : 0;
   ft_unlock();
   if (size) apply(f, base, size, id, s, where);
+  else set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
 }
 
 /* A tracked allocation chosen with probability proportional to its size. */
@@ -213,11 +168,12 @@ static ft_alloc_t *random_alloc(uint64_t *seed) {
 
 static void inject_random(fault_t *f, CUstream s, const char *where) {
   ft_lock();
-  uint64_t seed = f->seed ^ 0x5851f42d4c957f2dull;
+  uint64_t seed = f->s.seed ^ 0x5851f42d4c957f2dull;
   ft_alloc_t *a = random_alloc(&seed);
   CUdeviceptr base = a ? a->base : 0;
   ft_unlock();
   if (base) inject_at(f, base, s, where);
+  else set_missed(f, "the program had no allocation at that moment");
 }
 
 static int is_done(const fault_t *f) { return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE); }
@@ -226,7 +182,7 @@ static int is_done(const fault_t *f) { return __atomic_load_n(&f->done, __ATOMIC
  * applying drains a stream, and no gpuft lock is held across a blocking call. */
 static int claim(fault_t *f, int count) {
   pthread_mutex_lock(&g_mu);
-  int mine = !f->claimed && (!count || ++f->seen == f->k);
+  int mine = !f->claimed && (!count || ++f->seen == f->s.k);
   if (mine) f->claimed = 1;
   pthread_mutex_unlock(&g_mu);
   return mine;
@@ -237,7 +193,7 @@ void ft_inject_call(void) {
   uint64_t n = __atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->at != AT_CALL || is_done(f) || n != f->k) continue;
+    if (f->s.at != FTC_AT_CALL || is_done(f) || n != f->s.k) continue;
     if (claim(f, 0)) inject_random(f, CU_STREAM_LEGACY, "at a driver call");
   }
 }
@@ -248,17 +204,21 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
   if (!g_n) return;
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->at != AT_LAUNCH || is_done(f) || !kernel || !strstr(kernel, f->kernel)) continue;
+    const ftc_fault_t *sp = &f->s;
+    if (sp->at != FTC_AT_LAUNCH || is_done(f) || !kernel || !strstr(kernel, sp->kernel)) continue;
     if (claim(f, 1)) {
       char where[160];
-      snprintf(where, sizeof where, "before launch %ju of %.100s", (uintmax_t)f->k, kernel);
-      if (f->target == TG_ARG) {
-        size_t at = f->field < 0 ? 0 : (size_t)f->field;
-        if (f->arg < nparams && (f->field < 0 ? param_size[f->arg] == 8 : at + 8 <= param_size[f->arg]) &&
-            param_off[f->arg] + at + 8 <= len) {
+      snprintf(where, sizeof where, "before launch %ju of %.100s", (uintmax_t)sp->k, kernel);
+      if (sp->target == FTC_TG_ARG) {
+        size_t at = sp->field < 0 ? 0 : (size_t)sp->field;
+        if (sp->arg < nparams && (sp->field < 0 ? param_size[sp->arg] == 8 : at + 8 <= param_size[sp->arg]) &&
+            param_off[sp->arg] + at + 8 <= len) {
           uint64_t v;
-          memcpy(&v, params + param_off[f->arg] + at, 8);
+          memcpy(&v, params + param_off[sp->arg] + at, 8);
           inject_at(f, (CUdeviceptr)v, s, where);
+        } else {
+          set_missed(f, sp->arg >= nparams ? "the kernel has fewer arguments"
+                                         : "that argument (or field) is not a pointer");
         }
       } else {
         inject_random(f, s, where);
@@ -269,18 +229,45 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
 
 void ft_inject_d2h(CUdeviceptr src, CUstream s) {
   if (!g_n) return;
+  __atomic_add_fetch(&g_d2h, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->at != AT_D2H || is_done(f)) continue;
+    if (f->s.at != FTC_AT_D2H || is_done(f)) continue;
     if (claim(f, 1)) {
       char where[64];
-      snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->k);
-      if (f->target == TG_SRC) {
+      snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->s.k);
+      if (f->s.target == FTC_TG_SRC) {
         inject_at(f, src, s, where);
       } else {
         inject_random(f, s, where);
       }
     }
+  }
+}
+
+void ft_inject_warn_unapplied(void) {
+  for (int i = 0; i < g_n; i++) {
+    fault_t *f = &g_f[i];
+    if (is_done(f)) continue;
+    char ev[200], why[480];
+    ftc_fault_event_text(&f->s, ev, sizeof ev);
+    pthread_mutex_lock(&g_mu);
+    uint64_t seen = f->seen;
+    int claimed = f->claimed;
+    pthread_mutex_unlock(&g_mu);
+    const char *missed = __atomic_load_n(&f->missed, __ATOMIC_ACQUIRE);
+    if (claimed && missed)
+      snprintf(why, sizeof why, "at the %s, %s", ev, missed);
+    else if (f->s.at == FTC_AT_LAUNCH)
+      snprintf(why, sizeof why, "the program made %ju launch(es) of kernels whose name contains \"%s\"%s",
+               (uintmax_t)seen, f->s.kernel, seen ? "" : " (is the name right? GPUFT_LOG=debug names each kernel)");
+    else if (f->s.at == FTC_AT_D2H)
+      snprintf(why, sizeof why, "the program made %ju device-to-host copies",
+               (uintmax_t)__atomic_load_n(&g_d2h, __ATOMIC_RELAXED));
+    else
+      snprintf(why, sizeof why, "the program made %ju driver calls",
+               (uintmax_t)__atomic_load_n(&g_calls, __ATOMIC_RELAXED));
+    FT_WARN("GPUFT_INJECT: the fault \"%.200s\" was never applied: %s", f->text, why);
   }
 }
 

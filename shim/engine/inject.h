@@ -16,6 +16,10 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
                       const uint32_t *param_off, const uint32_t *param_size, int nparams,
                       CUstream s);
 void ft_inject_d2h(CUdeviceptr src, CUstream s);
+/* At exit: one warning for each requested fault that was never applied, with why (a
+ * misspelt kernel name, fewer events than asked): a hand test must not mistake it for
+ * a fault the program survived. */
+void ft_inject_warn_unapplied(void);
 /* The "injections" member of the JSON report. */
 void ft_inject_report(ft_jw_t *w);
 

@@ -533,6 +533,7 @@ static void at_exit(void) {
   if (!used_cuda()) return; /* a program that never used CUDA: say nothing */
   /* results still in flight are part of the run */
   ft_commit_all();
+  ft_inject_warn_unapplied();
   char path[4096];
   ft_end_t end = {.locked = 1, .at_exit = 1};
   int have_path = report_path(path, sizeof path) == 0;

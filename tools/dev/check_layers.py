@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """check_layers.py: the layers of the code call only downward (ARCHITECTURE.md).
 
-Rooms, lowest first: codec, ptx, kernels, shim/base, shim/engine, shim/hooks;
+Rooms, lowest first: common (the fault grammar, "did you mean": used by the library
+and the simulator alike), codec, ptx, kernels, shim/base, shim/engine, shim/hooks;
 sim and tools sit beside the library and never inside it. A file may include
 headers and call functions only of its own layer or the ones below. Checked from
 #include lines and from calls to functions defined in other files (C, by name).
@@ -19,11 +20,11 @@ import re
 import sys
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-LAYERS = ["codec", "ptx", "kernels", "shim/base", "shim/engine", "shim/hooks"]
+LAYERS = ["common", "codec", "ptx", "kernels", "shim/base", "shim/engine", "shim/hooks"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 SIM_LAYERS = ["sim/interp", "sim/driver/base", "sim/driver/mem", "sim/driver/exec", "sim/driver/api", "sim/cudart"]
 SIM_RANK = {name: i for i, name in enumerate(SIM_LAYERS)}
-SIM_MAY_USE = {"codec", "ptx"}  # of the library's rooms
+SIM_MAY_USE = {"common", "codec", "ptx"}  # of the library's rooms
 SIM_OUTSIDE = {"simcuda.h", "simcuda_twins.h", "test-list.h"}  # public API, test lists
 
 
@@ -63,8 +64,8 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b((?:ft|ftk|gpuft)_\w+)\s*\(([^;{]*)\)\s*\{", re.M)
-CALL = re.compile(r"\b((?:ft|ftk|gpuft)_\w+)\s*\(")
+DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b((?:ftc|ft|ftk|gpuft)_\w+)\s*\(([^;{]*)\)\s*\{", re.M)
+CALL = re.compile(r"\b((?:ftc|ft|ftk|gpuft)_\w+)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # The simulator's names: its internal sim_*, its own simcuda* calls and the driver
 # entry points (cu*, called by name inside the driver); an exported definition may

@@ -234,8 +234,9 @@ TEST_IMPL(usage_errors) {
       {"--frobnicate", "-n", "2", "/bin/true", NULL},
   };
   static const char *const says[] = {"invalid value for --bits", "invalid value for -n",
-                                     "no program given", "invalid value for --at",
-                                     "the simulator aims at a launch", "unknown option"};
+                                     "no program given",
+                                     "--at launch:k: launch:KERNEL:K needs a kernel-name substring",
+                                     "the simulator aims at a pointer argument", "unknown option"};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     proc_result_t r = campaign(cases[i], NULL, 30);
     if (r.status != 2) FT_FAIL_("case %zu: status %d, stderr:\n%s", i, r.status, r.err);

@@ -27,8 +27,8 @@
 #define SAN_RUNTIME_ONLY ""
 #endif
 
-/* Runs the launcher (or `exe`) with args; env as proc_run's. */
-static proc_result_t launch(const char *exe, const char *const args[], const char *const env[]) {
+/* Runs the launcher (or `exe`) with args; env as proc_run's. (test_newcomer.c too) */
+proc_result_t launch(const char *exe, const char *const args[], const char *const env[]) {
   const char *argv[32] = {exe ? exe : GPUFT_LAUNCHER};
   int n = 1;
   for (; args && args[n - 1] && n < 31; n++) argv[n] = args[n - 1];

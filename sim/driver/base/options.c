@@ -9,10 +9,34 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../../common/nearest.h"
 #include "base.h"
 
 sim_options_t sim_opt;
 atomic_int sim_initialized; /* set by cuInit (api/init.c) */
+
+extern char **environ;
+
+/* Every SIMCUDA_* variable the simulator reads (here, in mem/inject.c, mem/fliprate.c,
+ * api/procaddr.c, exec/ptximg.c and the runtime's registry.c); any other one is
+ * reported at cuInit with the nearest of these. */
+static const char *const sim_env_names[] = {"MEM_GB", "THREADS", "PCIE_GBPS", "LOG", "STATS",
+                                            "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "FLIP",
+                                            "FLIP_RATE", "TWINS", "LIB_DIR"};
+
+static void warn_unknown(void) {
+  int n = (int)(sizeof sim_env_names / sizeof *sim_env_names);
+  char name[64];
+  for (size_t i = 0; ftc_env_unknown(environ, &i, "SIMCUDA_", sim_env_names, n, name, sizeof name);) {
+    int near = ftc_nearest(name, sim_env_names, n);
+    if (near >= 0)
+      fprintf(stderr, "simcuda: SIMCUDA_%s is not a simulator variable (did you mean SIMCUDA_%s?): ignored\n",
+              name, sim_env_names[near]);
+    else
+      fprintf(stderr, "simcuda: SIMCUDA_%s is not a simulator variable (docs/simulator.md lists them): ignored\n",
+              name);
+  }
+}
 
 /* Parses a number in [min, max]. Unparsable (empty, garbage, NaN, trailing text)
  * warns and keeps the default; out of range (overflow and infinities included)
@@ -37,6 +61,7 @@ static double env_num(const char *name, double def, double min, double max) {
 }
 
 void sim_options_read(void) {
+  warn_unknown();
   double gb = env_num("SIMCUDA_MEM_GB", 16, 1.0 / 1024, 1024);
   sim_opt.mem_bytes = ((size_t)(gb * 1073741824.0) + 0xfffff) & ~(size_t)0xfffff;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

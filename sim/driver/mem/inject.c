@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "faultspec.h"
 #include "mem.h"
 
 typedef enum { EV_LAUNCH, EV_D2H, EV_H2D, EV_SYNC } evkind_t;
@@ -21,7 +22,9 @@ typedef struct {
   unsigned arg;
   uint64_t addr;
   int64_t offset;
-  uint8_t mask;
+  int nbytes;                     /* the bytes the bits fall in: */
+  int64_t delta[FTC_MAX_BITS];    /* from offset */
+  uint8_t mask[FTC_MAX_BITS];     /* the bits flipped in each */
   bool stuck;
   atomic_bool fired;
   char text[256];      /* the spec, for messages */
@@ -38,125 +41,54 @@ static size_t n_stucks;
 atomic_int sim_stuck_count;
 static atomic_ullong count_d2h, count_h2d, count_sync;
 
-/* ---- parsing ---- */
-static bool parse_u64(const char *s, uint64_t *out) {
-  if (!*s || *s == '-') return false;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno || *end) return false;
-  *out = v;
-  return true;
-}
-
-static bool parse_i64(const char *s, int64_t *out) {
-  if (!*s) return false;
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 0);
-  if (errno || *end) return false;
-  *out = v;
-  return true;
-}
-
+/* ---- parsing: the shared grammar (common/faultspec.c), then what the simulator does ---- */
 static int bad(const char *spec, const char *why) {
   fprintf(stderr, "simcuda: bad fault spec \"%s\": %s\n", spec, why);
   return -1;
 }
 
 /* One fault: "at=<event>,target=<target>,offset=<n>,bit=<b>[+<b>...][,stuck]", the
- * grammar of gpuft's GPUFT_INJECT (bit= names bits, 0..7 of the byte at offset here).
- * Older spellings, still accepted: before=<event>, arg=<i>|src|dst|addr=<a> for the
- * target, bits=<b>[+<b>...] for the bit numbers (bits= is a count in GPUFT_INJECT). */
+ * grammar of gpuft's GPUFT_INJECT; bit b is bit b%8 of the byte at offset + b/8. The
+ * older spelling "before=<event>,arg=<i>|src|dst|addr=<a>,bits=<b>[+<b>...]" (bit
+ * numbers 0..7) is still read (faultspec.h). */
 static int parse_one(const char *spec, fault_t *f) {
   memset(f, 0, sizeof *f);
   snprintf(f->text, sizeof f->text, "%s", spec);
-  char buf[512];
-  if (strlen(spec) >= sizeof buf) return bad(spec, "too long");
-  strcpy(buf, spec);
-  bool have_ev = false, have_t = false, have_off = false, have_bits = false;
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    char alias[512];
-    if (strncmp(tok, "at=", 3) == 0) { /* the shared grammar's key for the event */
-      snprintf(alias, sizeof alias, "before=%s", tok + 3);
-      tok = alias;
-    } else if (strncmp(tok, "target=", 7) == 0) {
-      /* target=arg:<i>|src|dst|addr:<a> -> the older arg=<i>|src|dst|addr=<a> */
-      snprintf(alias, sizeof alias, "%s", tok + 7);
-      char *colon = strchr(alias, ':');
-      if (colon) *colon = '=';
-      tok = alias;
-    }
-    if (strncmp(tok, "bits=", 5) == 0 && sim_opt.log)
-      sim_log("SIMCUDA_FLIP: \"%s\": bits= naming bit numbers is the old spelling; write bit=%s "
-              "(bits= is a count of bits in GPUFT_INJECT)", spec, tok + 5);
-    if (strncmp(tok, "before=", 7) == 0) {
-      if (have_ev) return bad(spec, "two events");
-      char *e = tok + 7;
-      char *last = strrchr(e, ':');
-      if (!last) return bad(spec, "event needs :<k>");
-      *last = 0;
-      if (!parse_u64(last + 1, &f->k) || f->k == 0) return bad(spec, "k must be a number >= 1");
-      if (strncmp(e, "launch:", 7) == 0) {
-        f->ev = EV_LAUNCH;
-        if (!e[7]) return bad(spec, "launch needs a kernel-name substring");
-        if (strlen(e + 7) >= sizeof f->substr) return bad(spec, "kernel-name substring too long");
-        strcpy(f->substr, e + 7);
-      } else if (strcmp(e, "d2h") == 0) {
-        f->ev = EV_D2H;
-      } else if (strcmp(e, "h2d") == 0) {
-        f->ev = EV_H2D;
-      } else if (strcmp(e, "sync") == 0) {
-        f->ev = EV_SYNC;
-      } else {
-        return bad(spec, "event must be launch:<name>:<k>, d2h:<k>, h2d:<k> or sync:<k>");
-      }
-      have_ev = true;
-    } else if (strncmp(tok, "arg=", 4) == 0 || strcmp(tok, "src") == 0 || strcmp(tok, "dst") == 0 ||
-               strncmp(tok, "addr=", 5) == 0) {
-      if (have_t) return bad(spec, "two targets");
-      uint64_t v = 0;
-      if (tok[0] == 'a' && tok[1] == 'r') {
-        if (!parse_u64(tok + 4, &v) || v > 4096) return bad(spec, "arg=<i> needs an argument index");
-        f->target = T_ARG;
-        f->arg = (unsigned)v;
-      } else if (tok[0] == 'a') {
-        if (!parse_u64(tok + 5, &v) || !v) return bad(spec, "addr=<device address> needs a number");
-        f->target = T_ADDR;
-        f->addr = v;
-      } else {
-        f->target = tok[0] == 's' ? T_SRC : T_DST;
-      }
-      have_t = true;
-    } else if (strncmp(tok, "offset=", 7) == 0) {
-      if (have_off || !parse_i64(tok + 7, &f->offset)) return bad(spec, "offset=<byte> needs a number");
-      have_off = true;
-    } else if (strncmp(tok, "bits=", 5) == 0 || strncmp(tok, "bit=", 4) == 0) {
-      if (have_bits) return bad(spec, "two bit= fields");
-      char *bsave = NULL;
-      for (char *b = strtok_r(tok + (tok[3] == 's' ? 5 : 4), "+", &bsave); b; b = strtok_r(NULL, "+", &bsave)) {
-        uint64_t bit;
-        if (!parse_u64(b, &bit) || bit > 7) return bad(spec, "bits are 0..7 joined by +");
-        if (f->mask & (1u << bit)) return bad(spec, "a bit is named twice");
-        f->mask |= (uint8_t)(1u << bit);
-      }
-      if (!f->mask) return bad(spec, "bits= names no bit");
-      have_bits = true;
-    } else if (strcmp(tok, "stuck") == 0) {
-      if (f->stuck) return bad(spec, "stuck given twice");
-      f->stuck = true;
-    } else {
-      return bad(spec, "unknown field");
-    }
+  ftc_fault_t s;
+  char err[320], why[600];
+  if (ftc_fault_parse(spec, &s, err, sizeof err) != 0) {
+    snprintf(why, sizeof why, "%s (grammar: " FTC_FAULT_GRAMMAR ")", err);
+    return bad(spec, why);
   }
-  if (!have_ev) return bad(spec, "missing before=<event>");
-  if (!have_t) return bad(spec, "missing target (arg=<i>, src, dst or addr=<a>)");
-  if (!have_off) return bad(spec, "missing offset=<byte>");
-  if (!have_bits) return bad(spec, "missing bit=<b>");
-  if (f->target == T_ARG && f->ev != EV_LAUNCH) return bad(spec, "arg=<i> only applies to launch events");
-  if ((f->target == T_SRC || f->target == T_DST) && f->ev != EV_D2H && f->ev != EV_H2D)
-    return bad(spec, "src/dst only apply to d2h/h2d events");
+  if (s.old_spelling && sim_opt.log)
+    sim_log("SIMCUDA_FLIP: \"%s\": the old spelling (before=, arg=, bits= naming bits); the same "
+            "fault is at=<event>,target=arg:<i>|src|dst|addr:<a>,offset=<byte>,bit=<b>[+<b>...]", spec);
+  static const evkind_t ev_of[] = {[FTC_AT_LAUNCH] = EV_LAUNCH, [FTC_AT_D2H] = EV_D2H,
+                                   [FTC_AT_H2D] = EV_H2D, [FTC_AT_SYNC] = EV_SYNC};
+  if (s.at == FTC_AT_CALL)
+    return bad(spec, "at=call:<n>: the simulator fires at launch, d2h, h2d or sync events (call is GPUFT_INJECT's)");
+  if (s.target == FTC_TG_NONE) return bad(spec, "no target= (arg:<i>, src, dst or addr:<a>)");
+  if (s.target == FTC_TG_RANDOM) return bad(spec, "target=random: the simulator aims at arg:<i>, src, dst or addr:<a>");
+  if (s.field >= 0) return bad(spec, "target=arg:<i>.<byte>: the simulator aims at pointer arguments (GPUFT_INJECT reaches fields)");
+  if (!s.have_offset) return bad(spec, "no offset=<byte> (the simulator draws nothing)");
+  if (!s.nbit) return bad(spec, "no bit=<b> (the simulator flips the bits it is told)");
+  if (s.have_nbits && (s.burst || s.nbits != s.nbit))
+    return bad(spec, "bits= (a count, drawn by GPUFT_INJECT) disagrees with the bits bit= names");
+  f->ev = ev_of[s.at];
+  snprintf(f->substr, sizeof f->substr, "%s", s.kernel);
+  f->k = s.k;
+  f->target = s.target == FTC_TG_ARG ? T_ARG : s.target == FTC_TG_SRC ? T_SRC : s.target == FTC_TG_DST ? T_DST : T_ADDR;
+  f->arg = (unsigned)s.arg;
+  f->addr = s.addr;
+  f->offset = s.offset;
+  f->stuck = s.stuck;
+  for (int i = 0; i < s.nbit; i++) { /* group the bits by byte */
+    int64_t d = s.bit[i] / 8;
+    int j = 0;
+    while (j < f->nbytes && f->delta[j] != d) j++;
+    if (j == f->nbytes) f->delta[f->nbytes++] = d;
+    f->mask[j] |= (uint8_t)(1u << (s.bit[i] % 8));
+  }
   return 0;
 }
 
@@ -281,12 +213,16 @@ static void fire(fault_t *f, uint64_t ptr, const char *what) {
     sim_log("fault \"%s\" dropped: %s is not device memory", f->text, what);
     return;
   }
-  uint64_t addr = ptr + (uint64_t)f->offset;
-  if ((f->offset < 0 && (uint64_t)-f->offset > ptr - a.base) || addr < a.base || addr >= a.base + a.size) {
-    sim_log("fault \"%s\" dropped: offset %lld leaves the allocation", f->text, (long long)f->offset);
-    return;
+  for (int i = 0; i < f->nbytes; i++) { /* all in the allocation, or none flipped */
+    int64_t off = f->offset + f->delta[i];
+    uint64_t addr = ptr + (uint64_t)off;
+    if ((off < 0 && (uint64_t)-off > ptr - a.base) || addr < a.base || addr >= a.base + a.size) {
+      sim_log("fault \"%s\" dropped: offset %lld leaves the allocation", f->text, (long long)off);
+      return;
+    }
   }
-  flip(addr, f->mask, f->stuck, f->text);
+  for (int i = 0; i < f->nbytes; i++)
+    flip(ptr + (uint64_t)(f->offset + f->delta[i]), f->mask[i], f->stuck, f->text);
 }
 
 /* Claims the fault once; returns false if it fired already. */
