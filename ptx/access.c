@@ -564,6 +564,108 @@ static void do_unknown_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft
   if (in->nops && ft_ptx_opd(fn, in, 0)->kind != FT_PTX_OPD_ADDR) set_dst(a, f, fn, ft_ptx_opd(fn, in, 0), a->t0);
 }
 
+/* One memory operand of a library form (matrix loads and stores, bulk copies,
+ * multimem): the address at operand idx in space sp is read and/or written
+ * (bits); vals (or NULL) is what a write stores. What a read returns is or'ed into
+ * got. The kernel's own shared/local storage is the pool; anything else is a
+ * dereference like ld/st's. */
+static void mem_operand(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in, unsigned idx,
+                        unsigned sp, uint8_t bits, const uint64_t *vals, uint64_t *got) {
+  if (idx >= in->nops) return;
+  const ft_ptx_operand_t *ad = ft_ptx_opd(fn, in, idx);
+  if (ad->kind != FT_PTX_OPD_ADDR) return;
+  uint64_t *t = calloc(a->nw, 8);
+  if (!t) {
+    a->oom = 1;
+    return;
+  }
+  addr_taint(a, f, fn, ad, t);
+  int own = sp == FT_PTX_SP_SHARED || sp == FT_PTX_SP_SHARED_CLUSTER || sp == FT_PTX_SP_LOCAL || private_addr(a, t);
+  if (own) {
+    if (bits & R_WRITE) {
+      s_grow(a, a->pool, vals);
+      s_grow(a, a->pool_any, vals);
+    }
+    if (bits & R_READ) s_or(a, got, a->pool);
+  } else {
+    deref(a, t, sp, bits, 0);
+    if (bits & R_WRITE) escape(a, vals);
+    if (bits & R_READ) s_set(got, bitP(a, o_special(a, O_LOADED)));
+  }
+  free(t);
+}
+
+/* The library forms that touch memory (ptx/ptx_ir.h's second opcode group; their
+ * operands as docs/ptx.md "Library forms" lists them). 0 when op is none of them. */
+static int do_library_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
+  uint64_t *vals = a->t0, *got = a->t2;
+  s_clear(a, vals);
+  s_clear(a, got);
+  unsigned sp = in->space, sp2 = in->space2;
+  int dst = -1; /* destination operand */
+  switch (in->op) {
+  case FT_PTX_OP_LDMATRIX: case FT_PTX_OP_WMMA_LOAD: case FT_PTX_OP_MULTIMEM_LD_REDUCE:
+    mem_operand(a, f, fn, in, 1, in->op == FT_PTX_OP_LDMATRIX ? FT_PTX_SP_SHARED : sp, R_READ, vals, got);
+    dst = 0;
+    break;
+  case FT_PTX_OP_STMATRIX: case FT_PTX_OP_WMMA_STORE:
+    for (unsigned i = 1; i < in->nops; i++) src_taint(a, f, fn, ft_ptx_opd(fn, in, i), vals);
+    mem_operand(a, f, fn, in, 0, in->op == FT_PTX_OP_STMATRIX ? FT_PTX_SP_SHARED : sp, R_WRITE, vals, got);
+    break;
+  case FT_PTX_OP_TEX: case FT_PTX_OP_TLD4: case FT_PTX_OP_TXQ: case FT_PTX_OP_SUQ: case FT_PTX_OP_SULD:
+    /* reads through a texture or surface handle: nothing written */
+    s_set(got, bitP(a, o_special(a, O_LOADED)));
+    dst = 0;
+    break;
+  case FT_PTX_OP_SUST: case FT_PTX_OP_SURED: case FT_PTX_OP_MULTIMEM_ST: case FT_PTX_OP_MULTIMEM_RED:
+    /* writes through a surface handle or a multicast address: no pointer to follow */
+    a->flags |= FT_PTX_K_UNKNOWN_MEM;
+    for (unsigned i = 0; i < in->nops; i++)
+      if (ft_ptx_opd(fn, in, i)->kind != FT_PTX_OPD_ADDR) src_taint(a, f, fn, ft_ptx_opd(fn, in, i), vals);
+    escape(a, vals);
+    break;
+  case FT_PTX_OP_CP_ASYNC_BULK: case FT_PTX_OP_CP_REDUCE_ASYNC_BULK: {
+    /* memory to memory: [0] written (reduced) in sp, [1] read in sp2, [3] an mbarrier */
+    mem_operand(a, f, fn, in, 1, sp2, R_READ, vals, vals);
+    uint8_t w = in->op == FT_PTX_OP_CP_REDUCE_ASYNC_BULK ? R_READ | R_WRITE : R_WRITE;
+    mem_operand(a, f, fn, in, 0, sp, w, vals, got);
+    mem_operand(a, f, fn, in, 3, FT_PTX_SP_SHARED, R_READ | R_WRITE, got, got);
+    break;
+  }
+  case FT_PTX_OP_CP_ASYNC_BULK_TENSOR: case FT_PTX_OP_CP_REDUCE_ASYNC_BULK_TENSOR:
+    if (sp == FT_PTX_SP_SHARED || sp == FT_PTX_SP_SHARED_CLUSTER) {
+      /* global (through the tensor map's pointer) to shared */
+      s_set(vals, bitP(a, o_special(a, O_LOADED)));
+      mem_operand(a, f, fn, in, 0, sp, R_WRITE, vals, got);
+      mem_operand(a, f, fn, in, 3, FT_PTX_SP_SHARED, R_READ | R_WRITE, got, got);
+    } else {
+      /* shared to global through a tensor map: its pointer is hidden in an opaque
+       * descriptor */
+      a->flags |= FT_PTX_K_UNKNOWN_MEM;
+      escape(a, a->pool);
+    }
+    break;
+  case FT_PTX_OP_CP_ASYNC_BULK_PREFETCH: case FT_PTX_OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+  case FT_PTX_OP_FENCE_PROXY:
+    break; /* no data moves into the kernel's view */
+  case FT_PTX_OP_CP_ASYNC_MBARRIER_ARRIVE:
+    mem_operand(a, f, fn, in, 0, FT_PTX_SP_SHARED, R_READ | R_WRITE, got, got);
+    break;
+  case FT_PTX_OP_MBARRIER: {
+    unsigned ai = ft_ptx_opd(fn, in, 0)->kind == FT_PTX_OPD_ADDR ? 0 : 1;
+    mem_operand(a, f, fn, in, ai, sp ? sp : FT_PTX_SP_SHARED, R_READ | R_WRITE, got, got);
+    s_clear(a, got);
+    if (ai) dst = 0;
+    break;
+  }
+  default:
+    return 0;
+  }
+  if (dst >= 0 && (unsigned)dst < in->nops && ft_ptx_opd(fn, in, (unsigned)dst)->kind != FT_PTX_OPD_ADDR)
+    set_dst(a, f, fn, ft_ptx_opd(fn, in, (unsigned)dst), got);
+  return 1;
+}
+
 static int has_imm(const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
   for (unsigned i = 1; i < in->nops; i++)
     if (ft_ptx_opd(fn, in, i)->kind == FT_PTX_OPD_IMM_INT) return 1;
@@ -663,6 +765,7 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     do_value(a, f, fn, in, 2);
     return;
   default:
+    if (do_library_mem(a, f, fn, in)) return;
     for (unsigned i = 0; i < in->nops; i++)
       if (ft_ptx_opd(fn, in, i)->kind == FT_PTX_OPD_ADDR) {
         do_unknown_mem(a, f, fn, in);

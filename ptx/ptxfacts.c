@@ -9,7 +9,8 @@
 #include "ptx_ir.h"
 
 typedef struct {
-  size_t kernels, kernels_failed, places, exact, pointers, modules, modules_failed, sass_only;
+  size_t kernels, kernels_failed, places, exact, as_int, pointers, modules, modules_failed, sass_only;
+  size_t beyond, everything; /* kernels reaching beyond their arguments; of them, anything */
 } totals_t;
 
 static char *slurp(const char *path, size_t *len) {
@@ -47,17 +48,25 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
       continue;
     }
     if (!quiet) {
-      printf("%s: sm_%u %s%s%s%s%s%s\n", path, sm, fn->name,
+      printf("%s: sm_%u %s%s%s%s%s%s%s%s\n", path, sm, fn->name,
              (facts.flags & FT_PTX_K_LOADED_PTR) ? " [derefs loaded pointers]" : "",
              (facts.flags & FT_PTX_K_GLOBAL_VAR) ? " [global variables]" : "",
              (facts.flags & FT_PTX_K_UNKNOWN_CALL) ? " [unknown call]" : "",
              (facts.flags & FT_PTX_K_UNKNOWN_ADDR) ? " [address from no pointer]" : "",
+             (facts.flags & FT_PTX_K_UNPLACED_PTR) ? " [pointer in parameter bytes]" : "",
+             (facts.flags & FT_PTX_K_UNKNOWN_MEM) ? " [memory it does not model]" : "",
              (facts.flags & FT_PTX_K_INCOMPLETE) ? " [incomplete]" : "");
     }
+    /* as the shim bounds it (shim/engine/access.c, set_reach) */
+    uint32_t any = FT_PTX_K_UNKNOWN_CALL | FT_PTX_K_UNKNOWN_ADDR | FT_PTX_K_UNKNOWN_MEM | FT_PTX_K_INCOMPLETE;
+    if (facts.flags & FT_PTX_K_REACHES_BEYOND) t->beyond++;
+    if ((facts.flags & any) || ((facts.flags & FT_PTX_K_LOADED_PTR) && (facts.flags & FT_PTX_K_GLOBAL_VAR)))
+      t->everything++;
     for (size_t k = 0; k < facts.nplaces; k++) {
       const ft_ptx_place_t *p = &facts.places[k];
       t->places++;
       if (p->exact) t->exact++;
+      else if (p->as_int) t->as_int++;
       if (p->access != FT_PTX_ACC_NONE) t->pointers++;
       if (!quiet)
         printf("  %4u param %u+%u: %-10s %s%s\n", p->offset, p->param, p->field, ft_ptx_access_name(p->access),
@@ -161,9 +170,10 @@ int main(int argc, char **argv) {
   memset(&t, 0, sizeof t);
   for (int i = first; i < argc; i++) one_file(argv[i], quiet, dump, &t);
   if (dump) return t.modules_failed ? 1 : 0;
-  printf("coverage: %zu kernels (%zu not analysed), %zu places (%zu dereferenced): %zu exact, %zu conservative;"
+  printf("coverage: %zu kernels (%zu not analysed), %zu places (%zu dereferenced): %zu exact, %zu conservative"
+         " (%zu of them only as integers); %zu kernels reach beyond their arguments, %zu of them anything;"
          " %zu PTX modules, %zu not analysed; %zu images SASS only\n",
-         t.kernels, t.kernels_failed, t.places, t.pointers, t.exact, t.places - t.exact, t.modules, t.modules_failed,
-         t.sass_only);
+         t.kernels, t.kernels_failed, t.places, t.pointers, t.exact, t.places - t.exact, t.as_int, t.beyond,
+         t.everything, t.modules, t.modules_failed, t.sass_only);
   return t.modules_failed || t.kernels_failed ? 1 : 0;
 }
