@@ -60,6 +60,7 @@ extern int ft_drv_complete; /* every entry of reals.def was found */
  * simcudaDeclareUnwritten); NULL on a real driver, or once the check said it is off. */
 typedef int (*ft_sim_declare_fn)(const uint64_t *bases, size_t n);
 extern ft_sim_declare_fn ft_sim_declare_unwritten;
+extern int ft_drv_is_sim; /* the driver is gpuft's simulator (it runs kernels from their PTX) */
 
 /* ---- Re-entrancy guard: gpuft's own driver calls never enter its hooks ---- */
 extern __thread int ft_tls_in_gpuft __attribute__((tls_model("initial-exec")));

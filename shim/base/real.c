@@ -7,6 +7,7 @@ ft_real_t ft_real;
 ft_drv_t ft_drv;
 int ft_drv_complete;
 ft_sim_declare_fn ft_sim_declare_unwritten;
+int ft_drv_is_sim;
 int ft_ready;
 int ft_enabled;
 ft_dlsym_fn ft_real_dlsym;

@@ -204,6 +204,30 @@ static ft_func_t *g_buckets[NBUCKETS];
 
 static size_t hash(const void *p) { return ((uintptr_t)p >> 4) * 2654435761u % NBUCKETS; }
 
+/* On a GPU a kernel runs the SASS built for the device when its image has it, and
+ * that SASS may come from other source than the PTX (#if __CUDA_ARCH__): facts
+ * from PTX of another architecture are an assumption, counted and logged
+ * (docs/ptx.md, "Facts for the code that really runs"). The simulator runs the
+ * PTX itself. */
+static void other_arch(ft_func_t *fn, uint64_t archs) {
+  static int dev_sm = -1;
+  if (ft_drv_is_sim || !archs) return;
+  if (dev_sm < 0) {
+    CUdevice dev;
+    int major = 0, minor = 0;
+    dev_sm = 0;
+    if (ft_drv.cuCtxGetDevice && ft_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+        ft_drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS &&
+        ft_drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+      dev_sm = major * 10 + minor;
+  }
+  if (dev_sm < 50 || dev_sm > 113 || ((archs >> (dev_sm - 50)) & 1)) return;
+  fn->other_arch = 1;
+  ft_st.kernels_facts_other_arch++;
+  FT_DEBUG("kernel %s: facts from PTX for another architecture than the device's sm_%d: an assumption",
+           fn->name, dev_sm);
+}
+
 /* What a kernel with PTX facts may reach besides its argument places. */
 static void set_reach(ft_func_t *fn, uint32_t kf) {
   fn->scan_unplaced = (kf & FT_PTX_K_UNPLACED_PTR) != 0;
@@ -267,7 +291,8 @@ static void fill_layout(ft_func_t *fn) {
   const ft_ptx_place_t *pl;
   size_t np;
   uint32_t kf;
-  int found = name && ft_facts_lookup(name, &pl, &np, &kf) == 0;
+  uint64_t archs = 0;
+  int found = name && ft_facts_lookup(name, &pl, &np, &kf, &archs) == 0;
   if (found && !(kf & FT_PTX_K_INCOMPLETE)) {
     /* the kernel's own code says what it does with each place; a slot with no
      * place keeps the conservative class (the analysis also flags a kernel that
@@ -284,6 +309,7 @@ static void fill_layout(ft_func_t *fn) {
       else fn->places_conservative++;
     }
     set_reach(fn, kf);
+    other_arch(fn, archs);
     FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)%s%s", fn->name,
              fn->places_exact, fn->places_conservative, fn->why ? ": " : "", fn->why ? fn->why : "");
     ft_st.kernels_ptx++;

@@ -26,6 +26,7 @@ struct ft_func_s {
   int reach;        /* FT_REACH_*: what it may write besides its argument places */
   int scan_unplaced; /* may use parameter bytes that are no place as a pointer */
   const char *why;  /* why it reaches beyond its arguments (report), or NULL */
+  int other_arch;   /* its facts come from PTX of another architecture than the device's */
 };
 enum {
   FT_REACH_ARGS = 0, /* only through its argument places */

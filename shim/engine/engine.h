@@ -385,7 +385,7 @@ enum { FT_ACC_UNKNOWN = 0, FT_ACC_READ, FT_ACC_WRITE, FT_ACC_NONE /* not a point
 /* Access facts from the PTX of the program's images (facts.c, on ptx/). */
 struct ft_ptx_place_s;
 int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size_t *n,
-                    uint32_t *flags);
+                    uint32_t *flags, uint64_t *archs); /* archs: bit (sm - 50) per PTX target */
 void ft_facts_image(const void *image, size_t size);
 /* The same for an image in a file (a cubin, fatbin or PTX file, or an ELF object). */
 void ft_facts_path(const char *path);
@@ -454,6 +454,7 @@ typedef struct {
   double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
   uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
   uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
+  uint64_t kernels_facts_other_arch; /* facts from PTX of another architecture than the device's */
   uint64_t launches_reach_scan, launches_reach_all, launches_reach_params, reach_bytes_scanned;
   /* snapshots (snapshot.c) */
   uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,

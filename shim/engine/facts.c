@@ -3,6 +3,7 @@
  * the images it loads itself (cuModuleLoadData...), analysed by ptx/. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ typedef struct fk_s {
   ft_ptx_place_t *places;
   size_t n;
   uint32_t flags;
+  uint64_t archs; /* the PTX targets its facts came from: bit (sm - 50), sm 50..113 */
   struct fk_s *next;
 } fk_t;
 
@@ -44,10 +46,18 @@ static uint8_t join(uint8_t a, uint8_t b) {
   return a == FT_PTX_ACC_ESCAPES || b == FT_PTX_ACC_ESCAPES ? FT_PTX_ACC_ESCAPES : (uint8_t)(a | b);
 }
 
+/* Bit of a PTX target ("sm_75", "sm_90a") in fk_t.archs; 0 when unknown. */
+static uint64_t arch_bit(const char *target) {
+  unsigned sm = 0;
+  if (!target || sscanf(target, "sm_%u", &sm) != 1 || sm < 50 || sm > 113) return 0;
+  return 1ull << (sm - 50);
+}
+
 /* A kernel seen twice (two modules with one name): the join of both, as if aliased. */
-static void add(const char *name, const ft_ptx_facts_t *f) {
+static void add(const char *name, const ft_ptx_facts_t *f, uint64_t arch) {
   fk_t *k = find(name);
   if (k) {
+    k->archs |= arch;
     for (size_t i = 0; i < f->nplaces; i++) {
       size_t j;
       for (j = 0; j < k->n && k->places[j].offset != f->places[i].offset; j++) {
@@ -75,6 +85,7 @@ static void add(const char *name, const ft_ptx_facts_t *f) {
   if (f->nplaces) memcpy(k->places, f->places, f->nplaces * sizeof *k->places);
   k->n = f->nplaces;
   k->flags = f->flags;
+  k->archs = arch;
   size_t h = hash_name(name);
   k->next = g_facts[h];
   g_facts[h] = k;
@@ -100,7 +111,7 @@ static void unparsed(const char *text, size_t len) {
       char name[1024];
       memcpy(name, n0, (size_t)(q - n0));
       name[q - n0] = 0;
-      add(name, &none);
+      add(name, &none, 0);
     }
     p = q > e + 6 ? q : e + 6;
   }
@@ -126,7 +137,7 @@ static void analyse_image(const void *image, size_t size, const char *what) {
       if (!m->funcs[k].is_entry) continue;
       ft_ptx_facts_t f;
       if (ft_ptx_facts(m, &m->funcs[k], &f, err, sizeof err) != 0) continue;
-      add(m->funcs[k].name, &f);
+      add(m->funcs[k].name, &f, arch_bit(m->target));
       ft_ptx_facts_free(&f);
     }
     ft_ptx_module_free(m);
@@ -183,7 +194,8 @@ void ft_facts_image(const void *image, size_t size) {
   if (image) analyse_image(image, size, "loaded module");
 }
 
-int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, uint32_t *flags) {
+int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, uint32_t *flags,
+                    uint64_t *archs) {
   fk_t *k = find(name);
   if (!k) {
     /* libraries loaded since the last look may carry it */
@@ -194,5 +206,6 @@ int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, 
   *places = k->places;
   *n = k->n;
   *flags = k->flags;
+  *archs = k->archs;
   return 0;
 }

@@ -94,6 +94,7 @@ static void resolve(void) {
 #undef FT_REAL
   ft_drv_complete = missing_drv == 0;
   ft_sim_declare_unwritten = (ft_sim_declare_fn)ft_real_dlsym(g_libcuda, "simcudaDeclareUnwritten");
+  ft_drv_is_sim = ft_real_dlsym(g_libcuda, "simcudaGetStats") != NULL;
   for (int i = 0; i < FT_N_HOOKS; i++) {
     const void *real = ((void *const *)&ft_real)[i];
     if (!real) continue;
