@@ -509,6 +509,20 @@ static void do_call(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   if (tgt->kind == FT_PTX_OPD_SYM && tgt->sym_kind == FT_PTX_SYM_FUNC) {
     ci = tgt->index;
     callee = &a->m->funcs[ci];
+    if (callee->is_decl) {
+      /* The CUDA runtime's device functions without a body in the module: printf and
+       * assert only read what they are given (the FIFO they write is the driver's);
+       * malloc returns memory of the device heap, which gpuft does not track (like
+       * the kernel's own storage); free writes nothing a kernel can see. */
+      const char *nm = callee->name;
+      if (!strcmp(nm, "vprintf") || !strcmp(nm, "__assertfail") || !strcmp(nm, "free")) return;
+      if (!strcmp(nm, "malloc")) {
+        s_clear(a, a->t0);
+        s_set(a->t0, bitP(a, o_special(a, O_SHLOC)));
+        for (uint32_t i = 0; i < rets->count; i++) s_grow(a, var_set(a, f, fn->operands[rets->index + i].index), a->t0);
+        return;
+      }
+    }
     if (callee->is_decl || callee->nparams != args->count || callee->nrets != rets->count) callee = NULL;
   }
   if (!callee) {

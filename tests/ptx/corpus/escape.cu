@@ -22,9 +22,9 @@ __global__ void via_shared(float *p, int n) {
   if (threadIdx.x < n) sp[threadIdx.x] = 1.f;
 }
 
-// Device printf of a pointer value.
+// Device printf of a pointer value: printf only reads what it is given.
 #include <cstdio>
-// expect print_ptr: 0=ESCAPES~ +call
+// expect print_ptr:
 __global__ void print_ptr(float *p) {
   if (threadIdx.x == 0) printf("%p\n", (void *)p);
 }
