@@ -439,6 +439,11 @@ static void do_load(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   }
   /* a load of fewer than 8 bytes cannot read a whole pointer: an index or a piece */
   if (from_memory || !any) s_set(a->t0, bitP(a, o_special(a, access_elem_size(in) >= 8 ? O_LOADED : O_NARROW)));
+  /* a value that may be a pointer, loaded through a pointer loaded from memory:
+   * the kernel may chase pointers more than one level deep (p = p->next) */
+  if (in->space != FT_PTX_SP_PARAM && access_elem_size(in) >= 4 &&
+      (s_any(a, a->t1, o_special(a, O_LOADED)) || s_any(a, a->t1, o_special(a, O_NARROW))))
+    a->flags |= FT_PTX_K_PTR_CHASE;
   if (in->space != FT_PTX_SP_PARAM) deref(a, a->t1, in->space, R_READ, (in->flags & FT_PTX_F_NC) != 0);
   set_dst(a, f, fn, d, a->t0);
 }

@@ -48,7 +48,9 @@ enum {
                                       memory (informational: the access stays in that buffer) */
   FT_PTX_K_UNKNOWN_MEM = 1u << 7,  /* an instruction reaches memory in a way the analysis does
                                       not model (textures, surfaces, bulk tensor copies...) */
-  FT_PTX_K_GLOBAL_WRITE = 1u << 8  /* writes a module variable (a replay would write it twice) */
+  FT_PTX_K_GLOBAL_WRITE = 1u << 8, /* writes a module variable (a replay would write it twice) */
+  FT_PTX_K_PTR_CHASE = 1u << 9     /* loads values through pointers it loaded (lists, trees): the
+                                      pointers it dereferences may lie more than one level deep */
 };
 /* Flags under which the kernel may reach memory other than through its argument
  * places: a caller must treat it as writing what those pointers can reach. */

@@ -187,8 +187,10 @@ int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t 
     __atomic_fetch_add(&ft_st.launches_reach_params, 1, __ATOMIC_RELAXED);
   }
   if (!all && fn->reach == FT_REACH_SCAN) {
-    /* the closure: what the argument buffers point to, what those point to, ... */
-    for (int i = 0; i < s.n && !s.over && !all; i++)
+    /* what the argument buffers point to; and when the kernel chases pointers
+     * (loads through pointers it loaded: lists, trees), what those point to, ... */
+    int roots = s.n, deep = (fn->kflags & FT_PTX_K_PTR_CHASE) != 0;
+    for (int i = 0; i < (deep ? s.n : roots) && !s.over && !all; i++)
       if (scan_buffer(&s, s.v[i]) != 0) all = 1;
   }
   if (all) {

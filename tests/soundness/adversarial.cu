@@ -360,6 +360,24 @@ static int c_table(uint64_t *s) {
   for (int k = 0; k < 3; k++) bad += check(host_of(h[k], N), in, N, 3, k, s);
   return bad;
 }
+// the matrices behind a pointer table were written by a kernel (no host copy of them)
+__global__ void k_fill(int *p, int v) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < N) p[i] = v;
+}
+static int c_table_written(uint64_t *s) {
+  auto in = iota_in();
+  int *a = dev_copy(in), *o0 = dev_copy(filled(N, -1)), *o1 = dev_copy(filled(N, -1));
+  k_fill<<<GRID>>>(o0, 5);
+  k_fill<<<GRID>>>(o1, 6);
+  CK(cudaDeviceSynchronize());
+  int *h[2] = {o0, o1};
+  int **t;
+  CK(cudaMalloc(&t, sizeof h));
+  CK(cudaMemcpy(t, h, sizeof h, cudaMemcpyHostToDevice));
+  k_table<<<GRID>>>(a, t, 2);
+  return check(host_of(o0, N), in, N, 3, 0, s) + check(host_of(o1, N), in, N, 3, 1, s);
+}
 static int c_device_table(uint64_t *s) {
   auto in = iota_in();
   int *a = dev_copy(in), *o0 = dev_copy(filled(N, -1)), *o1 = dev_copy(filled(N, -1));
@@ -509,7 +527,8 @@ static const struct {
     {"halves_global", c_halves_global}, {"halves_shared", c_halves_shared},
     {"packed1", c_packed1},         {"pack4", c_pack4},
     {"split_params", c_split_params}, {"double", c_double},
-    {"table", c_table},             {"device_table", c_device_table},
+    {"table", c_table},             {"table_written", c_table_written},
+    {"device_table", c_device_table},
     {"device_var", c_device_var},   {"const_var", c_const_var},
     {"past_end", c_past_end},       {"before_start", c_before_start},
     {"shfl_halves", c_shfl_halves}, {"prmt", c_prmt},
