@@ -198,7 +198,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
                    fn && fn->name[0] ? fn->name : "(unnamed)", MAX_REFS);
     CUresult v = ft_unknown_writer_before(s, 1);
     FT_OP_BEGIN();
-    if (ft_sim_declare_unwritten) ft_sim_declare_unwritten(NULL, 0); /* every allocation written */
+    ft_sim_declare_fn declare = __atomic_load_n(&ft_sim_declare_unwritten, __ATOMIC_RELAXED);
+    if (declare) declare(NULL, 0); /* every allocation written */
     CUresult r = real(call);
     if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
     ft_op_end();
