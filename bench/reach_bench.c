@@ -14,13 +14,6 @@
 
 #include "proc.h"
 
-static uint64_t stat_of(const char *err, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *p = strstr(err, pat);
-  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
 /* One run of a case: natively (check NULL) the kernels' bytes, else gpuft's added
  * device bytes and its reach counters. 0 or -1. */
 static int run(const char *name, const char *mib, const char *check, uint64_t *bytes, uint64_t *scan,
@@ -39,7 +32,7 @@ static int run(const char *name, const char *mib, const char *check, uint64_t *b
     return -1;
   }
   if (!check) {
-    *bytes = stat_of(r.err, "kernel_bytes_loaded") + stat_of(r.err, "kernel_bytes_stored");
+    *bytes = sim_stat(r.err, "kernel_bytes_loaded") + sim_stat(r.err, "kernel_bytes_stored");
     proc_free(&r);
     return 0;
   }

@@ -55,13 +55,6 @@ static double timed(const char *const argv[], const char *const env[], proc_resu
   return now() - t0;
 }
 
-static uint64_t stat_of(const char *err, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *p = strstr(err, pat);
-  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
 /* The example programs must run on the simulator (its counters are the measurement):
  * put its libraries first on LD_LIBRARY_PATH unless the caller did. 0, or -1 with a hint. */
 static int use_simulator(void) {
@@ -98,7 +91,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "traffic_bench: %s failed on the interpreter\n%s", apps[i].name, e.err);
       return 1;
     }
-    moved[i] = stat_of(e.err, "kernel_bytes_loaded") + stat_of(e.err, "kernel_bytes_stored");
+    moved[i] = sim_stat(e.err, "kernel_bytes_loaded") + sim_stat(e.err, "kernel_bytes_stored");
     proc_free(&e);
   }
   for (int m = 0; m < 2; m++) {
@@ -135,7 +128,7 @@ int main(int argc, char **argv) {
       }
     }
     char *js = read_file(rep);
-    uint64_t kernel = stat_of(p.err, "kernel_bytes_args");
+    uint64_t kernel = sim_stat(p.err, "kernel_bytes_args");
     uint64_t verified = 0, encoded = 0, shadow = 0, replays = 0;
     json_u64(js, "verified_device", &verified);
     json_u64(js, "encoded_device", &encoded);
@@ -157,7 +150,7 @@ int main(int argc, char **argv) {
     uint64_t extra_copies = 0;
     static const char *const keys[] = {"bytes_h2d", "bytes_d2h", "bytes_d2d", "bytes_memset"};
     for (int k = 0; k < 4; k++) {
-      uint64_t a = stat_of(p.err, keys[k]), b = stat_of(g.err, keys[k]);
+      uint64_t a = sim_stat(p.err, keys[k]), b = sim_stat(g.err, keys[k]);
       extra_copies += b > a ? b - a : 0;
     }
     double ratio = kernel ? (double)(verified + encoded + extra_copies) / (double)kernel : 0;

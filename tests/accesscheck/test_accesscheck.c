@@ -57,13 +57,6 @@ static const prog_t samples[] = {
 };
 static const prog_t static_rt[] = {{"static_app", {STATIC_APP}}};
 
-static uint64_t stat_of(const char *err, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *p = strstr(err, pat);
-  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
 /* Runs p with SIMCUDA_CHECK_ACCESS=mode (natively when gpuft_check is NULL, else
  * under gpuft with GPUFT_CHECK=gpuft_check). The counters. */
 static int run_checked_ex(const prog_t *p, const char *mode, const char *gpuft_check, uint64_t *checked,
@@ -73,9 +66,9 @@ static int run_checked_ex(const prog_t *p, const char *mode, const char *gpuft_c
   const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "SIMCUDA_STATS=1", mode,
                        gpuft_check ? "LD_PRELOAD=" GPUFT_LIB : "LD_PRELOAD", chk, NULL};
   if (proc_run(p->argv, env, 100, r) != 0) return -1;
-  *checked = stat_of(r->err, "analysis_places_checked");
-  *violations = stat_of(r->err, "analysis_violations");
-  *interpreted = stat_of(r->err, "kernels_interpreted");
+  *checked = sim_stat(r->err, "analysis_places_checked");
+  *violations = sim_stat(r->err, "analysis_violations");
+  *interpreted = sim_stat(r->err, "kernels_interpreted");
   return 0;
 }
 
@@ -96,7 +89,7 @@ static int no_unwritten_store(const prog_t *progs, size_t n) {
       ASSERT_EQ(run_checked_ex(&progs[i], "SIMCUDA_CHECK_ACCESS=1", checks[c], &checked, &violations,
                                &interpreted, &r), 0);
       if (r.status != 0) FT_FAIL_("%s under gpuft exited %d\n%s%s", progs[i].name, r.status, r.out, r.err);
-      uint64_t shim = stat_of(r.err, "shim_violations"), declared = stat_of(r.err, "shim_launches_checked");
+      uint64_t shim = sim_stat(r.err, "shim_violations"), declared = sim_stat(r.err, "shim_launches_checked");
       if (shim || violations || strstr(r.err, "gpuft bug"))
         FT_FAIL_("%s (GPUFT_CHECK=%s): %ju stores into allocations gpuft treated as unwritten\n%s",
                  progs[i].name, checks[c], (uintmax_t)shim, r.err);

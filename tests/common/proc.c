@@ -179,3 +179,10 @@ char *read_file(const char *path) {
   if (buf) buf[len] = 0;
   return buf;
 }
+
+uint64_t sim_stat(const char *err, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *p = err ? strstr(err, pat) : NULL;
+  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}

@@ -20,6 +20,9 @@ void proc_free(proc_result_t *r);
 
 /* Value of `"key": <unsigned>` in a JSON text (first occurrence); -1 if absent. */
 int json_u64(const char *json, const char *key, uint64_t *out);
+/* A counter of the simulator's statistics line on a program's stderr
+ * (SIMCUDA_STATS=1: " key=value"), 0 when absent. */
+uint64_t sim_stat(const char *err, const char *key);
 /* Whole file into a malloc'ed NUL-terminated buffer, or NULL. */
 char *read_file(const char *path);
 

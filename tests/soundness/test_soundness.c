@@ -9,13 +9,6 @@
 #include "proc.h"
 #include "runner.h"
 
-static uint64_t stat_of(const char *err, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *p = strstr(err, pat);
-  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
 /* The case names (adversarial --list), into names[]; returns how many. */
 static int list_cases(char names[][32], int cap) {
   const char *argv[] = {EXE_ADVERSARIAL, "--list", NULL};
@@ -71,10 +64,10 @@ static int run_case(const char *name, const char *gpuft, const char *check, cons
   memset(o, 0, sizeof *o);
   o->status = r.status;
   snprintf(o->out, sizeof o->out, "%s", r.out);
-  o->violations = stat_of(r.err, "analysis_violations");
-  o->shim_violations = stat_of(r.err, "shim_violations");
-  o->shim_checked = stat_of(r.err, "shim_launches_checked");
-  o->interpreted = stat_of(r.err, "kernels_interpreted");
+  o->violations = sim_stat(r.err, "analysis_violations");
+  o->shim_violations = sim_stat(r.err, "shim_violations");
+  o->shim_checked = sim_stat(r.err, "shim_launches_checked");
+  o->interpreted = sim_stat(r.err, "kernels_interpreted");
   if (r.status != 0 || (gpuft && o->shim_violations) || o->violations)
     fprintf(stderr, "--- %s under %s:\n%s%s", name, gpuft ? gpuft : "native", r.out, r.err);
   proc_free(&r);

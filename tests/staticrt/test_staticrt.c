@@ -8,13 +8,6 @@
 #include "proc.h"
 #include "runner.h"
 
-static uint64_t stat_of(const char *err, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char *p = strstr(err, pat);
-  return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
 TEST_IMPL(runs_on_interpreter) {
   if (!*STATIC_APP) return TEST_SKIPF("static_app not built (no nvcc)");
   const char *argv[] = {STATIC_APP, NULL};
@@ -26,8 +19,8 @@ TEST_IMPL(runs_on_interpreter) {
     FT_FAIL_("static_app exited %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out, r.err);
   ASSERT(strstr(r.out, "runtime 13000"));
   /* two kernels, two rounds (a device reset between them), all interpreted */
-  ASSERT_EQ(stat_of(r.err, "kernels_interpreted"), 4u);
-  ASSERT(stat_of(r.err, "kernel_bytes_stored") > 0);
+  ASSERT_EQ(sim_stat(r.err, "kernels_interpreted"), 4u);
+  ASSERT(sim_stat(r.err, "kernel_bytes_stored") > 0);
   ASSERT(!strstr(r.err, "does not emulate"));
   proc_free(&r);
   return TEST_OK;
@@ -109,7 +102,7 @@ TEST_IMPL(samples_linked_statically) {
                          NULL};
     proc_result_t r;
     ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
-    if (r.status != 0 || !strstr(r.out, "PASSED") || !stat_of(r.err, "kernels_interpreted"))
+    if (r.status != 0 || !strstr(r.out, "PASSED") || !sim_stat(r.err, "kernels_interpreted"))
       FT_FAIL_("%s exited %d\nstdout:\n%s\nstderr:\n%s", paths[i], r.status, r.out, r.err);
     proc_free(&r);
     char rep[128], env_rep[160];
