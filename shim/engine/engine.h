@@ -56,8 +56,8 @@ typedef struct ft_alloc_s {
   int busy;               /* a copy into it is being enqueued in pieces */
   struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
   int freeing;               /* a free of it is under way: no new snapshot copy of it */
-  /* pointers its checkpoint holds (reach.c), for kernels that load pointers */
-  uint64_t mirror_gen;       /* bumped by every upload into the checkpoint */
+  /* pointers its content holds (reach.c), for kernels that load pointers */
+  uint64_t content_gen;      /* bumped by every write gpuft sees (ft_content_changed, uploads) */
   uint64_t ptr_gen, ptr_reg_gen; /* what ptrs was computed from */
   CUdeviceptr *ptrs;
   size_t nptrs;
@@ -70,6 +70,13 @@ enum {
   FT_RP_SHADOW,    /* a device copy (verified while copied) */
   FT_RP_LOST       /* written, but no restore point could be taken */
 };
+
+/* Something wrote `a` on the device: its checkpoint no longer equals its content,
+ * and what was found in that content is stale. */
+static inline void ft_content_changed(ft_alloc_t *a) {
+  a->mirror_valid = 0;
+  a->content_gen++;
+}
 
 /* The checkpoint holds the data, then (128-byte aligned) the code. */
 static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return ft_blocks_bytes(a->size); }
@@ -456,6 +463,7 @@ typedef struct {
   uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
   uint64_t kernels_facts_other_arch; /* facts from PTX of another architecture than the device's */
   uint64_t launches_reach_scan, launches_reach_all, launches_reach_params, reach_bytes_scanned;
+  uint64_t reach_bytes_read_back; /* device-written buffers read back for a pointer scan */
   /* snapshots (snapshot.c) */
   uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
       snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,

@@ -81,12 +81,38 @@ static int scan_params(set_t *s, const uint8_t *buf, size_t len) {
   return 0;
 }
 
-/* The pointers a buffer holds, from its host checkpoint (every 4-byte aligned 8
- * bytes), cached while neither the checkpoint nor the registry changed. -1: no
- * checkpoint that equals the device content. */
-static int scan_buffer(set_t *s, ft_alloc_t *a) {
-  if (!a->mirror || !a->mirror_valid || a->state == FT_ST_UNPROT) return -1;
-  if (a->ptr_gen != a->mirror_gen || a->ptr_reg_gen != ft_reg_generation()) {
+/* A buffer the device wrote and the host has seen complete, small enough to be
+ * read back for a scan (a pointer table built by a kernel). */
+#define COPY_MAX (64 << 10)
+
+/* The bytes a scan of `a` reads: its checkpoint when that equals its content;
+ * else, for a small buffer every use of which the host has seen complete, a copy
+ * read back on gpuft's own stream (ordered after nothing of the program's: the
+ * host already saw its writers finish). NULL: neither (*tmp to free otherwise). */
+static const uint8_t *content_of(const ft_dev_t *d, ft_alloc_t *a, uint8_t **tmp) {
+  *tmp = NULL;
+  if (a->mirror && a->mirror_valid) return a->mirror;
+  if (a->size > COPY_MAX || a->busy || !d->stream || !ft_rest_seen_done(a)) return NULL;
+  if (!(*tmp = malloc(a->size))) return NULL;
+  if (ft_real.cuMemcpyDtoHAsync_v2(*tmp, a->base, a->size, d->stream) != CUDA_SUCCESS ||
+      ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS) {
+    free(*tmp);
+    *tmp = NULL;
+    return NULL;
+  }
+  __atomic_fetch_add(&ft_st.reach_bytes_read_back, a->size, __ATOMIC_RELAXED);
+  return *tmp;
+}
+
+/* The pointers a buffer holds (every 4-byte aligned 8 bytes of its content),
+ * cached while neither its content nor the registry changed. -1: its content
+ * cannot be read (no checkpoint equal to it, not small or not finished). */
+static int scan_buffer(set_t *s, const ft_dev_t *d, ft_alloc_t *a) {
+  if (a->state == FT_ST_UNPROT) return -1;
+  if (a->ptr_gen != a->content_gen || a->ptr_reg_gen != ft_reg_generation()) {
+    uint8_t *tmp;
+    const uint8_t *bytes = content_of(d, a, &tmp);
+    if (!bytes) return -1;
     free(a->ptrs);
     a->ptrs = NULL;
     a->nptrs = 0;
@@ -94,7 +120,7 @@ static int scan_buffer(set_t *s, ft_alloc_t *a) {
     __atomic_fetch_add(&ft_st.reach_bytes_scanned, a->size, __ATOMIC_RELAXED);
     for (size_t off = 0; off + 8 <= a->size; off += 4) {
       uint64_t v;
-      memcpy(&v, a->mirror + off, 8);
+      memcpy(&v, bytes + off, 8);
       ft_alloc_t *near[2];
       if (!ft_reach_near((CUdeviceptr)v, near)) continue;
       if (a->nptrs == cap) {
@@ -104,22 +130,21 @@ static int scan_buffer(set_t *s, ft_alloc_t *a) {
           free(a->ptrs);
           a->ptrs = NULL;
           a->nptrs = 0;
+          free(tmp);
           return -1;
         }
         a->ptrs = g;
       }
       a->ptrs[a->nptrs++] = (CUdeviceptr)v;
     }
-    a->ptr_gen = a->mirror_gen;
+    free(tmp);
+    a->ptr_gen = a->content_gen;
     a->ptr_reg_gen = ft_reg_generation();
   }
   for (size_t i = 0; i < a->nptrs; i++) add_value(s, a->ptrs[i]);
   return 0;
 }
 
-/* Every protected allocation of the context, written. keep: the n0 entries
- * already there keep their class (a kernel without PTX: its const arguments
- * stay read, as the rule for such kernels has it, DESIGN.md 5). */
 static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
@@ -191,7 +216,7 @@ int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t 
      * (loads through pointers it loaded: lists, trees), what those point to, ... */
     int roots = s.n, deep = (fn->kflags & FT_PTX_K_PTR_CHASE) != 0;
     for (int i = 0; i < (deep ? s.n : roots) && !s.over && !all; i++)
-      if (scan_buffer(&s, s.v[i]) != 0) all = 1;
+      if (scan_buffer(&s, d, s.v[i]) != 0) all = 1;
   }
   if (all) {
     all_of_context(&s, d, !fn->facts, n);

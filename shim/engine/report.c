@@ -272,6 +272,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "launches_parameters_scanned", s->launches_reach_params);
   ft_jw_u(w, "launches_reaching_everything", s->launches_reach_all);
   ft_jw_u(w, "pointer_scan_bytes", s->reach_bytes_scanned);
+  ft_jw_u(w, "pointer_scan_bytes_read_back", s->reach_bytes_read_back);
   /* on a GPU: facts from PTX of another architecture than the device runs (an
    * assumption, docs/ptx.md "Facts for the code that really runs") */
   ft_jw_u(w, "kernels_facts_from_other_arch", s->kernels_facts_other_arch);

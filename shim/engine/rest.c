@@ -130,7 +130,7 @@ int ft_rest_done(ft_alloc_t *a) {
 void ft_rest_encode(ft_alloc_t *a, CUstream s) {
   ft_set_state(a, FT_ST_CLEAN);
   ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s); /* back to in flight if it fails */
-  a->mirror_valid = 0;
+  ft_content_changed(a);
 }
 
 void ft_rest_commit(void) {
@@ -278,7 +278,7 @@ void ft_unknown_writer_after(CUstream s) {
     if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
     ft_reencode(d, a, 0, ft_groups_of(a->size), s);
-    a->mirror_valid = 0;
+    ft_content_changed(a);
   }
   ft_unlock();
 }

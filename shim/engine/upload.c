@@ -178,7 +178,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   const uint8_t *src = src_;
   size_t end = off + n;
   FT_ASSERT(end <= a->size && n > 0);
-  a->mirror_gen++; /* what reach.c found in the checkpoint is stale */
+  a->content_gen++; /* what reach.c found in its content is stale */
   int deferred = !sync && is_pinned(src);
   if (!deferred) {
     /* As the driver does for pageable memory: the copy starts after the work
@@ -254,7 +254,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   if (r != CUDA_SUCCESS) {
     /* Part of the data may be on the device without its code. */
     if (a->state == FT_ST_CLEAN) ft_set_state(a, FT_ST_UNINIT);
-    a->mirror_valid = 0;
+    ft_content_changed(a);
     return r;
   }
   if (a->code && a->state != FT_ST_UNPROT) {
@@ -271,7 +271,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
   }
   if (mir) a->mirror_valid = whole ? 1 : a->mirror_valid;
-  a->mirror_gen++; /* a scan made while the checkpoint was being written is stale too */
+  a->content_gen++; /* a scan made while it was being written is stale too */
   /* a device re-encode changed code words the mirror does not have */
   if (mir && (off < hs || he < end || !host_enc)) a->mirror_valid = a->mirror_valid && !a->code;
   ft_st.cpu_seconds += ft_cpu_now() - t0;

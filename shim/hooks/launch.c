@@ -258,7 +258,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
         ft_rest_use(a, j, 0);
         continue;
       }
-      a->mirror_valid = 0;
+      ft_content_changed(a);
       a->written_epoch = ft_epoch;
       if (alone[i] && !epoch_mode) {
         /* the only writer: its output comes back under a code behind it */

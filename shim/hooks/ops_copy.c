@@ -261,7 +261,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
       ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
     }
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
-    da->mirror_valid = 0;
+    ft_content_changed(da);
     ft_rest_write_end(da, s);
   }
   ft_unlock();
@@ -356,7 +356,7 @@ static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CU
   if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
     if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
     ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
-    da->mirror_valid = 0;
+    ft_content_changed(da);
   }
   ft_unlock();
 }

@@ -214,7 +214,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
     else
       ft_reencode(d, a, ft_group_of(off), ft_groups_of(end), s);
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    a->mirror_valid = 0; /* the checkpoint no longer equals the content */
+    ft_content_changed(a); /* the checkpoint no longer equals the content */
     ft_rest_write_end(a, s);
   }
   ft_unlock();

@@ -172,7 +172,7 @@ static void touched(CUdeviceptr p, CUstream s) {
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT) {
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
     ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s);
-    a->mirror_valid = 0;
+    ft_content_changed(a);
   }
   ft_unlock();
 }
