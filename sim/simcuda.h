@@ -135,6 +135,8 @@ typedef struct {
    * analysis classifies READ and that pointed into an allocation, and the launches
    * that stored into an allocation only such places point into (analysis bugs). */
   uint64_t analysis_places_checked, analysis_violations;
+  /* SIMCUDA_CHECK_UB: undefined behaviour the interpreter reported (docs/simulator.md). */
+  uint64_t ub_reports;
 } simcuda_stats_t;
 typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
 typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation's traffic */

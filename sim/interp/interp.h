@@ -100,6 +100,12 @@ typedef struct {
   atomic_bool stop;         /* a block faulted: the others stop early */
   char msg[256];            /* the message of the first fault */
   atomic_uint_fast64_t insns; /* thread-instructions executed (benchmarks) */
+  /* The undefined-behaviour check (SIMCUDA_CHECK_UB): 0 off; otherwise each finding
+   * is handed to ub_report (NULL: stderr) and counted; 2 also fails the launch. */
+  int check_ub;
+  void (*ub_report)(void *ctx, const char *msg);
+  void *ub_ctx;
+  atomic_uint_fast64_t ub_reports;
 } sim_grid_t;
 
 struct sim_warp_s {
@@ -114,6 +120,12 @@ struct sim_warp_s {
   sim_block_t *blk;
   sim_xcache_t xc;
   uint64_t n_insns;
+  /* UB check: the instruction under way is an atomic (not a race); lanes of it
+   * that raced with another warp on shared memory, and that warp (reported after
+   * the instruction). */
+  bool atomic_access, race_store;
+  uint32_t race_lanes;
+  unsigned race_other;
 };
 
 struct sim_block_s {
@@ -127,13 +139,30 @@ struct sim_block_s {
   /* bar.red: the reduction over the warps that arrived. */
   uint32_t red_and, red_or, red_popc;
   bool faulted;
+  /* UB check: barrier epoch (bumped at each release) and, per shared byte, who
+   * wrote and read it in the current epoch (warp id + 1; SIM_SHADOW_MANY: several). */
+  uint32_t epoch;
+  struct sim_shadow_s *shadow;
 };
+
+typedef struct sim_shadow_s {
+  uint32_t epoch;
+  uint16_t writer, reader;
+} sim_shadow_t;
+#define SIM_SHADOW_MANY 0xffffu
 
 #define SIM_R(w, reg) ((w)->r + (size_t)(reg) * 32u)
 #define SIM_FOR_LANES(mask, l) for (uint32_t _m = (mask), l; _m && ((l = (uint32_t)__builtin_ctz(_m)), 1); _m &= _m - 1)
 
 /* Raises a fault for the whole launch: first one wins; stops the block. */
 void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* UB check (g->check_ub): reports undefined behaviour of `lanes` of the warp at its
+ * current instruction, by kernel, block, PC (and PTX line) and lanes; counted. */
+void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A kernel the simulator cannot run faithfully (a GPU would wait for lanes that
+ * diverged): fails the launch (CUDA_ERROR_NOT_SUPPORTED) naming the lanes. */
+void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what);
 
 /* Runs one block (linear block index) of a grid. */
 void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);

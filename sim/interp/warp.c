@@ -31,6 +31,32 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
   atomic_store(&g->stop, true);
 }
 
+#define SIM_CUDA_ERROR_NOT_SUPPORTED 801
+#define SIM_CUDA_ERROR_LAUNCH_FAILED 719
+
+void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) {
+  sim_block_t *b = w->blk;
+  sim_grid_t *g = b->g;
+  char what[200], msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const sim_insn_t *in = w->pc < g->prog->n_code ? &g->prog->code[w->pc] : NULL;
+  snprintf(msg, sizeof msg, "undefined behaviour: kernel %s, block (%u,%u,%u), pc %u (PTX line %u), warp %u, lanes 0x%08x: %s",
+           g->prog->name, b->ctaid[0], b->ctaid[1], b->ctaid[2], w->pc, in ? in->line : 0, w->id, lanes, what);
+  atomic_fetch_add_explicit(&g->ub_reports, 1, memory_order_relaxed);
+  if (g->ub_report) g->ub_report(g->ub_ctx, msg);
+  else fprintf(stderr, "%s\n", msg);
+  if (g->check_ub >= 2) sim_interp_fault(w, SIM_CUDA_ERROR_LAUNCH_FAILED, "%s", what);
+}
+
+void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what) {
+  const sim_insn_t *in = &w->blk->g->prog->code[w->pc];
+  sim_interp_fault(w, SIM_CUDA_ERROR_NOT_SUPPORTED, "PTX line %u: %s (lanes 0x%08x); the simulator cannot run this kernel",
+                   in->line, what, lanes);
+}
+
 /* The lanes at the lowest PC become the active set (min-PC reconvergence: for
  * the structured, in-order code nvcc emits, every lane that branched ahead waits
  * at the join point until the others arrive). */
@@ -101,10 +127,21 @@ static void barrier_arrive(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 }
 
 static void barrier_release(sim_block_t *b) {
+  b->epoch++;
   for (unsigned i = 0; i < b->n_warps; i++) {
     sim_warp_t *w = &b->warps[i];
     if (!w->at_bar) continue;
     w->at_bar = false;
+    /* Lanes that have not exited but did not arrive (diverged or predicated off):
+     * a GPU counts threads, so it would wait for them (or hang). Exited lanes count
+     * as arrived, as on GPUs since Volta. */
+    uint32_t missing = w->nlanes_mask & ~w->exited & ~w->bar_mask;
+    if (missing && b->g->check_ub) {
+      uint32_t pc = w->pc;
+      w->pc--; /* report the barrier itself */
+      sim_interp_ub(w, missing, "barrier reached by part of the block: these lanes of warp %u have not exited and did not arrive", w->id);
+      w->pc = pc;
+    }
     /* The instruction is the one just before the resumed PC. */
     const sim_insn_t *in = &b->g->prog->code[w->pc - 1];
     if (in->kind == SIM_K_BAR && in->mode >= FT_PTX_BAR_RED_POPC) {
@@ -130,6 +167,13 @@ static void run_warp(sim_warp_t *w) {
     switch ((sim_kind_op_t)in->kind) {
       case SIM_K_EXEC:
         if (m) in->exec(w, in, m);
+        if (w->race_lanes) {
+          char who[32] = "several warps";
+          if (w->race_other != UINT32_MAX) snprintf(who, sizeof who, "warp %u", w->race_other);
+          sim_interp_ub(w, w->race_lanes, "data race on shared memory: this %s and an access by %s (one of them a store) with no barrier between them",
+                        w->race_store ? "store" : "load", who);
+          w->race_lanes = 0;
+        }
         advance(w);
         break;
       case SIM_K_BRA:
@@ -166,7 +210,7 @@ typedef struct {
   size_t n;
 } sim_buf_t;
 typedef struct {
-  sim_buf_t regs, shared, local, warps;
+  sim_buf_t regs, shared, local, warps, shadow;
 } sim_tlbufs_t;
 static pthread_key_t tl_key;
 static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
@@ -178,6 +222,7 @@ static void tl_free(void *p) {
   free(t->shared.p);
   free(t->local.p);
   free(t->warps.p);
+  free(t->shadow.p);
   free(t);
 }
 static void tl_init(void) {
@@ -247,6 +292,11 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   b.shared_bytes = dyn_off + g->dyn_shared;
   sim_tlbufs_t *tl = tl_get();
   b.shared = buf_get(&tl->shared, b.shared_bytes);
+  b.epoch = 1;
+  if (g->check_ub) {
+    b.shadow = buf_get(&tl->shadow, b.shared_bytes * sizeof *b.shadow);
+    memset(b.shadow, 0, b.shared_bytes * sizeof *b.shadow);
+  }
   memset(b.shared, 0xA5, b.shared_bytes); /* shared memory starts undefined on a GPU */
   b.local = buf_get(&tl->local, p->local_bytes * b.n_threads);
   memset(b.local, 0xA5, p->local_bytes * b.n_threads);

@@ -110,6 +110,16 @@ static void run_blocks(void (*fn)(void *, uint64_t), void *arg, uint64_t n) {
   sim_pool_run(perm_block, &q, n);
 }
 
+/* SIMCUDA_CHECK_UB: one line per finding, the first 100 of the process (all counted). */
+static void ub_report(void *ctx, const char *msg) {
+  (void)ctx;
+  static atomic_uint logged;
+  SIM_COUNT(ub_reports, 1);
+  unsigned n = atomic_fetch_add(&logged, 1);
+  if (n < 100) sim_log("%s", msg);
+  else if (n == 100) sim_log("undefined behaviour: more reports are counted, not logged");
+}
+
 static void interp_run(sim_launch_t *l) {
   sim_mem_iface_t mem = {interp_find, interp_count, l};
   sim_grid_t *g = calloc(1, sizeof *g);
@@ -120,6 +130,8 @@ static void interp_run(sim_launch_t *l) {
   g->params = l->args;
   g->dyn_shared = l->shared;
   g->mem = &mem;
+  g->check_ub = sim_opt.check_ub;
+  g->ub_report = ub_report;
   SIM_COUNT(kernels_interpreted, 1);
   if (sim_opt.check_access) l->acheck = sim_acheck_begin(l);
   run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
