@@ -172,6 +172,7 @@ int sim_round_enter(unsigned rnd);
 void sim_round_leave(int old);
 sim_exec_fn sim_choose_compare(sim_insn_t *in);
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
+sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);

@@ -79,23 +79,29 @@ int main(void) {
          (unsigned long long)insns, ti, insns / ti / 1e6);
   printf("interp_bench: baseline C loop, same arithmetic: %.1f M ops/s\n", c_ops / tc / 1e6);
   printf("interp_bench: interpreter / C loop = 1 / %.1f\n", (c_ops / tc) / (insns / ti));
-  /* Blocks in parallel: same grid, same results, every core. */
+  /* Blocks in parallel: same grid, same results, every core; one core and all
+   * cores alternate, best of three each (the machine may be shared). */
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  hz_threads = ncpu < 1 ? 1 : (unsigned)ncpu;
-  memset(out, 0, N * 4);
-  t0 = now();
-  r = hz_run(ptx, "k", &l, &params, msg, sizeof msg, &insns);
-  double tp = now() - t0;
-  if (r) {
-    fprintf(stderr, "interp_bench: parallel launch failed: %s\n", msg);
-    return 1;
+  unsigned nthreads = ncpu < 1 ? 1 : (unsigned)ncpu;
+  double best1 = ti, bestp = 1e30;
+  for (int rep = 0; rep < 3; rep++) {
+    for (int par = 0; par < 2; par++) {
+      hz_threads = par ? nthreads : 1;
+      memset(out, 0, N * 4);
+      t0 = now();
+      r = hz_run(ptx, "k", &l, &params, msg, sizeof msg, &insns);
+      double t = now() - t0;
+      if (r || memcmp(out, ref, N * 4) != 0) {
+        fprintf(stderr, "interp_bench: blocks on %u threads: %s\n", hz_threads, r ? msg : "other results");
+        return 1;
+      }
+      if (par) bestp = t < bestp ? t : bestp;
+      else best1 = t < best1 ? t : best1;
+    }
   }
-  if (memcmp(out, ref, N * 4) != 0) {
-    fprintf(stderr, "interp_bench: blocks in parallel gave other results\n");
-    return 1;
-  }
-  printf("interp_bench: blocks on %u threads: %.3f s, %.1f M thread-instr/s; baseline one core %.3f s: "
-         "speed-up %.2fx\n", hz_threads, tp, insns / tp / 1e6, ti, ti / tp);
+  hz_threads = 1;
+  printf("interp_bench: blocks on %u threads: %.3f s, %.1f M thread-instr/s; baseline one thread %.3f s "
+         "(best of 3 each): speed-up %.2fx\n", nthreads, bestp, insns / bestp / 1e6, best1, best1 / bestp);
   free(out);
   free(ref);
   return 0;

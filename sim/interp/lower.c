@@ -325,6 +325,20 @@ static int find_func(const lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_
   return -1;
 }
 
+/* The instruction standing for a call to an external function the interpreter
+ * provides (guarded like the call). */
+static sim_insn_t *emit_extcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  sim_insn_t *s = emit(c);
+  s->kind = SIM_K_EXEC;
+  s->op = FT_PTX_OP_CALL;
+  s->line = in->line;
+  if (in->guard != FT_PTX_NO_REG) {
+    s->guard = (int32_t)(it->reg_base + in->guard);
+    s->guard_neg = in->guard_neg;
+  }
+  return s;
+}
+
 /* Device printf: nvcc calls the external vprintf(format, argument buffer). */
 static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
                          const ft_ptx_operand_t *args) {
@@ -346,18 +360,32 @@ static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const 
       return;
     }
   }
-  sim_insn_t *s = emit(c);
-  s->kind = SIM_K_EXEC;
-  s->op = FT_PTX_OP_CALL;
-  s->line = in->line;
-  if (in->guard != FT_PTX_NO_REG) {
-    s->guard = (int32_t)(it->reg_base + in->guard);
-    s->guard_neg = in->guard_neg;
-  }
+  sim_insn_t *s = emit_extcall(c, it, in);
   s->off = (int64_t)loc[0];
   s->target = (uint32_t)loc[1];
   s->a[3] = (uint32_t)loc[2];
   s->exec = sim_choose_printf();
+}
+
+/* Device assert: nvcc calls the external __assertfail(message, file, line,
+ * function, charSize); the local offsets of the five .param arguments go in off,
+ * target and a[1..3] (no registers: na stays 0). */
+static void emit_assertfail(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  uint64_t loc[5];
+  unsigned sp;
+  for (unsigned i = 0; i < 5; i++) {
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to __assertfail: argument %u is not a .param variable", i);
+      return;
+    }
+  }
+  sim_insn_t *s = emit_extcall(c, it, in);
+  s->off = (int64_t)loc[0];
+  s->target = (uint32_t)loc[1];
+  for (unsigned i = 2; i < 5; i++) s->a[i - 1] = (uint32_t)loc[i];
+  s->exec = sim_choose_assertfail();
 }
 
 /* call (rets), f, (args): the callee's body inlined here. */
@@ -374,6 +402,12 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
       target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
       args->kind == FT_PTX_OPD_VEC && args->count == 2) {
     emit_vprintf(c, it, in, rets, args);
+    return;
+  }
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
+    emit_assertfail(c, it, in, args);
     return;
   }
   if (fi < 0) {

@@ -1,5 +1,5 @@
-// diff_float: float arithmetic in every rounding mode (add, mul, fma, div, sqrt,
-// rcp), min/max, denormals, NaN results, and conversions (float <-> integer with
+// diff_float: float and double arithmetic in every rounding mode (add, mul, fma,
+// div, sqrt; rcp), min/max, denormals, NaN results, and conversions (float <-> integer with
 // saturation, double -> float, integer -> float, float -> half) over edge values,
 // each checked against the host's IEEE arithmetic under the same rounding mode.
 // The GPU rules encoded here: arithmetic NaN results are the canonical 0x7fffffff;
@@ -43,6 +43,21 @@ __global__ void fops(const float *a, const float *b, const float *c, const doubl
   o[37] = __float_as_uint(__uint2float_rd((unsigned)k[i]));
   o[38] = __half_as_ushort(__float2half_rn(x));
   o[39] = __float_as_uint(__half2float(__ushort_as_half((unsigned short)k[i])));
+}
+
+// Double arithmetic in the four rounding modes: x = d[i], y = d[(i * 13 + 5) % n],
+// z = (double)a[i].
+enum { DOPS = 20 };
+__global__ void dops(const double *d, const float *a, unsigned long long *r, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double x = d[i], y = d[(i * 13 + 5) % n], z = (double)a[i];
+  double f[DOPS] = {__dadd_rn(x, y), __dadd_rz(x, y), __dadd_ru(x, y), __dadd_rd(x, y),
+                    __dmul_rn(x, y), __dmul_rz(x, y), __dmul_ru(x, y), __dmul_rd(x, y),
+                    __fma_rn(x, y, z), __fma_rz(x, y, z), __fma_ru(x, y, z), __fma_rd(x, y, z),
+                    __ddiv_rn(x, y), __ddiv_rz(x, y), __ddiv_ru(x, y), __ddiv_rd(x, y),
+                    __dsqrt_rn(x), __dsqrt_rz(x), __dsqrt_ru(x), __dsqrt_rd(x)};
+  for (int j = 0; j < DOPS; j++) r[(size_t)i * DOPS + j] = __double_as_longlong(f[j]);
 }
 
 static unsigned bits(float f) {
@@ -197,6 +212,30 @@ int main() {
                (double)y, bits(y), (double)z, (double)dv, (int)kv, got, want[j]);
     }
   }
+  // ---- doubles ----
+  unsigned long long *drd;
+  CHECK(cudaMalloc(&drd, (size_t)n * DOPS * 8));
+  dops<<<(n + 127) / 128, 128>>>(dd, da, drd, n);
+  CHECK(cudaGetLastError());
+  std::vector<unsigned long long> rd((size_t)n * DOPS);
+  CHECK(cudaMemcpy(rd.data(), drd, (size_t)n * DOPS * 8, cudaMemcpyDeviceToHost));
+  static const char *dnames[4] = {"add.f64", "mul.f64", "fma.f64", "div.f64"};
+  for (int i = 0; i < n; i++) {
+    volatile double x = d[i], y = d[(i * 13 + 5) % n], z = (double)a[i];
+    for (int m = 0; m < 4; m++) {
+      fesetround(modes[m]);
+      double w[5] = {x + y, x * y, std::fma((double)x, (double)y, (double)z), x / y, std::sqrt((double)x)};
+      fesetround(FE_TONEAREST);
+      for (int q = 0; q < 5; q++) {
+        unsigned long long want = std::isnan(w[q]) ? 0x7fffffffffffffffull : 0, got = rd[(size_t)i * DOPS + q * 4 + m];
+        if (!std::isnan(w[q])) memcpy(&want, &w[q], 8);
+        if (got != want && bad++ < 25)
+          printf("%s mode %d (%a, %a, %a): got %016llx, expected %016llx\n", q < 4 ? dnames[q] : "sqrt.f64", m,
+                 (double)x, (double)y, (double)z, got, want);
+      }
+    }
+  }
+  cudaFree(drd);
   cudaFree(da);
   cudaFree(db);
   cudaFree(dc);

@@ -21,6 +21,9 @@ static int run_sample(const char *name, const char *path) {
     FT_FAIL_("%s exited %d\nstdout:\n%s\nstderr:\n%s", name, r.status, r.out, r.err);
   /* scan's kernel prints with device printf (block 0 sums 256 values of (i % 17) - 8). */
   if (strcmp(name, "scan") == 0) ASSERT(strstr(r.out, "scan: first block total -8\n"));
+  if (strcmp(name, "device_assert") == 0)
+    ASSERT(strstr(r.err, "device_assert.cu:13: void check_positive(const int *, int *, int): block: [3,0,0], "
+                         "thread: [9,0,0] Assertion `x[i] > 0` failed."));
   /* The kernels ran on the interpreter: nothing may have been refused. */
   ASSERT(!strstr(r.err, "cannot launch"));
   proc_free(&r);
@@ -43,6 +46,7 @@ SAMPLE_TEST(vote_ballot)
 SAMPLE_TEST(reduce_ballot)
 SAMPLE_TEST(diff_warp)
 SAMPLE_TEST(diff_float)
+SAMPLE_TEST(device_assert)
 
 TEST_IMPL(reduce_ballot_ub_reported) {
   if (!*SAMPLE_reduce_ballot) return TEST_SKIPF("sample reduce_ballot not built (no nvcc)");
