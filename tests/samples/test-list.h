@@ -18,6 +18,8 @@ TEST_ENTRY(diff_warp, 60)
 TEST_ENTRY(diff_float, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
+/* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
+TEST_ENTRY(occupancy, 60)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

@@ -47,6 +47,7 @@ SAMPLE_TEST(reduce_ballot)
 SAMPLE_TEST(diff_warp)
 SAMPLE_TEST(diff_float)
 SAMPLE_TEST(device_assert)
+SAMPLE_TEST(occupancy)
 
 TEST_IMPL(reduce_ballot_ub_reported) {
   if (!*SAMPLE_reduce_ballot) return TEST_SKIPF("sample reduce_ballot not built (no nvcc)");

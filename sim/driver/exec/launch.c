@@ -329,6 +329,61 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int b
   return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, f, block, dyn, 0);
 }
 
+/* The block size (a multiple of the warp) with the most resident threads per SM
+ * under the same model, the largest on a tie, as the CUDA occupancy calculator
+ * picks; minGridSize fills the 128 SMs at that occupancy. */
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGrid, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
+                                                   size_t dyn, int limit, unsigned int flags) {
+  SIM_CHECK_INIT();
+  if (!minGrid || !blockSize || limit < 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+    return CUDA_ERROR_INVALID_VALUE;
+  sim_func_t *fn;
+  CUresult r = sim_func_resolve(NULL, f, &fn);
+  if (r) return r;
+  int maxdyn = sim_func_max_dyn_shared(fn);
+  sim_obj_unref(&fn->obj);
+  int top = limit == 0 || limit > 1024 ? 1024 : limit;
+  int best_bs = 0, best_blocks = 0, best_threads = -1;
+  for (int bs = (top + 31) / 32 * 32; bs >= 32; bs -= 32) {
+    int b = bs > top ? top : bs;
+    size_t d = b2d ? b2d(b) : dyn;
+    int n = 0;
+    if (d <= (size_t)maxdyn) {
+      r = cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, b, d, flags);
+      if (r) return r;
+    }
+    if (n * b > best_threads) best_threads = n * b, best_bs = b, best_blocks = n;
+  }
+  *blockSize = best_bs;
+  *minGrid = best_blocks * 128;
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGrid, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
+                                          size_t dyn, int limit) {
+  return cuOccupancyMaxPotentialBlockSizeWithFlags(minGrid, blockSize, f, b2d, dyn, limit, 0);
+}
+
+/* The dynamic shared memory each of numBlocks resident blocks of blockSize threads
+ * may use (inverse of the shared-memory bound above, at most the function's limit). */
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dyn, CUfunction f, int numBlocks, int blockSize) {
+  SIM_CHECK_INIT();
+  if (!dyn || numBlocks <= 0 || blockSize <= 0 || blockSize > 1024) return CUDA_ERROR_INVALID_VALUE;
+  sim_func_t *fn;
+  CUresult r = sim_func_resolve(NULL, f, &fn);
+  if (r) return r;
+  size_t maxdyn = (size_t)sim_func_max_dyn_shared(fn);
+  sim_obj_unref(&fn->obj);
+  int warps = (blockSize + 31) / 32;
+  if (numBlocks > 48 / warps || numBlocks > 24) {
+    *dyn = 0; /* that many blocks cannot be resident whatever their shared memory */
+    return CUDA_SUCCESS;
+  }
+  size_t per = 102400 / (size_t)numBlocks;
+  size_t v = per > 1024 ? per - 1024 : 0;
+  *dyn = v < maxdyn ? v : maxdyn;
+  return CUDA_SUCCESS;
+}
+
 /* Deprecated, and a multi-device launch: the one simulated device reports
  * CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH = 0, so any real request
  * is CUDA_ERROR_NOT_SUPPORTED after the argument checks. */
