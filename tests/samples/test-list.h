@@ -20,6 +20,8 @@ TEST_ENTRY(diff_float, 60)
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
 TEST_ENTRY(occupancy, 60)
+/* Stream attributes set, read back, copied, refused out of range. */
+TEST_ENTRY(stream_attrs, 60)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)
