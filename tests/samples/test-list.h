@@ -22,6 +22,8 @@ TEST_ENTRY(device_assert, 60)
 TEST_ENTRY(occupancy, 60)
 /* Stream attributes set, read back, copied, refused out of range. */
 TEST_ENTRY(stream_attrs, 60)
+/* The default memory pool's attributes around stream-ordered allocations. */
+TEST_ENTRY(mempool, 60)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

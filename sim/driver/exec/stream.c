@@ -55,7 +55,10 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       op->u.cb.fn(op->u.cb.h, (CUresult)atomic_load(&ctx->sticky), op->u.cb.data);
       break;
     case SIM_OP_EVENT: sim_event_complete(op->u.event.ev, op->u.event.gen); break;
-    case SIM_OP_FREE: sim_mem_free_device(op->u.free.ptr, false); break;
+    case SIM_OP_FREE:
+      sim_pool_released(op->u.free.ptr);
+      sim_mem_free_device(op->u.free.ptr, false);
+      break;
     case SIM_OP_MEMOP: if (!dead) sim_memop_execute(&op->u.memop, ctx); break;
   }
 }
