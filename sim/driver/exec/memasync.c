@@ -56,51 +56,44 @@ static bool pool_valid(CUmemoryPool p) {
 
 /* The simulator caches no freed memory (each allocation returns to the device when
  * freed), so the reserved memory is the used memory; the release threshold and
- * reuse policies are recorded. The high watermarks can only be reset (to 0). */
-CUresult cuMemPoolSetAttribute(CUmemoryPool p, CUmemPool_attribute a, void *v) {
+ * reuse policies are recorded. The high watermarks can only be reset (to 0: the
+ * current size); the current sizes are read-only. */
+static CUresult pool_attr(CUmemoryPool p, CUmemPool_attribute a, void *v, bool set) {
   SIM_CHECK_INIT();
   if (!v || !pool_valid(p)) return CUDA_ERROR_INVALID_VALUE;
   CUresult r = CUDA_SUCCESS;
+  uint64_t *u64 = v;
   pthread_mutex_lock(&pool.mu);
   switch (a) {
     case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-      pool.reuse[a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES] = *(const int *)v != 0;
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: {
+      int *reuse = &pool.reuse[a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
+      if (set) *reuse = *(const int *)v != 0;
+      else *(int *)v = *reuse;
       break;
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: pool.threshold = *(const cuuint64_t *)v; break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-      if (*(const cuuint64_t *)v) r = CUDA_ERROR_INVALID_VALUE;
-      else pool.reserved_high = pool.used;
+    }
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+      if (set) pool.threshold = *u64;
+      else *u64 = pool.threshold;
       break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-      if (*(const cuuint64_t *)v) r = CUDA_ERROR_INVALID_VALUE;
-      else pool.used_high = pool.used;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: case CU_MEMPOOL_ATTR_USED_MEM_HIGH: {
+      uint64_t *high = a == CU_MEMPOOL_ATTR_USED_MEM_HIGH ? &pool.used_high : &pool.reserved_high;
+      if (!set) *u64 = *high;
+      else if (*u64) r = CUDA_ERROR_INVALID_VALUE;
+      else *high = pool.used;
       break;
-    default: r = CUDA_ERROR_INVALID_VALUE; break; /* the current sizes are read-only */
-  }
-  pthread_mutex_unlock(&pool.mu);
-  return r;
-}
-
-CUresult cuMemPoolGetAttribute(CUmemoryPool p, CUmemPool_attribute a, void *v) {
-  SIM_CHECK_INIT();
-  if (!v || !pool_valid(p)) return CUDA_ERROR_INVALID_VALUE;
-  CUresult r = CUDA_SUCCESS;
-  pthread_mutex_lock(&pool.mu);
-  switch (a) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-      *(int *)v = pool.reuse[a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
+    }
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+      if (set) r = CUDA_ERROR_INVALID_VALUE;
+      else *u64 = pool.used;
       break;
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)v = pool.threshold; break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)v = pool.used; break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)v = pool.reserved_high; break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)v = pool.used_high; break;
     default: r = CUDA_ERROR_INVALID_VALUE; break;
   }
   pthread_mutex_unlock(&pool.mu);
   return r;
 }
+CUresult cuMemPoolSetAttribute(CUmemoryPool p, CUmemPool_attribute a, void *v) { return pool_attr(p, a, v, true); }
+CUresult cuMemPoolGetAttribute(CUmemoryPool p, CUmemPool_attribute a, void *v) { return pool_attr(p, a, v, false); }
 
 /* Nothing freed is kept, so there is nothing to trim. */
 CUresult cuMemPoolTrimTo(CUmemoryPool p, size_t keep) {
