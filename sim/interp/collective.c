@@ -1,7 +1,8 @@
 /* collective.c: warp-collective instructions over the lanes executing them:
  * shfl.sync (up/down/bfly/idx with the c operand's clamp and segment mask, and the
  * d|p predicate destination), vote.sync (all/any/uni/ballot), activemask,
- * match.sync (any/all), redux.sync, bar.warp.sync. */
+ * match.sync (any/all), redux.sync, bar.warp.sync; their member masks checked
+ * (sync_lanes). */
 #include <stdio.h>
 #include <string.h>
 
@@ -166,10 +167,13 @@ static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   SIM_LANES(m, l, D[l] = acc);
 }
 
+/* bar.warp.sync (__syncwarp): the lanes executing it run in lockstep already. A
+ * mask naming lanes that diverged is refused like the collectives': on a GPU they
+ * may meet at another __syncwarp and exchange data through memory, while the
+ * simulator would run these lanes on before the others wrote. */
 static void warp_sync(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
-  (void)w;
-  (void)in;
-  (void)m; /* lanes of a warp already run in lockstep */
+  uint32_t mm;
+  sync_lanes(w, m, in->na > 0 ? SIM_R(w, in->a[0]) : NULL, "bar.warp.sync", &mm);
 }
 
 sim_exec_fn sim_choose_collective(sim_insn_t *in) {

@@ -74,6 +74,7 @@ TEST_IMPL(mask_naming_diverged_lanes_refused) {
       "vote.sync.ballot.b32 %r3, %p0, -1;\n",
       "match.any.sync.b32 %r3, %r1, -1;\n",
       "redux.sync.add.u32 %r3, %r1, -1;\n",
+      "bar.warp.sync -1;\n",
   };
   for (unsigned i = 0; i < sizeof ops / sizeof *ops; i++) {
     char ptx[2048];
