@@ -15,7 +15,7 @@ static inline bool sim_type_signed(unsigned t) { return t >= FT_PTX_T_S8 && t <=
 
 /* Operations the warp scheduler itself handles; everything else runs through
  * the instruction's exec function. */
-typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP } sim_kind_op_t;
+typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP, SIM_K_CALL, SIM_K_RET } sim_kind_op_t;
 
 /* Generic address windows: shared and local memory are per block/thread, so they
  * get addresses no host or device pointer can take (above the 47-bit user space). */
@@ -46,6 +46,26 @@ struct sim_insn_s {
   uint32_t line;        /* PTX source line (messages) */
 };
 
+/* Recursion: a function that calls itself (directly or not) gets one out-of-line
+ * body; a call to it (SIM_K_CALL, target = call-site index) saves the body's
+ * registers and local memory on the lane's call stack, copies the arguments in
+ * and jumps; its ret (SIM_K_RET) copies the results out, restores and returns. */
+typedef struct {
+  uint64_t from, to; /* per-thread local offsets */
+  uint32_t size;
+} sim_argcopy_t;
+typedef struct {
+  uint32_t entry;          /* pc */
+  uint32_t reg_lo, reg_hi; /* its registers (nested inlined calls included) */
+  uint64_t loc_lo, loc_hi; /* its local memory (variables, call scratch) */
+  uint64_t ploc_lo, ploc_hi; /* its parameters and results */
+} sim_body_t;
+typedef struct {
+  uint32_t body;
+  uint32_t n_args, n_rets;
+  sim_argcopy_t *args, *rets; /* caller's .param -> callee's parameter; callee's result -> caller's .param */
+} sim_callsite_t;
+
 /* A kernel ready to run. */
 typedef struct sim_kprog_s {
   char *name;
@@ -61,6 +81,9 @@ typedef struct sim_kprog_s {
   uint16_t *param_size, *param_align;
   size_t *param_off;
   size_t param_bytes;
+  sim_body_t *bodies;
+  sim_callsite_t *calls;
+  uint32_t n_bodies, n_calls;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -126,6 +149,12 @@ struct sim_warp_s {
   bool atomic_access, race_store;
   uint32_t race_lanes;
   unsigned race_other;
+  /* Real calls (recursion): each lane's call stack and depth; in_call: some lane
+   * is inside a call (the scheduler then runs the deepest lanes first). */
+  bool in_call;
+  uint32_t depth[32];
+  uint8_t *stk[32];
+  size_t stk_n[32], stk_cap[32];
 };
 
 struct sim_block_s {

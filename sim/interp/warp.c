@@ -62,10 +62,20 @@ void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what) {
  * at the join point until the others arrive). */
 static void reschedule(sim_warp_t *w) {
   uint32_t live = w->nlanes_mask & ~w->exited;
+  /* Inside real calls the deepest lanes run first: they return to the call's
+   * next instruction, where the lanes that did not call wait for them. */
+  uint32_t cand = live;
+  if (w->in_call) {
+    uint32_t maxd = 0;
+    SIM_FOR_LANES(live, l) if (w->depth[l] > maxd) maxd = w->depth[l];
+    cand = 0;
+    SIM_FOR_LANES(live, l) if (w->depth[l] == maxd) cand |= 1u << l;
+    if (!maxd) w->in_call = false;
+  }
   uint32_t min = UINT32_MAX;
-  SIM_FOR_LANES(live, l) if (w->lpc[l] < min) min = w->lpc[l];
+  SIM_FOR_LANES(cand, l) if (w->lpc[l] < min) min = w->lpc[l];
   uint32_t act = 0, wmin = UINT32_MAX;
-  SIM_FOR_LANES(live, l) {
+  SIM_FOR_LANES(cand, l) {
     if (w->lpc[l] == min) act |= 1u << l;
     else if (w->lpc[l] < wmin) wmin = w->lpc[l];
   }
@@ -109,6 +119,90 @@ static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
   uint32_t m = 0, want = in->guard_neg ? 0 : 1;
   SIM_FOR_LANES(w->active, l) if ((p[l] & 1) == want) m |= 1u << l;
   return m;
+}
+
+/* ---- real calls (recursion) ---- */
+#define SIM_STACK_MAX ((size_t)256 << 10) /* per thread: deeper recursion is a stack overflow */
+
+typedef struct {
+  uint32_t ret_pc, call;
+  uint64_t size; /* of the whole frame, this trailer included */
+} sim_frame_tail_t;
+
+static uint8_t *lane_local(sim_warp_t *w, uint32_t l) {
+  return w->blk->local + (size_t)(w->id * 32 + l) * w->blk->g->prog->local_bytes;
+}
+
+/* The call at w->pc for lanes m: each saves the body's registers and local
+ * memory (the activation a recursive caller is using), copies the arguments in
+ * and goes to the body; the other lanes go on after the call. */
+static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  const sim_kprog_t *p = w->blk->g->prog;
+  const sim_callsite_t *cs = &p->calls[in->target];
+  const sim_body_t *bd = &p->bodies[cs->body];
+  size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
+  size_t size = nreg * 8 + nloc + nploc + sizeof(sim_frame_tail_t);
+  SIM_FOR_LANES(m, l) {
+    if (w->stk_n[l] + size > SIM_STACK_MAX) {
+      w->active = 1u << l;
+      sim_interp_fault(w, SIM_CUDA_ERROR_LAUNCH_FAILED, "call stack overflow (%u calls deep, %zu bytes)", w->depth[l],
+                       w->stk_n[l]);
+      return;
+    }
+    if (w->stk_n[l] + size > w->stk_cap[l]) {
+      size_t cap = w->stk_cap[l] ? w->stk_cap[l] * 2 : 4096;
+      while (cap < w->stk_n[l] + size) cap *= 2;
+      uint8_t *s = realloc(w->stk[l], cap);
+      if (!s) abort();
+      w->stk[l] = s, w->stk_cap[l] = cap;
+    }
+    uint8_t *f = w->stk[l] + w->stk_n[l], *loc = lane_local(w, l);
+    for (size_t r = 0; r < nreg; r++) memcpy(f + r * 8, &w->r[(bd->reg_lo + r) * 32 + l], 8);
+    memcpy(f + nreg * 8, loc + bd->loc_lo, nloc);
+    memcpy(f + nreg * 8 + nloc, loc + bd->ploc_lo, nploc);
+    sim_frame_tail_t t = {w->pc + 1, in->target, size};
+    memcpy(f + size - sizeof t, &t, sizeof t);
+    w->stk_n[l] += size;
+    w->depth[l]++;
+    for (uint32_t k = 0; k < cs->n_args; k++) memmove(loc + cs->args[k].to, loc + cs->args[k].from, cs->args[k].size);
+  }
+  w->in_call = true;
+  set_pc(w, m, bd->entry);
+  set_pc(w, w->active & ~m, w->pc + 1);
+  reschedule(w);
+}
+
+/* ret of an out-of-line body for lanes m: the results out, the caller's
+ * activation back, to the instruction after each lane's call. */
+static void call_return(sim_warp_t *w, uint32_t m) {
+  const sim_kprog_t *p = w->blk->g->prog;
+  set_pc(w, w->active & ~m, w->pc + 1);
+  SIM_FOR_LANES(m, l) {
+    sim_frame_tail_t t;
+    memcpy(&t, w->stk[l] + w->stk_n[l] - sizeof t, sizeof t);
+    const sim_callsite_t *cs = &p->calls[t.call];
+    const sim_body_t *bd = &p->bodies[cs->body];
+    size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
+    uint8_t *loc = lane_local(w, l), res[256];
+    size_t o = 0;
+    for (uint32_t k = 0; k < cs->n_rets && o + cs->rets[k].size <= sizeof res; k++) {
+      memcpy(res + o, loc + cs->rets[k].from, cs->rets[k].size);
+      o += cs->rets[k].size;
+    }
+    uint8_t *f = w->stk[l] + w->stk_n[l] - t.size;
+    for (size_t r = 0; r < nreg; r++) memcpy(&w->r[(bd->reg_lo + r) * 32 + l], f + r * 8, 8);
+    memcpy(loc + bd->loc_lo, f + nreg * 8, nloc);
+    memcpy(loc + bd->ploc_lo, f + nreg * 8 + nloc, nploc);
+    w->stk_n[l] -= t.size;
+    w->depth[l]--;
+    o = 0;
+    for (uint32_t k = 0; k < cs->n_rets && o + cs->rets[k].size <= sizeof res; k++) {
+      memcpy(loc + cs->rets[k].to, res + o, cs->rets[k].size);
+      o += cs->rets[k].size;
+    }
+    w->lpc[l] = t.ret_pc;
+  }
+  reschedule(w);
 }
 
 /* bar.sync/bar.red arrival: the result of bar.red is written at release. */
@@ -198,6 +292,14 @@ static void run_warp(sim_warp_t *w) {
       case SIM_K_TRAP:
         if (m) sim_interp_fault(w, SIM_CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap");
         advance(w);
+        break;
+      case SIM_K_CALL:
+        if (m) call_enter(w, in, m);
+        else advance(w);
+        break;
+      case SIM_K_RET:
+        if (m) call_return(w, m);
+        else advance(w);
         break;
     }
   }
@@ -319,6 +421,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   uint64_t n = 0;
   for (unsigned w = 0; w < b.n_warps; w++) {
     sim_warp_t *wp = &b.warps[w];
+    for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
     n += wp->n_insns;
     if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, wp->xc.base, wp->xc.ld, wp->xc.st);
   }

@@ -24,6 +24,8 @@ TEST_ENTRY(occupancy, 60)
 TEST_ENTRY(stream_attrs, 60)
 /* The default memory pool's attributes around stream-ordered allocations. */
 TEST_ENTRY(mempool, 60)
+/* Recursive device functions on a real call stack; a runaway one fails its launch. */
+TEST_ENTRY(recursion, 60)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

@@ -50,6 +50,7 @@ SAMPLE_TEST(device_assert)
 SAMPLE_TEST(occupancy)
 SAMPLE_TEST(stream_attrs)
 SAMPLE_TEST(mempool)
+SAMPLE_TEST(recursion)
 
 TEST_IMPL(reduce_ballot_ub_reported) {
   if (!*SAMPLE_reduce_ballot) return TEST_SKIPF("sample reduce_ballot not built (no nvcc)");
