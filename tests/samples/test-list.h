@@ -16,6 +16,9 @@ TEST_ENTRY(reduce_ballot, 60)
  * arithmetic in every rounding mode, denormals, NaN, conversions (diff_float). */
 TEST_ENTRY(diff_warp, 60)
 TEST_ENTRY(diff_float, 60)
+/* Integer intrinsics (diff_int): high and 64-bit products, bit counts, permutes,
+ * funnel shifts, absolute differences, halving adds, 24-bit products, dp4a. */
+TEST_ENTRY(diff_int, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
