@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include "samples.h"
 
 enum { T = 256, B = 4, N = T * B, W = 24 };  // W results per thread
@@ -59,13 +61,21 @@ struct Acc {
   unsigned short us_cas;
   int blk_add, sys_add;
   unsigned sh_add, sh_max, sh_or;  // summed over blocks from shared atomics
+  float sh_fadd;
+  unsigned long long sh_u64;
+  double sh_dadd;
+  __half h_add;
+  __nv_bfloat16 bf_add;
 };
 
 __global__ void atomics(const unsigned *x, Acc *a) {
   __shared__ unsigned s_add, s_max, s_or;
+  __shared__ float s_f;
+  __shared__ unsigned long long s_u64;
+  __shared__ double s_d;
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned v = x[i];
-  if (threadIdx.x == 0) s_add = 0, s_max = 0, s_or = 0;
+  if (threadIdx.x == 0) s_add = 0, s_max = 0, s_or = 0, s_f = 0, s_u64 = 0, s_d = 0;
   __syncthreads();
   atomicAdd(&a->i_add, (int)(v % 1000) - 500);
   atomicMin(&a->i_min, (int)v);
@@ -104,11 +114,20 @@ __global__ void atomics(const unsigned *x, Acc *a) {
   atomicAdd(&s_add, v & 0xff);
   atomicMax(&s_max, v);
   atomicOr(&s_or, 1u << (v % 32));
+  atomicAdd(&s_f, (float)(v % 8));
+  atomicAdd(&s_u64, (unsigned long long)v << 24);
+  atomicAdd(&s_d, (double)(v % 64) * 0.25);
+  // half and bfloat16 adds: sums that every order gives exactly
+  atomicAdd(&a->h_add, __float2half(1.0f));
+  if (i < 256) atomicAdd(&a->bf_add, __float2bfloat16(0.125f));
   __syncthreads();
   if (threadIdx.x == 0) {
     atomicAdd(&a->sh_add, s_add);
     atomicMax(&a->sh_max, s_max);
     atomicOr(&a->sh_or, s_or);
+    atomicAdd(&a->sh_fadd, s_f);
+    atomicAdd(&a->sh_u64, s_u64);
+    atomicAdd(&a->sh_dadd, s_d);
   }
   a[1 + i].i_exch_sum = got;  // what came out of the exchange
 }
@@ -236,6 +255,8 @@ int main() {
   CHECK(cudaMemcpy(out.data(), da, out.size() * sizeof(Acc), cudaMemcpyDeviceToHost));
   Acc h = a0, &g = out[0];
   long long exch_in = 7, exch_out = 0;
+  double sh_f_all = 0, sh_d_all = 0;
+  unsigned long long sh_u64_all = 0;
   unsigned sh_max_all = 0, sh_or_all = 0;
   for (int i = 0; i < N; i++) {
     unsigned v = x[i];
@@ -271,6 +292,9 @@ int main() {
     h.sh_add += v & 0xff;
     sh_max_all = v > sh_max_all ? v : sh_max_all;
     sh_or_all |= 1u << (v % 32);
+    sh_f_all += (float)(v % 8);
+    sh_u64_all += (unsigned long long)v << 24;
+    sh_d_all += (double)(v % 64) * 0.25;
     exch_in += v % 100;
     exch_out += out[1 + i].i_exch_sum;
   }
@@ -304,6 +328,14 @@ int main() {
   expect("shared atomicAdd", 0, g.sh_add, h.sh_add);
   expect("shared atomicMax", 0, g.sh_max, sh_max_all);
   expect("shared atomicOr", 0, g.sh_or, sh_or_all);
+  expect("shared atomicAdd f32", 0, (unsigned long long)g.sh_fadd, (unsigned long long)sh_f_all);
+  expect("shared atomicAdd u64", 0, g.sh_u64, sh_u64_all);
+  expect("shared atomicAdd f64", 0, (unsigned long long)(g.sh_dadd * 4), (unsigned long long)(sh_d_all * 4));
+  unsigned short hb, bb;
+  memcpy(&hb, &g.h_add, 2);
+  memcpy(&bb, &g.bf_add, 2);
+  expect("atomicAdd f16 (1024 x 1.0 = 0x6400)", 0, hb, 0x6400u);
+  expect("atomicAdd bf16 (256 x 0.125 = 0x4200)", 0, bb, 0x4200u);
   expect("atomicExch (in = out + left)", 0, (unsigned long long)exch_in,
          (unsigned long long)(exch_out + g.i_exch_sum));
   cudaFree(dx);

@@ -19,6 +19,8 @@ TEST_ENTRY(diff_float, 60)
 /* Integer intrinsics (diff_int): high and 64-bit products, bit counts, permutes,
  * funnel shifts, absolute differences, halving adds, 24-bit products, dp4a. */
 TEST_ENTRY(diff_int, 60)
+/* Scalar half and bfloat16 arithmetic against exact host arithmetic (diff_half). */
+TEST_ENTRY(diff_half, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
