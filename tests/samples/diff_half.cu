@@ -1,5 +1,6 @@
-// diff_half: scalar half and bfloat16 arithmetic (__hadd, __hsub, __hmul, __hfma,
-// their _sat forms for half, __hmin/__hmax and the _nan forms, __hneg, __habs) over
+// diff_half: half and bfloat16 arithmetic (__hadd, __hsub, __hmul, __hfma, their
+// _sat forms for half, __hmin/__hmax and the _nan forms, __hneg, __habs; the paired
+// __hadd2, __hmul2, __hfma2 on half2 and bfloat162) over
 // zeros, subnormals, extremes, infinities and NaN, against the host computing each
 // result exactly in 128-bit integers and rounding it to nearest even itself. Built
 // for compute_80 (bf16 fma, f16/bf16 min/max). NaN results may be any NaN.
@@ -10,7 +11,7 @@
 #include <cuda_fp16.h>
 #include "samples.h"
 
-enum { HOPS = 13, BOPS = 9, OPS = HOPS + BOPS };
+enum { HOPS = 13, BOPS = 9, X2OPS = 10, OPS = HOPS + BOPS + X2OPS };
 
 __global__ void hops(const unsigned short *a, const unsigned short *b, const unsigned short *c, unsigned short *r,
                      int n) {
@@ -28,6 +29,19 @@ __global__ void hops(const unsigned short *a, const unsigned short *b, const uns
   __nv_bfloat16 g[BOPS] = {__hadd(bx, by), __hsub(bx, by), __hmul(bx, by), __hfma(bx, by, bz), __hmin(bx, by),
                            __hmax(bx, by), __hmin_nan(bx, by), __hneg(bx), __habs(bx)};
   for (int k = 0; k < BOPS; k++) o[HOPS + k] = __bfloat16_as_ushort(g[k]);
+  // the paired forms: {x, z} op {y, x} (op {z, y})
+  __half2 X2 = __halves2half2(x, z), Y2 = __halves2half2(y, x), Z2 = __halves2half2(z, y);
+  __half2 h2[3] = {__hadd2(X2, Y2), __hmul2(X2, Y2), __hfma2(X2, Y2, Z2)};
+  for (int k = 0; k < 3; k++) {
+    o[HOPS + BOPS + 2 * k] = __half_as_ushort(__low2half(h2[k]));
+    o[HOPS + BOPS + 2 * k + 1] = __half_as_ushort(__high2half(h2[k]));
+  }
+  __nv_bfloat162 B2x = __halves2bfloat162(bx, bz), B2y = __halves2bfloat162(by, bx), B2z = __halves2bfloat162(bz, by);
+  __nv_bfloat162 b2[2] = {__hadd2(B2x, B2y), __hfma2(B2x, B2y, B2z)};
+  for (int k = 0; k < 2; k++) {
+    o[HOPS + BOPS + 6 + 2 * k] = __bfloat16_as_ushort(__low2bfloat16(b2[k]));
+    o[HOPS + BOPS + 6 + 2 * k + 1] = __bfloat16_as_ushort(__high2bfloat16(b2[k]));
+  }
 }
 
 // ---- the host's exact arithmetic: a format with F fraction bits, exponent bias,
@@ -146,7 +160,9 @@ int main() {
   CHECK(cudaMemcpy(r.data(), dr, r.size() * 2, cudaMemcpyDeviceToHost));
   static const char *names[OPS] = {"hadd", "hsub", "hmul", "hfma", "hadd_sat", "hmul_sat", "hfma_sat", "hmin",
                                    "hmax", "hmin_nan", "hmax_nan", "hneg", "habs", "bf hadd", "bf hsub", "bf hmul",
-                                   "bf hfma", "bf hmin", "bf hmax", "bf hmin_nan", "bf hneg", "bf habs"};
+                                   "bf hfma", "bf hmin", "bf hmax", "bf hmin_nan", "bf hneg", "bf habs",
+                                   "hadd2 lo", "hadd2 hi", "hmul2 lo", "hmul2 hi", "hfma2 lo", "hfma2 hi",
+                                   "bf hadd2 lo", "bf hadd2 hi", "bf hfma2 lo", "bf hfma2 hi"};
   int bad = 0;
   for (int i = 0; i < n; i++) {
     unsigned x = a[i], y = b[i], z = c[i], bx = a[n + i], by = b[n + i], bz = c[n + i], want[OPS];
@@ -172,9 +188,19 @@ int main() {
     want[19] = minmax(BF16, bx, by, false, true);
     want[20] = bx ^ 0x8000u;
     want[21] = bx & 0x7fffu;
+    want[22] = want[0];
+    want[23] = ref(HALF, ADD, z, x, 0);
+    want[24] = want[2];
+    want[25] = ref(HALF, MUL, z, x, 0);
+    want[26] = want[3];
+    want[27] = ref(HALF, FMA, z, x, y);
+    want[28] = want[13];
+    want[29] = ref(BF16, ADD, bz, bx, 0);
+    want[30] = want[16];
+    want[31] = ref(BF16, FMA, bz, bx, by);
     for (int j = 0; j < OPS; j++) {
       unsigned got = r[(size_t)i * OPS + j];
-      const Fmt &f = j < HOPS ? HALF : BF16;
+      const Fmt &f = j < HOPS || (j >= HOPS + BOPS && j < HOPS + BOPS + 6) ? HALF : BF16;
       if (is_nan(f, want[j]) && is_nan(f, got)) continue;  // any NaN
       unsigned u = j < HOPS ? x : bx, v = j < HOPS ? y : by;
       bool mm = (j >= 7 && j <= 10) || (j >= 17 && j <= 19);
