@@ -132,8 +132,8 @@ TEST_IMPL(faults) {
   ASSERT(strstr(msg, "misaligned"));
   /* An instruction form the interpreter lacks is refused by name. */
   const char *ptx = HDR ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n"
-                        "fma.rn.f16x2 %r0, %r1, %r2, %r3;\nret;\n}\n";
+                        "bar.arrive 1, 64;\nret;\n}\n";
   r = hz_run(ptx, "k", &l, &p, msg, sizeof msg, NULL);
-  if (r != -2 || !strstr(msg, "fma")) FT_FAIL_("%d: %s", r, msg);
+  if (r != -2 || !strstr(msg, "bar.arrive")) FT_FAIL_("%d: %s", r, msg);
   return TEST_OK;
 }
