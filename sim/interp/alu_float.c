@@ -192,9 +192,8 @@ static void testp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 static bool is_bf16(const sim_insn_t *in) { return in->type == FT_PTX_T_BF16 || in->type == FT_PTX_T_BF16X2; }
 static bool is_x2(const sim_insn_t *in) { return in->type == FT_PTX_T_F16X2 || in->type == FT_PTX_T_BF16X2; }
 
-static double h_load(uint64_t v, bool bf, bool ftz) {
+double sim_half_value(uint64_t v, bool bf) {
   uint16_t h = (uint16_t)v;
-  if (ftz && !(h & 0x7c00u)) h &= 0x8000u; /* f16 subnormal input flushed */
   if (bf) {
     uint32_t u = (uint32_t)h << 16;
     float f;
@@ -204,6 +203,11 @@ static double h_load(uint64_t v, bool bf, bool ftz) {
   _Float16 x;
   memcpy(&x, &h, 2);
   return (double)x;
+}
+static double h_load(uint64_t v, bool bf, bool ftz) {
+  uint16_t h = (uint16_t)v;
+  if (ftz && !(h & 0x7c00u)) h &= 0x8000u; /* f16 subnormal input flushed */
+  return sim_half_value(h, bf);
 }
 
 static uint16_t h_store(double r, bool bf, bool ftz, bool sat) {

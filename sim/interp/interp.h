@@ -200,6 +200,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
 int sim_round_enter(unsigned rnd);
 void sim_round_leave(int old);
 sim_exec_fn sim_choose_compare(sim_insn_t *in);
+double sim_half_value(uint64_t v, bool bf); /* alu_float.c: an f16 (bf: bf16) in the low 16 bits, exactly */
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
 sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),

@@ -4,6 +4,7 @@
 // zeros, subnormals, extremes, infinities and NaN, against the host computing each
 // result exactly in 128-bit integers and rounding it to nearest even itself. Built
 // for compute_80 (bf16 fma, f16/bf16 min/max). NaN results may be any NaN.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -11,7 +12,7 @@
 #include <cuda_fp16.h>
 #include "samples.h"
 
-enum { HOPS = 13, BOPS = 9, X2OPS = 10, OPS = HOPS + BOPS + X2OPS };
+enum { HOPS = 13, BOPS = 9, X2OPS = 10, CMPS = 4, OPS = HOPS + BOPS + X2OPS + CMPS };
 
 __global__ void hops(const unsigned short *a, const unsigned short *b, const unsigned short *c, unsigned short *r,
                      int n) {
@@ -42,6 +43,14 @@ __global__ void hops(const unsigned short *a, const unsigned short *b, const uns
     o[HOPS + BOPS + 6 + 2 * k] = __bfloat16_as_ushort(__low2bfloat16(b2[k]));
     o[HOPS + BOPS + 6 + 2 * k + 1] = __bfloat16_as_ushort(__high2bfloat16(b2[k]));
   }
+  // comparisons: ordered and unordered, scalar and paired (bit 0 low, bit 1 high)
+  int c0 = OPS - CMPS;
+  o[c0] = __hlt(x, y) | __hle(x, y) << 1 | __heq(x, y) << 2 | __hne(x, y) << 3 | __hgt(x, y) << 4 |
+          __hltu(x, y) << 5 | __hneu(x, y) << 6 | __hgeu(x, y) << 7 | __hisnan(x) << 8;
+  o[c0 + 1] = __hlt(bx, by) | __hle(bx, by) << 1 | __heq(bx, by) << 2 | __hne(bx, by) << 3 |
+              __hgt(bx, by) << 4 | __hltu(bx, by) << 5 | __hneu(bx, by) << 6 | __hgeu(bx, by) << 7;
+  o[c0 + 2] = __hblt2(X2, Y2) | __hbgeu2(X2, Y2) << 1 | __hbeq2(X2, Y2) << 2;
+  o[c0 + 3] = __hblt2(B2x, B2y) | __hbgeu2(B2x, B2y) << 1 | __hbne2(B2x, B2y) << 2;
 }
 
 // ---- the host's exact arithmetic: a format with F fraction bits, exponent bias,
@@ -131,6 +140,20 @@ static unsigned minmax(const Fmt &f, unsigned a, unsigned b, bool mx, bool nanp)
   return (lt != mx) ? a : b;
 }
 
+// the comparisons of the kernel, from the values: lt le eq ne gt ltu neu geu
+static double value(const Fmt &f, unsigned v) {
+  if (is_nan(f, v)) return NAN;
+  if (is_inf(f, v)) return (v & 0x8000u) ? -INFINITY : INFINITY;
+  double x = (double)scaled(f, v) / (double)((__int128)1 << f.S);
+  return (v & 0x8000u) ? -x : x;
+}
+static unsigned cmps(const Fmt &f, unsigned a, unsigned b) {
+  double x = value(f, a), y = value(f, b);
+  bool un = x != x || y != y;
+  return (!un && x < y) | (!un && x <= y) << 1 | (!un && x == y) << 2 | (!un && x != y) << 3 | (!un && x > y) << 4 |
+         (un || x < y) << 5 | (un || x != y) << 6 | (un || x >= y) << 7;
+}
+
 int main() {
   // half: zeros, subnormals, normals across the range, the largest, infinities, NaN
   std::vector<unsigned> hv = {0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x3555, 0x3e00,
@@ -162,7 +185,8 @@ int main() {
                                    "hmax", "hmin_nan", "hmax_nan", "hneg", "habs", "bf hadd", "bf hsub", "bf hmul",
                                    "bf hfma", "bf hmin", "bf hmax", "bf hmin_nan", "bf hneg", "bf habs",
                                    "hadd2 lo", "hadd2 hi", "hmul2 lo", "hmul2 hi", "hfma2 lo", "hfma2 hi",
-                                   "bf hadd2 lo", "bf hadd2 hi", "bf hfma2 lo", "bf hfma2 hi"};
+                                   "bf hadd2 lo", "bf hadd2 hi", "bf hfma2 lo", "bf hfma2 hi",
+                                   "compare f16", "compare bf16", "compare half2 (both)", "compare bf162 (both)"};
   int bad = 0;
   for (int i = 0; i < n; i++) {
     unsigned x = a[i], y = b[i], z = c[i], bx = a[n + i], by = b[n + i], bz = c[n + i], want[OPS];
@@ -198,10 +222,18 @@ int main() {
     want[29] = ref(BF16, ADD, bz, bx, 0);
     want[30] = want[16];
     want[31] = ref(BF16, FMA, bz, bx, by);
+    int c0 = OPS - CMPS;
+    want[c0] = cmps(HALF, x, y) | (unsigned)is_nan(HALF, x) << 8;
+    want[c0 + 1] = cmps(BF16, bx, by);
+    // paired comparisons are true only when both halves are: {x, z} vs {y, x}
+    unsigned lo = cmps(HALF, x, y), hi = cmps(HALF, z, x);
+    want[c0 + 2] = (lo & hi & 1) | (lo & hi & 0x80) >> 6 | (lo & hi & 4);
+    unsigned blo = cmps(BF16, bx, by), bhi = cmps(BF16, bz, bx);
+    want[c0 + 3] = (blo & bhi & 1) | (blo & bhi & 0x80) >> 6 | (blo & bhi & 8) >> 1;
     for (int j = 0; j < OPS; j++) {
       unsigned got = r[(size_t)i * OPS + j];
       const Fmt &f = j < HOPS || (j >= HOPS + BOPS && j < HOPS + BOPS + 6) ? HALF : BF16;
-      if (is_nan(f, want[j]) && is_nan(f, got)) continue;  // any NaN
+      if (j < OPS - CMPS && is_nan(f, want[j]) && is_nan(f, got)) continue;  // any NaN
       unsigned u = j < HOPS ? x : bx, v = j < HOPS ? y : by;
       bool mm = (j >= 7 && j <= 10) || (j >= 17 && j <= 19);
       if (mm && !(u & 0x7fffu) && !(v & 0x7fffu) && !(got & 0x7fffu)) continue;  // min/max of two zeros: either
