@@ -84,7 +84,7 @@ static void shfl(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   if (w->blk->g->check_ub) {
     if (undef)
       sim_interp_ub(w, undef, "shfl.sync reads lanes that do not execute it (outside the member mask, inactive or exited): "
-                    "undefined in PTX; the simulator gives 0, as GPUs do");
+                    "undefined in PTX; the simulator gives 0, what GPUs were reported to return");
     if (outside) sim_interp_ub(w, outside, "shfl.sync reads lanes outside the reading lane's member mask");
   }
 }
