@@ -22,6 +22,15 @@ else()
   message(FATAL_ERROR "FT_TEST_TIMEOUT_SCALE=${FT_TEST_TIMEOUT_SCALE}: expected a number such as 6")
 endif()
 
+# FT_TEST_SIM_CHECK_UB (cache variable, default 0: the environment decides): 1 or 2
+# runs every test with SIMCUDA_CHECK_UB set to it (the simulator's undefined-behaviour
+# check; 2 fails a launch that has any, docs/simulator.md); programs the tests start
+# inherit it.
+set(FT_TEST_SIM_CHECK_UB "0" CACHE STRING "SIMCUDA_CHECK_UB for every test (0, 1 or 2)")
+if(NOT FT_TEST_SIM_CHECK_UB MATCHES "^[012]$")
+  message(FATAL_ERROR "FT_TEST_SIM_CHECK_UB=${FT_TEST_SIM_CHECK_UB}: expected 0, 1 or 2")
+endif()
+
 # REAL_DRIVER: the tests also run against a real driver (GPUFT_TEST_DRIVER=real, set by
 # tools/gpu-acceptance); without it they skip there with the reason.
 function(ft_add_test_runner target)
@@ -49,8 +58,12 @@ function(ft_add_test_runner target)
     set_tests_properties(${target}.${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ctest_tmo})
     # Permanent faults the tests provoke go to a fresh error history per test in the
     # build tree (tests/runner.c), never to the user's (~/.cache/gpuft, docs/gpu.md).
+    set(ub_env "")
+    if(NOT FT_TEST_SIM_CHECK_UB STREQUAL "0")
+      set(ub_env "SIMCUDA_CHECK_UB=${FT_TEST_SIM_CHECK_UB};")
+    endif()
     set_tests_properties(${target}.${name} PROPERTIES
-      ENVIRONMENT "FT_TEST_HISTORY_ROOT=${CMAKE_BINARY_DIR}/test-history;${A_ENV}")
+      ENVIRONMENT "FT_TEST_HISTORY_ROOT=${CMAKE_BINARY_DIR}/test-history;${ub_env}${A_ENV}")
   endforeach()
 endfunction()
 

@@ -138,7 +138,9 @@ typedef struct {
    * analysis classifies READ and that pointed into an allocation, and the launches
    * that stored into an allocation only such places point into (analysis bugs). */
   uint64_t analysis_places_checked, analysis_violations;
-  /* ... and with gpuft loaded: launches whose decision gpuft declared
+  /* SIMCUDA_CHECK_UB: undefined behaviour the interpreter reported (docs/simulator.md). */
+  uint64_t ub_reports;
+  /* SIMCUDA_CHECK_ACCESS=1 with gpuft loaded: launches whose decision gpuft declared
    * (simcudaDeclareUnwritten), and stores into an allocation gpuft declared it
    * would treat as unwritten by that launch (whatever the reason: facts, flags,
    * slots without a place, pointers it did not find). */

@@ -166,3 +166,34 @@ SIMRT_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *att
   *attributes = a;
   return cudaSuccess;
 }
+
+/* The device's memory pool (the simulator has the default one); cudaMemPoolAttr
+ * values are the driver's CUmemPool_attribute. */
+static cudaError_t simrt_get_pool(cudaMemPool_t *pool, int device, bool current) {
+  if (!pool) return simrt_ret(cudaErrorInvalidValue);
+  cudaError_t e = simrt_init();
+  if (e != cudaSuccess) return simrt_ret(e);
+  CUdevice cudev;
+  CUresult r = SIMRT_DCALL(DRV0, cuDeviceGet, &cudev, device);
+  if (r == CUDA_ERROR_INVALID_DEVICE || r == CUDA_ERROR_INVALID_VALUE) return simrt_ret(cudaErrorInvalidDevice);
+  if (r == CUDA_SUCCESS)
+    r = current ? SIMRT_DCALL(DRV0, cuDeviceGetMemPool, (CUmemoryPool *)pool, cudev)
+                : SIMRT_DCALL(DRV0, cuDeviceGetDefaultMemPool, (CUmemoryPool *)pool, cudev);
+  return simrt_ret_cu(r);
+}
+SIMRT_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+  return simrt_get_pool(pool, device, false);
+}
+SIMRT_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return simrt_get_pool(pool, device, true); }
+SIMRT_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value) {
+  SIMRT_NEED_CTX();
+  return simrt_ret_cu(SIMRT_DCALL(DRV0, cuMemPoolSetAttribute, (CUmemoryPool)pool, (CUmemPool_attribute)attr, value));
+}
+SIMRT_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value) {
+  SIMRT_NEED_CTX();
+  return simrt_ret_cu(SIMRT_DCALL(DRV0, cuMemPoolGetAttribute, (CUmemoryPool)pool, (CUmemPool_attribute)attr, value));
+}
+SIMRT_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
+  SIMRT_NEED_CTX();
+  return simrt_ret_cu(SIMRT_DCALL(DRV0, cuMemPoolTrimTo, (CUmemoryPool)pool, minBytesToKeep));
+}

@@ -162,3 +162,61 @@ SIMRT_API cudaError_t cudaEventDestroy(cudaEvent_t ev) {
   NEED_CTX();
   return simrt_ret_cu(SIMRT_DCALL(simrt_drv(0), cuEventDestroy, (CUevent)ev));
 }
+
+/* Stream attributes: cudaStreamAttrValue is the driver's CUstreamAttrValue (same
+ * union, same attribute numbers). */
+static cudaError_t simrt_stream_attr(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue *get,
+                                     const cudaStreamAttrValue *set, int ptds) {
+  NEED_CTX();
+  if (set)
+    return simrt_ret_cu(SIMRT_DCALL(simrt_drv(ptds), cuStreamSetAttribute, (CUstream)s, (CUstreamAttrID)id,
+                                    (const CUstreamAttrValue *)set));
+  return simrt_ret_cu(
+      SIMRT_DCALL(simrt_drv(ptds), cuStreamGetAttribute, (CUstream)s, (CUstreamAttrID)id, (CUstreamAttrValue *)get));
+}
+SIMRT_API cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue *v) {
+  if (!v) return simrt_ret(cudaErrorInvalidValue);
+  return simrt_stream_attr(s, id, v, NULL, 0);
+}
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue *);
+SIMRT_API cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue *v) {
+  if (!v) return simrt_ret(cudaErrorInvalidValue);
+  return simrt_stream_attr(s, id, v, NULL, 1);
+}
+SIMRT_API cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID id, const cudaStreamAttrValue *v) {
+  if (!v) return simrt_ret(cudaErrorInvalidValue);
+  return simrt_stream_attr(s, id, NULL, v, 0);
+}
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *);
+SIMRT_API cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID id, const cudaStreamAttrValue *v) {
+  if (!v) return simrt_ret(cudaErrorInvalidValue);
+  return simrt_stream_attr(s, id, NULL, v, 1);
+}
+static cudaError_t simrt_stream_copy_attrs(cudaStream_t dst, cudaStream_t src, int ptds) {
+  NEED_CTX();
+  return simrt_ret_cu(SIMRT_DCALL(simrt_drv(ptds), cuStreamCopyAttributes, (CUstream)dst, (CUstream)src));
+}
+SIMRT_API cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  return simrt_stream_copy_attrs(dst, src, 0);
+}
+cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t, cudaStream_t);
+SIMRT_API cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  return simrt_stream_copy_attrs(dst, src, 1);
+}
+
+static cudaError_t simrt_stream_prio(cudaStream_t s, int *p, int ptds) {
+  if (!p) return simrt_ret(cudaErrorInvalidValue);
+  NEED_CTX();
+  return simrt_ret_cu(SIMRT_DCALL(simrt_drv(ptds), cuStreamGetPriority, (CUstream)s, p));
+}
+SIMRT_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *p) { return simrt_stream_prio(s, p, 0); }
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t, int *);
+SIMRT_API cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t s, int *p) { return simrt_stream_prio(s, p, 1); }
+static cudaError_t simrt_stream_flags(cudaStream_t s, unsigned *f, int ptds) {
+  if (!f) return simrt_ret(cudaErrorInvalidValue);
+  NEED_CTX();
+  return simrt_ret_cu(SIMRT_DCALL(simrt_drv(ptds), cuStreamGetFlags, (CUstream)s, f));
+}
+SIMRT_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *f) { return simrt_stream_flags(s, f, 0); }
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t, unsigned int *);
+SIMRT_API cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t s, unsigned int *f) { return simrt_stream_flags(s, f, 1); }

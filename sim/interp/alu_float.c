@@ -185,8 +185,144 @@ static void testp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   });
 }
 
+/* ---- f16 and bf16, scalar and x2: add sub mul fma (.rn; .ftz .sat on f16), neg
+ * abs, min max. The operation runs in double rounded to odd (toward zero, the last bit set
+ * when inexact), which keeps enough bits (53 >= 11 + 2) for the final rounding to
+ * nearest even to be the correctly rounded result; NaN results are 0x7fff. ---- */
+static bool is_bf16(const sim_insn_t *in) { return in->type == FT_PTX_T_BF16 || in->type == FT_PTX_T_BF16X2; }
+static bool is_x2(const sim_insn_t *in) { return in->type == FT_PTX_T_F16X2 || in->type == FT_PTX_T_BF16X2; }
+
+double sim_half_value(uint64_t v, bool bf) {
+  uint16_t h = (uint16_t)v;
+  if (bf) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  _Float16 x;
+  memcpy(&x, &h, 2);
+  return (double)x;
+}
+static double h_load(uint64_t v, bool bf, bool ftz) {
+  uint16_t h = (uint16_t)v;
+  if (ftz && !(h & 0x7c00u)) h &= 0x8000u; /* f16 subnormal input flushed */
+  return sim_half_value(h, bf);
+}
+
+static uint16_t h_store(double r, bool bf, bool ftz, bool sat) {
+  if (sat) r = !(r > 0.0) ? 0.0 : r > 1.0 ? 1.0 : r; /* NaN and -0 give +0 */
+  if (r != r) return 0x7fff;
+  uint16_t h;
+  if (bf) {
+    int old = fegetround(); /* double -> float rounded to odd, then to nearest even */
+    fesetround(FE_TOWARDZERO);
+    feclearexcept(FE_INEXACT);
+    float f = (float)r;
+    bool inexact = fetestexcept(FE_INEXACT);
+    fesetround(old);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (inexact) u |= 1;
+    u += 0x7fffu + ((u >> 16) & 1);
+    h = (uint16_t)(u >> 16);
+  } else {
+    _Float16 x = (_Float16)r;
+    memcpy(&h, &x, 2);
+    if (ftz && !(h & 0x7c00u)) h &= 0x8000u; /* f16 subnormal result flushed */
+  }
+  return h;
+}
+
+static double round_odd(unsigned op, double a, double b, double c) {
+  int old = fegetround();
+  fesetround(FE_TOWARDZERO);
+  feclearexcept(FE_INEXACT);
+  double r = op == FT_PTX_OP_ADD ? a + b : op == FT_PTX_OP_SUB ? a - b : op == FT_PTX_OP_MUL ? a * b : fma(a, b, c);
+  bool inexact = fetestexcept(FE_INEXACT);
+  fesetround(old);
+  if (inexact && r == r && !isinf(r)) {
+    uint64_t u;
+    memcpy(&u, &r, 8);
+    u |= 1;
+    memcpy(&r, &u, 8);
+  }
+  return r;
+}
+
+/* The .f16x2/.bf16x2 forms apply the operation to both halves of the words. */
+static void arith16(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : B;
+  bool bf = is_bf16(in), ftz = in->flags & FT_PTX_F_FTZ, sat = in->flags & FT_PTX_F_SAT;
+  unsigned op = in->op == FT_PTX_OP_MAD ? FT_PTX_OP_FMA : in->op, parts = is_x2(in) ? 2 : 1;
+  SIM_LANES(m, l, {
+    uint64_t d = 0;
+    for (unsigned k = 0; k < parts; k++) {
+      unsigned s = 16 * k;
+      double r = round_odd(op, h_load(A[l] >> s, bf, ftz), h_load(B[l] >> s, bf, ftz), h_load(C[l] >> s, bf, ftz));
+      d |= (uint64_t)h_store(r, bf, ftz, sat) << s;
+    }
+    D[l] = d;
+  });
+}
+
+static void absneg16(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  bool ftz = in->flags & FT_PTX_F_FTZ && !is_bf16(in), neg = in->op == FT_PTX_OP_NEG;
+  unsigned parts = is_x2(in) ? 2 : 1;
+  SIM_LANES(m, l, {
+    uint64_t d = 0;
+    for (unsigned k = 0; k < parts; k++) {
+      uint16_t h = (uint16_t)(A[l] >> (16 * k));
+      if (ftz && !(h & 0x7c00u)) h &= 0x8000u;
+      d |= (uint64_t)(neg ? (uint16_t)(h ^ 0x8000u) : (uint16_t)(h & 0x7fffu)) << (16 * k);
+    }
+    D[l] = d;
+  });
+}
+
+/* min/max: a NaN operand yields the other one (.NaN: NaN); -0 is below +0. */
+static void minmax16(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  bool bf = is_bf16(in), ftz = in->flags & FT_PTX_F_FTZ, nanp = in->flags & FT_PTX_F_NAN;
+  bool mx = in->op == FT_PTX_OP_MAX;
+  unsigned parts = is_x2(in) ? 2 : 1;
+  SIM_LANES(m, l, {
+    uint64_t d = 0;
+    for (unsigned k = 0; k < parts; k++) {
+      unsigned s = 16 * k;
+      double a = h_load(A[l] >> s, bf, ftz), b = h_load(B[l] >> s, bf, ftz), r;
+      if (a != a || b != b) r = nanp ? NAN : (a != a ? b : a);
+      else if (a == 0 && b == 0) r = (signbit(a) != 0) == mx ? b : a;
+      else r = (a < b) != mx ? a : b;
+      d |= (uint64_t)h_store(r, bf, ftz, false) << s;
+    }
+    D[l] = d;
+  });
+}
+
+static sim_exec_fn choose16(sim_insn_t *in) {
+  bool bf = is_bf16(in);
+  if (in->rnd > FT_PTX_RND_RN) return NULL; /* only .rn exists for these */
+  if (in->flags & ~(uint32_t)(FT_PTX_F_FTZ | FT_PTX_F_SAT | FT_PTX_F_NAN)) return NULL; /* .relu, .xorsign, ... */
+  if (bf && (in->flags & (FT_PTX_F_FTZ | FT_PTX_F_SAT))) return NULL;
+  switch ((ft_ptx_opcode_t)in->op) {
+    case FT_PTX_OP_ADD: case FT_PTX_OP_SUB: case FT_PTX_OP_MUL: case FT_PTX_OP_FMA: return arith16;
+    case FT_PTX_OP_NEG: case FT_PTX_OP_ABS: return absneg16;
+    case FT_PTX_OP_MIN: case FT_PTX_OP_MAX: return in->flags & FT_PTX_F_SAT ? NULL : minmax16;
+    default: return NULL;
+  }
+}
+
 sim_exec_fn sim_choose_float(sim_insn_t *in) {
   bool f32 = in->type == FT_PTX_T_F32, f64 = in->type == FT_PTX_T_F64;
+  if ((in->type == FT_PTX_T_F16 || in->type == FT_PTX_T_BF16 || in->type == FT_PTX_T_F16X2 ||
+       in->type == FT_PTX_T_BF16X2) && in->na <= 3)
+    return choose16(in);
   if (in->op == FT_PTX_OP_TESTP) return (f32 || f64) ? testp : NULL;
   if (!f32 && !f64) return NULL;
   bool plain = !(in->flags & (FT_PTX_F_FTZ | FT_PTX_F_SAT)) && in->rnd <= FT_PTX_RND_RN;

@@ -314,6 +314,22 @@ static void g_lop3(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     D[l] = r;
   });
 }
+/* dp4a.atype.btype d, a, b, c: c plus the four products of a's and b's bytes,
+ * each extended as its type says; the sum wraps at 32 bits. (dp2a: ptx/ does not
+ * parse its .lo/.hi yet.) */
+static void g_dp4a(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  OPS4;
+  bool sa = sim_type_signed(in->type), sb = sim_type_signed(in->type2 ? in->type2 : in->type);
+  SIM_LANES(m, l, {
+    uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], d = (uint32_t)C[l];
+    for (unsigned k = 0; k < 4; k++) {
+      uint32_t x = a >> (8 * k) & 0xff, y = b >> (8 * k) & 0xff;
+      int32_t xa = sa ? (int8_t)x : (int32_t)x, yb = sb ? (int8_t)y : (int32_t)y;
+      d += (uint32_t)xa * (uint32_t)yb;
+    }
+    D[l] = d;
+  });
+}
 static void g_sad(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   OPS4;
   unsigned bits = bits_of(in->type);
@@ -437,6 +453,7 @@ sim_exec_fn sim_choose_int(sim_insn_t *in) {
     case FT_PTX_OP_SHF: return g_shf;
     case FT_PTX_OP_LOP3: return g_lop3;
     case FT_PTX_OP_SAD: return g_sad;
+    case FT_PTX_OP_DP4A: return ft_ptx_type_size(t) == 4 ? g_dp4a : NULL;
     default: return NULL;
   }
 }

@@ -1,16 +1,63 @@
 /* collective.c: warp-collective instructions over the lanes executing them:
  * shfl.sync (up/down/bfly/idx with the c operand's clamp and segment mask, and the
  * d|p predicate destination), vote.sync (all/any/uni/ballot), activemask,
- * match.sync (any/all), redux.sync, bar.warp.sync. */
+ * match.sync (any/all), redux.sync, bar.warp.sync; their member masks checked
+ * (sync_lanes). */
+#include <stdio.h>
 #include <string.h>
 
 #include "interp.h"
 
+/* A .sync collective executed by lanes m: checks the member masks MM (per lane;
+ * NULL for the pre-6.0 forms: the executing lanes). A mask naming a live lane that
+ * diverged fails the launch: a GPU would wait for that lane (perhaps at another
+ * instruction) and the simulator, which runs the lowest PC first, cannot. With the
+ * UB check, reports a lane outside its own mask, masks that differ, and mask lanes
+ * predicated off. *mask: the first executing lane's mask; false: launch failed. */
+static bool sync_lanes(sim_warp_t *w, uint32_t m, const uint64_t *MM, const char *op, uint32_t *mask) {
+  *mask = m;
+  if (!MM) return true;
+  uint32_t live = w->nlanes_mask & ~w->exited, mm0 = (uint32_t)MM[__builtin_ctz(m)];
+  uint32_t behind = 0, notself = 0, differ = 0, off = 0;
+  SIM_FOR_LANES(m, l) {
+    uint32_t mm = (uint32_t)MM[l];
+    if (mm != mm0) differ |= 1u << l;
+    if (!(mm >> l & 1)) notself |= 1u << l;
+    behind |= mm & live & ~w->active;
+    off |= mm & w->active & ~m;
+  }
+  if (behind) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: the member mask names lanes 0x%08x that diverged", op, behind);
+    sim_interp_cannot(w, m, what);
+    return false;
+  }
+  if (w->blk->g->check_ub) {
+    if (notself) sim_interp_ub(w, notself, "%s executed by lanes outside their own member mask", op);
+    if (differ) sim_interp_ub(w, differ, "%s: these lanes' member masks differ from lane %u's (0x%08x)", op,
+                              (unsigned)__builtin_ctz(m), mm0);
+    if (off) sim_interp_ub(w, off, "%s: lanes of the member mask predicated off (every non-exited lane of the mask must execute it)", op);
+  }
+  *mask = mm0;
+  return true;
+}
+
+/* shfl.sync. A source lane that does not execute the instruction (outside the
+ * member mask, predicated off, exited, or absent from a partial warp) has no value
+ * in PTX ("unpredictable"); GPUs return 0 for it, which the reduction pattern of
+ * NVIDIA's samples (a warp reduce under a ballot mask of fewer lanes) relies on,
+ * so the simulator gives 0 and the UB check reports the read. A source lane that
+ * executes it gives its value. */
 static void shfl(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]), *P = SIM_R(w, in->d[1]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
+  const uint64_t *MM = in->na > 3 ? SIM_R(w, in->a[3]) : NULL;
+  uint32_t mm;
+  if (!sync_lanes(w, m, MM, "shfl.sync", &mm)) return;
+  (void)mm; /* each reading lane's own mask decides what it may read */
   uint64_t src[32];
   memcpy(src, A, sizeof src); /* every lane reads the values before any is written */
+  uint32_t undef = 0, outside = 0;
   SIM_LANES(m, l, {
     uint32_t b = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
     uint32_t seg = (c >> 8) & 31, cv = c & 31;
@@ -24,9 +71,22 @@ static void shfl(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
       default: j = min_lane | (int)(b & ~seg); p = j <= max_lane; break;
     }
     if (!p) j = (int)l;
-    D[l] = (uint32_t)src[j & 31];
+    j &= 31;
+    if (m >> j & 1) {
+      D[l] = (uint32_t)src[j];
+      if (MM && !((uint32_t)MM[l] >> j & 1)) outside |= 1u << l;
+    } else {
+      D[l] = 0;
+      undef |= 1u << l;
+    }
     P[l] = p;
   });
+  if (w->blk->g->check_ub) {
+    if (undef)
+      sim_interp_ub(w, undef, "shfl.sync reads lanes that do not execute it (outside the member mask, inactive or exited): "
+                    "undefined in PTX; the simulator gives 0, what GPUs were reported to return");
+    if (outside) sim_interp_ub(w, outside, "shfl.sync reads lanes outside the reading lane's member mask");
+  }
 }
 
 static void vote(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
@@ -34,8 +94,9 @@ static void vote(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const uint64_t *A = SIM_R(w, in->a[0]);
   const uint64_t *MM = in->na > 1 ? SIM_R(w, in->a[1]) : NULL;
   bool neg = in->aneg & 1;
-  uint32_t lanes = m;
-  if (MM) lanes &= (uint32_t)MM[__builtin_ctz(m)];
+  uint32_t lanes;
+  if (!sync_lanes(w, m, MM, "vote.sync", &lanes)) return;
+  lanes &= m;
   uint32_t ballot = 0;
   SIM_FOR_LANES(lanes, l) if (((A[l] & 1) != 0) != neg) ballot |= 1u << l;
   uint64_t r;
@@ -61,7 +122,9 @@ static void match(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t mask = ft_ptx_type_size(in->type) == 8 ? ~0ull : 0xffffffffull;
   uint64_t v[32];
   memcpy(v, A, sizeof v);
-  uint32_t lanes = m & (uint32_t)MM[__builtin_ctz(m)];
+  uint32_t lanes;
+  if (!sync_lanes(w, m, MM, "match.sync", &lanes)) return;
+  lanes &= m;
   SIM_LANES(m, l, {
     uint32_t same = 0;
     SIM_FOR_LANES(lanes, k) if ((v[k] & mask) == (v[l] & mask)) same |= 1u << k;
@@ -78,10 +141,14 @@ static void match(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]);
+  const uint64_t *MM = in->na > 1 ? SIM_R(w, in->a[1]) : NULL;
+  uint32_t lanes;
+  if (!sync_lanes(w, m, MM, "redux.sync", &lanes)) return;
+  lanes &= m;
   bool sgn = sim_type_signed(in->type);
   uint32_t acc = in->mode == FT_PTX_ATOM_AND ? ~0u : 0;
   bool first = true;
-  SIM_FOR_LANES(m, l) {
+  SIM_FOR_LANES(lanes, l) {
     uint32_t x = (uint32_t)A[l];
     switch (in->mode) {
       case FT_PTX_ATOM_ADD: acc += x; break;
@@ -100,10 +167,13 @@ static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   SIM_LANES(m, l, D[l] = acc);
 }
 
+/* bar.warp.sync (__syncwarp): the lanes executing it run in lockstep already. A
+ * mask naming lanes that diverged is refused like the collectives': on a GPU they
+ * may meet at another __syncwarp and exchange data through memory, while the
+ * simulator would run these lanes on before the others wrote. */
 static void warp_sync(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
-  (void)w;
-  (void)in;
-  (void)m; /* lanes of a warp already run in lockstep */
+  uint32_t mm;
+  sync_lanes(w, m, in->na > 0 ? SIM_R(w, in->a[0]) : NULL, "bar.warp.sync", &mm);
 }
 
 sim_exec_fn sim_choose_collective(sim_insn_t *in) {

@@ -1,5 +1,6 @@
-/* compare.c: setp (both destinations, bool combine), set, selp, slct over integer and
- * float operands with every PTX comparison, unordered ones included. */
+/* compare.c: setp (both destinations, bool combine; f16/bf16 scalars and x2 pairs
+ * too), set, selp, slct over integer and float operands with every PTX comparison,
+ * unordered ones included. */
 #include <math.h>
 #include <string.h>
 
@@ -8,9 +9,13 @@
 static inline unsigned bits_of(unsigned t) { return ft_ptx_type_size(t) * 8; }
 
 static bool cmp_eval(unsigned cmp, unsigned type, uint64_t ua, uint64_t ub) {
-  if (type == FT_PTX_T_F32 || type == FT_PTX_T_F64) {
+  bool half = type == FT_PTX_T_F16 || type == FT_PTX_T_BF16;
+  if (type == FT_PTX_T_F32 || type == FT_PTX_T_F64 || half) {
     double a, b;
-    if (type == FT_PTX_T_F32) {
+    if (half) {
+      a = sim_half_value(ua, type == FT_PTX_T_BF16);
+      b = sim_half_value(ub, type == FT_PTX_T_BF16);
+    } else if (type == FT_PTX_T_F32) {
       float fa, fb;
       uint32_t x = (uint32_t)ua, y = (uint32_t)ub;
       memcpy(&fa, &x, 4);
@@ -77,14 +82,37 @@ static inline bool combine(unsigned op, bool x, bool c) {
   }
 }
 
+/* .ftz on f16 compares: subnormal halves count as zero. */
+static inline uint64_t flush16(uint64_t v, bool ftz) {
+  uint16_t h = (uint16_t)v;
+  return (ftz && !(h & 0x7c00u)) ? (h & 0x8000u) : h;
+}
+
+/* setp.cmp[.bool].f16x2/.bf16x2 p|q, a, b[, {!}c]: p compares the low halves, q
+ * the high halves, each combined with c. */
+static void setp_x2(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : NULL;
+  bool cneg = in->aneg & 4, ftz = (in->flags & FT_PTX_F_FTZ) && in->type == FT_PTX_T_F16X2;
+  unsigned t = in->type == FT_PTX_T_F16X2 ? FT_PTX_T_F16 : FT_PTX_T_BF16;
+  SIM_LANES(m, l, {
+    bool c = C ? ((C[l] & 1) != 0) != cneg : false;
+    P[l] = combine(in->boolop, cmp_eval(in->cmp, t, flush16(A[l], ftz), flush16(B[l], ftz)), c);
+    Q[l] = combine(in->boolop, cmp_eval(in->cmp, t, flush16(A[l] >> 16, ftz), flush16(B[l] >> 16, ftz)), c);
+  });
+}
+
 /* setp.cmp[.bool].type p[|q], a, b[, {!}c]; d[1] is a sink register when absent. */
 static void setp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
   const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : NULL;
   bool cneg = in->aneg & 4, ftz = (in->flags & FT_PTX_F_FTZ) && in->type == FT_PTX_T_F32;
+  bool ftz16 = (in->flags & FT_PTX_F_FTZ) && in->type == FT_PTX_T_F16;
   SIM_LANES(m, l, {
-    bool x = cmp_eval(in->cmp, in->type, flush32(A[l], ftz), flush32(B[l], ftz));
+    bool x = ftz16 ? cmp_eval(in->cmp, in->type, flush16(A[l], true), flush16(B[l], true))
+                   : cmp_eval(in->cmp, in->type, flush32(A[l], ftz), flush32(B[l], ftz));
     bool c = C ? ((C[l] & 1) != 0) != cneg : false;
     P[l] = combine(in->boolop, x, c);
     Q[l] = combine(in->boolop, !x, c);
@@ -122,6 +150,30 @@ static void set(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   });
 }
 
+/* set with a half-precision source: scalar, or per half for .f16x2/.bf16x2 (each
+ * result half then 0xffff for an integer destination). True is all ones for an
+ * integer destination, 1.0 in the destination's float format otherwise. */
+static void set16(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  uint64_t *D = SIM_R(w, in->d[0]);
+  const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
+  const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : NULL;
+  unsigned st = in->type2, dt = in->type;
+  bool x2 = st == FT_PTX_T_F16X2 || st == FT_PTX_T_BF16X2;
+  unsigned t = st == FT_PTX_T_F16 || st == FT_PTX_T_F16X2 ? FT_PTX_T_F16 : FT_PTX_T_BF16;
+  bool cneg = in->aneg & 4, ftz = (in->flags & FT_PTX_F_FTZ) && t == FT_PTX_T_F16;
+  uint64_t one = dt == FT_PTX_T_F32 ? 0x3f800000u : dt == FT_PTX_T_F16 || dt == FT_PTX_T_F16X2 ? 0x3c00u
+               : dt == FT_PTX_T_BF16 || dt == FT_PTX_T_BF16X2 ? 0x3f80u : x2 ? 0xffffu : 0xffffffffu;
+  SIM_LANES(m, l, {
+    bool c = C ? ((C[l] & 1) != 0) != cneg : false;
+    uint64_t d = 0;
+    for (unsigned k = 0; k < (x2 ? 2u : 1u); k++) {
+      bool x = cmp_eval(in->cmp, t, flush16(A[l] >> (16 * k), ftz), flush16(B[l] >> (16 * k), ftz));
+      if (combine(in->boolop, x, c)) d |= one << (16 * k);
+    }
+    D[l] = d;
+  });
+}
+
 static void selp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
@@ -152,9 +204,7 @@ static void slct(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 sim_exec_fn sim_choose_compare(sim_insn_t *in) {
   switch ((ft_ptx_opcode_t)in->op) {
     case FT_PTX_OP_SETP: {
-      if (in->type == FT_PTX_T_F16 || in->type == FT_PTX_T_BF16 || in->type == FT_PTX_T_F16X2 ||
-          in->type == FT_PTX_T_BF16X2)
-        return NULL;
+      if (in->type == FT_PTX_T_F16X2 || in->type == FT_PTX_T_BF16X2) return setp_x2;
       bool s = in->type == FT_PTX_T_S32, u = in->type == FT_PTX_T_U32 || in->type == FT_PTX_T_B32;
       if (!in->boolop && (s || u)) {
         switch (in->cmp) {
@@ -174,8 +224,15 @@ sim_exec_fn sim_choose_compare(sim_insn_t *in) {
       return setp;
     }
     case FT_PTX_OP_SET:
-      if (in->type2 == FT_PTX_T_F16 || in->type2 == FT_PTX_T_BF16) return NULL;
+    {
+      unsigned st = in->type2, dt = in->type;
+      bool h = st == FT_PTX_T_F16 || st == FT_PTX_T_BF16, h2 = st == FT_PTX_T_F16X2 || st == FT_PTX_T_BF16X2;
+      bool dint = dt == FT_PTX_T_U32 || dt == FT_PTX_T_S32 || dt == FT_PTX_T_B32;
+      if (h) return dint || dt == FT_PTX_T_F32 || dt == FT_PTX_T_F16 || dt == FT_PTX_T_BF16 ? set16 : NULL;
+      if (h2) return dint || dt == FT_PTX_T_F16X2 || dt == FT_PTX_T_BF16X2 ? set16 : NULL;
+      if (dt == FT_PTX_T_F16 || dt == FT_PTX_T_BF16 || dt == FT_PTX_T_F16X2 || dt == FT_PTX_T_BF16X2) return NULL;
       return set;
+    }
     case FT_PTX_OP_SELP: return selp;
     case FT_PTX_OP_SLCT: return slct;
     default: return NULL;

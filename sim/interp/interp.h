@@ -15,7 +15,7 @@ static inline bool sim_type_signed(unsigned t) { return t >= FT_PTX_T_S8 && t <=
 
 /* Operations the warp scheduler itself handles; everything else runs through
  * the instruction's exec function. */
-typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP } sim_kind_op_t;
+typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP, SIM_K_CALL, SIM_K_RET } sim_kind_op_t;
 
 /* Generic address windows: shared and local memory are per block/thread, so they
  * get addresses no host or device pointer can take (above the 47-bit user space). */
@@ -46,6 +46,26 @@ struct sim_insn_s {
   uint32_t line;        /* PTX source line (messages) */
 };
 
+/* Recursion: a function that calls itself (directly or not) gets one out-of-line
+ * body; a call to it (SIM_K_CALL, target = call-site index) saves the body's
+ * registers and local memory on the lane's call stack, copies the arguments in
+ * and jumps; its ret (SIM_K_RET) copies the results out, restores and returns. */
+typedef struct {
+  uint64_t from, to; /* per-thread local offsets */
+  uint32_t size;
+} sim_argcopy_t;
+typedef struct {
+  uint32_t entry;          /* pc */
+  uint32_t reg_lo, reg_hi; /* its registers (nested inlined calls included) */
+  uint64_t loc_lo, loc_hi; /* its local memory (variables, call scratch) */
+  uint64_t ploc_lo, ploc_hi; /* its parameters and results */
+} sim_body_t;
+typedef struct {
+  uint32_t body;
+  uint32_t n_args, n_rets;
+  sim_argcopy_t *args, *rets; /* caller's .param -> callee's parameter; callee's result -> caller's .param */
+} sim_callsite_t;
+
 /* A kernel ready to run. */
 typedef struct sim_kprog_s {
   char *name;
@@ -61,6 +81,9 @@ typedef struct sim_kprog_s {
   uint16_t *param_size, *param_align;
   size_t *param_off;
   size_t param_bytes;
+  sim_body_t *bodies;
+  sim_callsite_t *calls;
+  uint32_t n_bodies, n_calls;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -100,6 +123,12 @@ typedef struct {
   atomic_bool stop;         /* a block faulted: the others stop early */
   char msg[256];            /* the message of the first fault */
   atomic_uint_fast64_t insns; /* thread-instructions executed (benchmarks) */
+  /* The undefined-behaviour check (SIMCUDA_CHECK_UB): 0 off; otherwise each finding
+   * is handed to ub_report (NULL: stderr) and counted; 2 also fails the launch. */
+  int check_ub;
+  void (*ub_report)(void *ctx, const char *msg);
+  void *ub_ctx;
+  atomic_uint_fast64_t ub_reports;
 } sim_grid_t;
 
 struct sim_warp_s {
@@ -114,6 +143,18 @@ struct sim_warp_s {
   sim_block_t *blk;
   sim_xcache_t xc;
   uint64_t n_insns;
+  /* UB check: the instruction under way is an atomic (not a race); lanes of it
+   * that raced with another warp on shared memory, and that warp (reported after
+   * the instruction). */
+  bool atomic_access, race_store;
+  uint32_t race_lanes;
+  unsigned race_other;
+  /* Real calls (recursion): each lane's call stack and depth; in_call: some lane
+   * is inside a call (the scheduler then runs the deepest lanes first). */
+  bool in_call;
+  uint32_t depth[32];
+  uint8_t *stk[32];
+  size_t stk_n[32], stk_cap[32];
 };
 
 struct sim_block_s {
@@ -127,13 +168,30 @@ struct sim_block_s {
   /* bar.red: the reduction over the warps that arrived. */
   uint32_t red_and, red_or, red_popc;
   bool faulted;
+  /* UB check: barrier epoch (bumped at each release) and, per shared byte, who
+   * wrote and read it in the current epoch (warp id + 1; SIM_SHADOW_MANY: several). */
+  uint32_t epoch;
+  struct sim_shadow_s *shadow;
 };
+
+typedef struct sim_shadow_s {
+  uint32_t epoch;
+  uint16_t writer, reader;
+} sim_shadow_t;
+#define SIM_SHADOW_MANY 0xffffu
 
 #define SIM_R(w, reg) ((w)->r + (size_t)(reg) * 32u)
 #define SIM_FOR_LANES(mask, l) for (uint32_t _m = (mask), l; _m && ((l = (uint32_t)__builtin_ctz(_m)), 1); _m &= _m - 1)
 
 /* Raises a fault for the whole launch: first one wins; stops the block. */
 void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* UB check (g->check_ub): reports undefined behaviour of `lanes` of the warp at its
+ * current instruction, by kernel, block, PC (and PTX line) and lanes; counted. */
+void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A kernel the simulator cannot run faithfully (a GPU would wait for lanes that
+ * diverged): fails the launch (CUDA_ERROR_NOT_SUPPORTED) naming the lanes. */
+void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what);
 
 /* Runs one block (linear block index) of a grid. */
 void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
@@ -142,7 +200,9 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
 int sim_round_enter(unsigned rnd);
 void sim_round_leave(int old);
 sim_exec_fn sim_choose_compare(sim_insn_t *in);
+double sim_half_value(uint64_t v, bool bf); /* alu_float.c: an f16 (bf: bf16) in the low 16 bits, exactly */
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
+sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);

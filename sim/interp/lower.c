@@ -30,6 +30,16 @@ typedef struct {
   char *err;
   size_t errlen;
   bool failed;
+  /* Recursive functions: their out-of-line bodies (emitted after the kernel) and
+   * the call sites that reach them (sim_body_t, sim_callsite_t). */
+  struct {
+    const ft_ptx_function_t *fn;
+    uint64_t *param_loc, *ret_loc;
+  } *ool;
+  sim_body_t *bodies;
+  uint32_t n_ool, cap_ool;
+  sim_callsite_t *calls;
+  uint32_t n_calls, cap_calls;
 } lctx_t;
 
 /* A function being emitted: where its registers and symbols live. */
@@ -43,6 +53,8 @@ typedef struct inst_s {
   uint32_t *ret_fix;          /* pcs of ret branches to patch */
   size_t n_ret_fix;
   int depth;
+  const struct inst_s *parent; /* the instance whose call inlined this one */
+  bool ool;                    /* an out-of-line body: ret returns (SIM_K_RET) */
 } inst_t;
 
 static void fail(lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in, const char *fmt, ...)
@@ -325,6 +337,20 @@ static int find_func(const lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_
   return -1;
 }
 
+/* The instruction standing for a call to an external function the interpreter
+ * provides (guarded like the call). */
+static sim_insn_t *emit_extcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  sim_insn_t *s = emit(c);
+  s->kind = SIM_K_EXEC;
+  s->op = FT_PTX_OP_CALL;
+  s->line = in->line;
+  if (in->guard != FT_PTX_NO_REG) {
+    s->guard = (int32_t)(it->reg_base + in->guard);
+    s->guard_neg = in->guard_neg;
+  }
+  return s;
+}
+
 /* Device printf: nvcc calls the external vprintf(format, argument buffer). */
 static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
                          const ft_ptx_operand_t *args) {
@@ -346,18 +372,123 @@ static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const 
       return;
     }
   }
-  sim_insn_t *s = emit(c);
-  s->kind = SIM_K_EXEC;
-  s->op = FT_PTX_OP_CALL;
-  s->line = in->line;
-  if (in->guard != FT_PTX_NO_REG) {
-    s->guard = (int32_t)(it->reg_base + in->guard);
-    s->guard_neg = in->guard_neg;
-  }
+  sim_insn_t *s = emit_extcall(c, it, in);
   s->off = (int64_t)loc[0];
   s->target = (uint32_t)loc[1];
   s->a[3] = (uint32_t)loc[2];
   s->exec = sim_choose_printf();
+}
+
+/* Device assert: nvcc calls the external __assertfail(message, file, line,
+ * function, charSize); the local offsets of the five .param arguments go in off,
+ * target and a[1..3] (no registers: na stays 0). */
+static void emit_assertfail(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  uint64_t loc[5];
+  unsigned sp;
+  for (unsigned i = 0; i < 5; i++) {
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to __assertfail: argument %u is not a .param variable", i);
+      return;
+    }
+  }
+  sim_insn_t *s = emit_extcall(c, it, in);
+  s->off = (int64_t)loc[0];
+  s->target = (uint32_t)loc[1];
+  for (unsigned i = 2; i < 5; i++) s->a[i - 1] = (uint32_t)loc[i];
+  s->exec = sim_choose_assertfail();
+}
+
+/* The out-of-line body of a recursive function (registered once; its parameters
+ * and results get local memory now, the rest when it is emitted). */
+static uint32_t ool_body(lctx_t *c, const ft_ptx_function_t *fn) {
+  for (uint32_t i = 0; i < c->n_ool; i++)
+    if (c->ool[i].fn == fn) return i;
+  if (c->n_ool == c->cap_ool) {
+    c->cap_ool = c->cap_ool ? c->cap_ool * 2 : 4;
+    c->ool = realloc(c->ool, c->cap_ool * sizeof *c->ool);
+    c->bodies = realloc(c->bodies, c->cap_ool * sizeof *c->bodies);
+    if (!c->ool || !c->bodies) abort();
+  }
+  uint32_t i = c->n_ool++;
+  c->ool[i].fn = fn;
+  c->ool[i].param_loc = calloc(fn->nparams + 1, sizeof(uint64_t));
+  c->ool[i].ret_loc = calloc(fn->nrets + 1, sizeof(uint64_t));
+  if (!c->ool[i].param_loc || !c->ool[i].ret_loc) abort();
+  memset(&c->bodies[i], 0, sizeof c->bodies[i]);
+  c->bodies[i].ploc_lo = c->local;
+  for (size_t k = 0; k < fn->nparams; k++) c->ool[i].param_loc[k] = local_alloc(c, fn->params[k].size, fn->params[k].align);
+  for (size_t k = 0; k < fn->nrets; k++) c->ool[i].ret_loc[k] = local_alloc(c, fn->rets[k].size, fn->rets[k].align);
+  c->bodies[i].ploc_hi = c->local;
+  return i;
+}
+
+/* A call of a function that is already being emitted up the chain (recursion): a
+ * real call (SIM_K_CALL) to its out-of-line body. */
+static void emit_real_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_function_t *callee,
+                           const ft_ptx_operand_t *rets, const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  uint32_t b = ool_body(c, callee);
+  sim_callsite_t cs = {.body = b, .n_args = (uint32_t)callee->nparams, .n_rets = (uint32_t)callee->nrets};
+  cs.args = calloc(callee->nparams + 1, sizeof *cs.args);
+  cs.rets = calloc(callee->nrets + 1, sizeof *cs.rets);
+  if (!cs.args || !cs.rets) abort();
+  uint64_t a = 0;
+  unsigned sp;
+  for (size_t i = 0; i < callee->nparams && !c->failed; i++) {
+    const ft_ptx_operand_t *ao = args->kind == FT_PTX_OPD_VEC && i < args->count ? &fn->operands[args->index + i] : NULL;
+    if (!ao || ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &a, &sp) || sp != FT_PTX_SP_LOCAL)
+      fail(c, fn, in, "call to %s: argument %zu is not a .param variable", callee->name, i);
+    cs.args[i] = (sim_argcopy_t){a, c->ool[b].param_loc[i], (uint32_t)callee->params[i].size};
+  }
+  for (size_t i = 0; i < callee->nrets && !c->failed; i++) {
+    const ft_ptx_operand_t *ro = rets->kind == FT_PTX_OPD_VEC && i < rets->count ? &fn->operands[rets->index + i] : NULL;
+    if (!ro) a = local_alloc(c, callee->rets[i].size, callee->rets[i].align); /* result ignored */
+    else if (ro->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ro->sym_kind, ro->index, &a, &sp) || sp != FT_PTX_SP_LOCAL)
+      fail(c, fn, in, "call to %s: return %zu is not a .param variable", callee->name, i);
+    cs.rets[i] = (sim_argcopy_t){c->ool[b].ret_loc[i], a, (uint32_t)callee->rets[i].size};
+  }
+  if (c->n_calls == c->cap_calls) {
+    c->cap_calls = c->cap_calls ? c->cap_calls * 2 : 8;
+    c->calls = realloc(c->calls, c->cap_calls * sizeof *c->calls);
+    if (!c->calls) abort();
+  }
+  c->calls[c->n_calls] = cs;
+  sim_insn_t *s = emit_extcall(c, it, in);
+  s->kind = SIM_K_CALL;
+  s->target = c->n_calls++;
+}
+
+/* The out-of-line bodies, after the kernel (a body may register more). */
+static void emit_bodies(lctx_t *c) {
+  for (uint32_t i = 0; i < c->n_ool && !c->failed; i++) {
+    sim_body_t *bd = &c->bodies[i];
+    bd->entry = c->n;
+    bd->reg_lo = c->n_regs;
+    bd->loc_lo = c->local;
+    inst_t b;
+    inst_init(c, &b, c->ool[i].fn, 1);
+    b.ool = true;
+    for (size_t k = 0; k < b.fn->nparams; k++) b.param_loc[k] = c->ool[i].param_loc[k];
+    for (size_t k = 0; k < b.fn->nrets; k++) b.ret_loc[k] = c->ool[i].ret_loc[k];
+    emit_func(c, &b);
+    sim_insn_t *r = emit(c); /* falling off the end returns */
+    r->kind = SIM_K_RET;
+    r->op = FT_PTX_OP_RET;
+    bd = &c->bodies[i];
+    bd->reg_hi = c->n_regs;
+    bd->loc_hi = c->local;
+    inst_free(&b);
+  }
+}
+
+static void free_ool(lctx_t *c) {
+  for (uint32_t i = 0; i < c->n_ool; i++) {
+    free(c->ool[i].param_loc);
+    free(c->ool[i].ret_loc);
+  }
+  free(c->ool);
 }
 
 /* call (rets), f, (args): the callee's body inlined here. */
@@ -376,17 +507,28 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
     emit_vprintf(c, it, in, rets, args);
     return;
   }
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
+    emit_assertfail(c, it, in, args);
+    return;
+  }
   if (fi < 0) {
     const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
                       target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
     fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
     return;
   }
+  const ft_ptx_function_t *callee = &c->mod->funcs[fi];
+  for (const inst_t *p = it; p; p = p->parent)
+    if (p->fn == callee) {
+      emit_real_call(c, it, in, callee, rets, args);
+      return;
+    }
   if (it->depth >= MAX_INLINE_DEPTH) {
-    fail(c, fn, in, "call nesting deeper than %d (recursion is not supported)", MAX_INLINE_DEPTH);
+    fail(c, fn, in, "call nesting deeper than %d", MAX_INLINE_DEPTH);
     return;
   }
-  const ft_ptx_function_t *callee = &c->mod->funcs[fi];
   uint32_t skip_pc = UINT32_MAX;
   if (in->guard != FT_PTX_NO_REG) { /* @p call: branch around the body when !p */
     sim_insn_t *b = emit(c);
@@ -399,6 +541,7 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   }
   inst_t sub;
   inst_init(c, &sub, callee, it->depth + 1);
+  sub.parent = it;
   uint64_t a;
   unsigned sp;
   for (size_t i = 0; i < callee->nparams; i++) {
@@ -501,7 +644,9 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
       s->kind = SIM_K_EXIT;
       return;
     case FT_PTX_OP_RET:
-      if (fn->is_entry) {
+      if (it->ool) {
+        s->kind = SIM_K_RET;
+      } else if (fn->is_entry) {
         s->kind = SIM_K_EXIT;
       } else {
         s->kind = SIM_K_BRA; /* to the end of the inlined body */
@@ -690,6 +835,9 @@ void sim_kprog_free(sim_kprog_t *p) {
   free(p->param_size);
   free(p->param_align);
   free(p->param_off);
+  for (uint32_t i = 0; i < p->n_calls; i++) free(p->calls[i].args), free(p->calls[i].rets);
+  free(p->calls);
+  free(p->bodies);
   free(p);
 }
 
@@ -718,11 +866,16 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
   sim_insn_t *e = emit(&c);
   e->kind = SIM_K_EXIT;
   e->op = FT_PTX_OP_EXIT;
+  emit_bodies(&c);
   inst_free(&top);
   free(c.mod_shared_off);
+  free_ool(&c);
   if (c.failed) {
     free(c.code);
     free(c.consts);
+    for (uint32_t i = 0; i < c.n_calls; i++) free(c.calls[i].args), free(c.calls[i].rets);
+    free(c.calls);
+    free(c.bodies);
     return -1;
   }
   sim_kprog_t *p = calloc(1, sizeof *p);
@@ -763,6 +916,10 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
     p->param_off[i] = entry->params[i].offset;
   }
   p->param_bytes = entry->param_bytes;
+  p->bodies = c.bodies;
+  p->n_bodies = c.n_ool;
+  p->calls = c.calls;
+  p->n_calls = c.n_calls;
   *out = p;
   return 0;
 }

@@ -1,5 +1,6 @@
 /* mem.c: ld/ldu/st (scalar and .v2/.v4, every space), atom/red (integer and
- * f32/f64 add, cas, exch, inc/dec) in global and shared memory, cvta, isspacep.
+ * f32/f64 add, f16/bf16 add, cas (also .b16), exch, inc/dec) in global and shared
+ * memory, cvta, isspacep.
  * Every access is checked: an address outside live memory or the block's shared /
  * the thread's local window faults the launch (CUDA_ERROR_ILLEGAL_ADDRESS), a
  * misaligned one too (CUDA_ERROR_MISALIGNED_ADDRESS); global bytes are counted. */
@@ -9,6 +10,31 @@
 
 #define ERR_ILLEGAL_ADDRESS 700
 #define ERR_MISALIGNED 716
+
+/* UB check: shared bytes [off, off+n) accessed by a lane of warp w. Two warps
+ * touching a byte in one barrier epoch, one of them storing, is a race a GPU can
+ * expose (the simulator runs warps one after the other between barriers).
+ * Atomics do not race with each other; lanes of one warp are not compared. */
+static void shadow_access(sim_warp_t *w, uint32_t lane, uint64_t off, unsigned n, bool store) {
+  sim_block_t *b = w->blk;
+  if (w->atomic_access) return;
+  uint16_t me = (uint16_t)(w->id + 1);
+  for (unsigned i = 0; i < n; i++) {
+    sim_shadow_t *s = &b->shadow[off + i];
+    if (s->epoch != b->epoch) *s = (sim_shadow_t){b->epoch, 0, 0};
+    unsigned other = 0;
+    if (s->writer && s->writer != me) other = s->writer;
+    else if (store && s->reader && s->reader != me) other = s->reader;
+    if (other) {
+      w->race_lanes |= 1u << lane;
+      w->race_store = store;
+      w->race_other = other == SIM_SHADOW_MANY ? UINT32_MAX : other - 1u;
+    }
+    if (store) s->writer = me;
+    else if (!s->reader) s->reader = me;
+    else if (s->reader != me) s->reader = SIM_SHADOW_MANY;
+  }
+}
 
 /* Host address of [addr, addr+n) for a lane, or NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store) {
@@ -34,7 +60,10 @@ void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t 
   const char *what = "global";
   switch (space) {
     case FT_PTX_SP_SHARED:
-      if (addr + n <= b->shared_bytes && addr + n >= addr) return b->shared + addr;
+      if (addr + n <= b->shared_bytes && addr + n >= addr) {
+        if (b->shadow) shadow_access(w, lane, addr, n, store);
+        return b->shared + addr;
+      }
       what = "shared";
       break;
     case FT_PTX_SP_LOCAL:
@@ -171,6 +200,32 @@ static uint64_t atom_apply(unsigned op, unsigned type, uint64_t old, uint64_t b,
   return old;
 }
 
+/* f16 and bf16 addition, correctly rounded (to nearest even): the sum of two of
+ * them is exact enough in f32 (24 bits >= 2 x 11 + 2) that rounding it once more
+ * gives the correctly rounded result; NaN is the canonical 0x7fff. */
+static uint16_t add_f16(uint16_t a, uint16_t b) {
+  _Float16 x, y;
+  memcpy(&x, &a, 2);
+  memcpy(&y, &b, 2);
+  float s = (float)x + (float)y;
+  if (s != s) return 0x7fff;
+  _Float16 h = (_Float16)s;
+  uint16_t u;
+  memcpy(&u, &h, 2);
+  return u;
+}
+static uint16_t add_bf16(uint16_t a, uint16_t b) {
+  uint32_t ua = (uint32_t)a << 16, ub = (uint32_t)b << 16, u;
+  float x, y;
+  memcpy(&x, &ua, 4);
+  memcpy(&y, &ub, 4);
+  float s = x + y;
+  if (s != s) return 0x7fff;
+  memcpy(&u, &s, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
 /* atom: d, [a], b[, c]; red: [a], b. Global atomics race with other blocks on
  * other host threads: a compare-and-swap loop on the host word. */
 static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
@@ -179,11 +234,18 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
   const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : B;
   uint64_t *D = red ? NULL : SIM_R(w, in->d[0]);
+  w->atomic_access = true;
   SIM_LANES(m, l, {
     void *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n, true);
     if (!p) return;
     uint64_t old;
-    if (n == 4) {
+    if (n == 2) { /* atom.cas.b16 (sm_70+), atom/red.add.noftz.f16/.bf16 */
+      uint16_t *q = p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv, b = (uint16_t)B[l];
+      do nv = in->mode == FT_PTX_ATOM_CAS ? (o == b ? (uint16_t)C[l] : o)
+              : in->type == FT_PTX_T_F16 ? add_f16(o, b) : add_bf16(o, b);
+      while (!__atomic_compare_exchange_n(q, &o, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+      old = o;
+    } else if (n == 4) {
       uint32_t *q = p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
       do nv = (uint32_t)atom_apply(in->mode, in->type, o, B[l], C[l], 4);
       while (!__atomic_compare_exchange_n(q, &o, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
@@ -201,6 +263,7 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
         A[l] + (uint64_t)in->off - SIM_WIN_SHARED >= SIM_WIN_SIZE)
       w->xc.ld += n;
   });
+  w->atomic_access = false;
 }
 
 /* cvta: shared/local offsets <-> generic window addresses; global is identity. */
@@ -245,7 +308,9 @@ sim_exec_fn sim_choose_mem(sim_insn_t *in) {
       return st;
     case FT_PTX_OP_ATOM: case FT_PTX_OP_RED: {
       unsigned n = ft_ptx_type_size(in->type);
-      if (n != 4 && n != 8) return NULL;
+      bool cas16 = n == 2 && in->mode == FT_PTX_ATOM_CAS && in->op == FT_PTX_OP_ATOM;
+      bool add16 = n == 2 && in->mode == FT_PTX_ATOM_ADD && (in->type == FT_PTX_T_F16 || in->type == FT_PTX_T_BF16);
+      if (n != 4 && n != 8 && !cas16 && !add16) return NULL;
       if (in->space != FT_PTX_SP_GLOBAL && in->space != FT_PTX_SP_SHARED && in->space != FT_PTX_SP_GENERIC)
         return NULL;
       return atom;

@@ -1,7 +1,8 @@
 /* printf.c: device printf (nvcc's call to the external vprintf): the format string
  * and the argument buffer are read through the checked memory path, formatted per
  * lane in lane order and written to stdout at once (a GPU prints at the next
- * synchronisation; the order of lines between warps is not defined there either). */
+ * synchronisation; the order of lines between warps is not defined there either);
+ * device assert (the external __assertfail): its message, then a failed launch. */
 #include <stdio.h>
 #include <string.h>
 
@@ -105,3 +106,43 @@ static void vprintf_exec(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 }
 
 sim_exec_fn sim_choose_printf(void) { return vprintf_exec; }
+
+/* Reads a string at a generic address (truncated to cap), false after a fault. */
+static bool rd_str(sim_warp_t *w, uint32_t lane, uint64_t addr, char *out, size_t cap) {
+  size_t i = 0;
+  for (; i + 1 < cap; i++) {
+    if (!rd(w, lane, addr + i, &out[i], 1)) return false;
+    if (!out[i]) return true;
+  }
+  out[i] = 0;
+  return true;
+}
+
+#define SIM_CUDA_ERROR_ASSERT 710
+
+/* Device assert: each failing lane prints what a GPU prints, then the launch fails
+ * with CUDA_ERROR_ASSERT (sticky, as on a GPU). Lowered call: off, target, a[1],
+ * a[2], a[3] = local offsets of message, file, line, function, charSize. */
+static void assertfail_exec(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  const sim_grid_t *g = w->blk->g;
+  const sim_block_t *b = w->blk;
+  uint32_t first = (uint32_t)__builtin_ctz(m);
+  char msg[256] = "", file[256] = "", func[256] = "";
+  SIM_FOR_LANES(m, l) {
+    uint64_t pm, pf, pfn;
+    uint32_t line;
+    if (!rd(w, l, SIM_WIN_LOCAL + (uint64_t)in->off, &pm, 8) || !rd(w, l, SIM_WIN_LOCAL + in->target, &pf, 8) ||
+        !rd(w, l, SIM_WIN_LOCAL + in->a[1], &line, 4) || !rd(w, l, SIM_WIN_LOCAL + in->a[2], &pfn, 8) ||
+        !rd_str(w, l, pm, msg, sizeof msg) || !rd_str(w, l, pf, file, sizeof file) ||
+        !rd_str(w, l, pfn, func, sizeof func))
+      return;
+    unsigned t = w->id * 32 + l;
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, func,
+            b->ctaid[0], b->ctaid[1], b->ctaid[2], t % g->block[0], t / g->block[0] % g->block[1],
+            t / (g->block[0] * g->block[1]), msg);
+  }
+  w->active = 1u << first; /* the fault names the first failing thread */
+  sim_interp_fault(w, SIM_CUDA_ERROR_ASSERT, "device-side assert at PTX line %u", in->line);
+}
+
+sim_exec_fn sim_choose_assertfail(void) { return assertfail_exec; }

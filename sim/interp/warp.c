@@ -31,15 +31,51 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
   atomic_store(&g->stop, true);
 }
 
+#define SIM_CUDA_ERROR_NOT_SUPPORTED 801
+#define SIM_CUDA_ERROR_LAUNCH_FAILED 719
+
+void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) {
+  sim_block_t *b = w->blk;
+  sim_grid_t *g = b->g;
+  char what[200], msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const sim_insn_t *in = w->pc < g->prog->n_code ? &g->prog->code[w->pc] : NULL;
+  snprintf(msg, sizeof msg, "undefined behaviour: kernel %s, block (%u,%u,%u), pc %u (PTX line %u), warp %u, lanes 0x%08x: %s",
+           g->prog->name, b->ctaid[0], b->ctaid[1], b->ctaid[2], w->pc, in ? in->line : 0, w->id, lanes, what);
+  atomic_fetch_add_explicit(&g->ub_reports, 1, memory_order_relaxed);
+  if (g->ub_report) g->ub_report(g->ub_ctx, msg);
+  else fprintf(stderr, "%s\n", msg);
+  if (g->check_ub >= 2) sim_interp_fault(w, SIM_CUDA_ERROR_LAUNCH_FAILED, "%s", what);
+}
+
+void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what) {
+  const sim_insn_t *in = &w->blk->g->prog->code[w->pc];
+  sim_interp_fault(w, SIM_CUDA_ERROR_NOT_SUPPORTED, "PTX line %u: %s (lanes 0x%08x); the simulator cannot run this kernel",
+                   in->line, what, lanes);
+}
+
 /* The lanes at the lowest PC become the active set (min-PC reconvergence: for
  * the structured, in-order code nvcc emits, every lane that branched ahead waits
  * at the join point until the others arrive). */
 static void reschedule(sim_warp_t *w) {
   uint32_t live = w->nlanes_mask & ~w->exited;
+  /* Inside real calls the deepest lanes run first: they return to the call's
+   * next instruction, where the lanes that did not call wait for them. */
+  uint32_t cand = live;
+  if (w->in_call) {
+    uint32_t maxd = 0;
+    SIM_FOR_LANES(live, l) if (w->depth[l] > maxd) maxd = w->depth[l];
+    cand = 0;
+    SIM_FOR_LANES(live, l) if (w->depth[l] == maxd) cand |= 1u << l;
+    if (!maxd) w->in_call = false;
+  }
   uint32_t min = UINT32_MAX;
-  SIM_FOR_LANES(live, l) if (w->lpc[l] < min) min = w->lpc[l];
+  SIM_FOR_LANES(cand, l) if (w->lpc[l] < min) min = w->lpc[l];
   uint32_t act = 0, wmin = UINT32_MAX;
-  SIM_FOR_LANES(live, l) {
+  SIM_FOR_LANES(cand, l) {
     if (w->lpc[l] == min) act |= 1u << l;
     else if (w->lpc[l] < wmin) wmin = w->lpc[l];
   }
@@ -85,6 +121,90 @@ static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
   return m;
 }
 
+/* ---- real calls (recursion) ---- */
+#define SIM_STACK_MAX ((size_t)256 << 10) /* per thread: deeper recursion is a stack overflow */
+
+typedef struct {
+  uint32_t ret_pc, call;
+  uint64_t size; /* of the whole frame, this trailer included */
+} sim_frame_tail_t;
+
+static uint8_t *lane_local(sim_warp_t *w, uint32_t l) {
+  return w->blk->local + (size_t)(w->id * 32 + l) * w->blk->g->prog->local_bytes;
+}
+
+/* The call at w->pc for lanes m: each saves the body's registers and local
+ * memory (the activation a recursive caller is using), copies the arguments in
+ * and goes to the body; the other lanes go on after the call. */
+static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  const sim_kprog_t *p = w->blk->g->prog;
+  const sim_callsite_t *cs = &p->calls[in->target];
+  const sim_body_t *bd = &p->bodies[cs->body];
+  size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
+  size_t size = nreg * 8 + nloc + nploc + sizeof(sim_frame_tail_t);
+  SIM_FOR_LANES(m, l) {
+    if (w->stk_n[l] + size > SIM_STACK_MAX) {
+      w->active = 1u << l;
+      sim_interp_fault(w, SIM_CUDA_ERROR_LAUNCH_FAILED, "call stack overflow (%u calls deep, %zu bytes)", w->depth[l],
+                       w->stk_n[l]);
+      return;
+    }
+    if (w->stk_n[l] + size > w->stk_cap[l]) {
+      size_t cap = w->stk_cap[l] ? w->stk_cap[l] * 2 : 4096;
+      while (cap < w->stk_n[l] + size) cap *= 2;
+      uint8_t *s = realloc(w->stk[l], cap);
+      if (!s) abort();
+      w->stk[l] = s, w->stk_cap[l] = cap;
+    }
+    uint8_t *f = w->stk[l] + w->stk_n[l], *loc = lane_local(w, l);
+    for (size_t r = 0; r < nreg; r++) memcpy(f + r * 8, &w->r[(bd->reg_lo + r) * 32 + l], 8);
+    memcpy(f + nreg * 8, loc + bd->loc_lo, nloc);
+    memcpy(f + nreg * 8 + nloc, loc + bd->ploc_lo, nploc);
+    sim_frame_tail_t t = {w->pc + 1, in->target, size};
+    memcpy(f + size - sizeof t, &t, sizeof t);
+    w->stk_n[l] += size;
+    w->depth[l]++;
+    for (uint32_t k = 0; k < cs->n_args; k++) memmove(loc + cs->args[k].to, loc + cs->args[k].from, cs->args[k].size);
+  }
+  w->in_call = true;
+  set_pc(w, m, bd->entry);
+  set_pc(w, w->active & ~m, w->pc + 1);
+  reschedule(w);
+}
+
+/* ret of an out-of-line body for lanes m: the results out, the caller's
+ * activation back, to the instruction after each lane's call. */
+static void call_return(sim_warp_t *w, uint32_t m) {
+  const sim_kprog_t *p = w->blk->g->prog;
+  set_pc(w, w->active & ~m, w->pc + 1);
+  SIM_FOR_LANES(m, l) {
+    sim_frame_tail_t t;
+    memcpy(&t, w->stk[l] + w->stk_n[l] - sizeof t, sizeof t);
+    const sim_callsite_t *cs = &p->calls[t.call];
+    const sim_body_t *bd = &p->bodies[cs->body];
+    size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
+    uint8_t *loc = lane_local(w, l), res[256];
+    size_t o = 0;
+    for (uint32_t k = 0; k < cs->n_rets && o + cs->rets[k].size <= sizeof res; k++) {
+      memcpy(res + o, loc + cs->rets[k].from, cs->rets[k].size);
+      o += cs->rets[k].size;
+    }
+    uint8_t *f = w->stk[l] + w->stk_n[l] - t.size;
+    for (size_t r = 0; r < nreg; r++) memcpy(&w->r[(bd->reg_lo + r) * 32 + l], f + r * 8, 8);
+    memcpy(loc + bd->loc_lo, f + nreg * 8, nloc);
+    memcpy(loc + bd->ploc_lo, f + nreg * 8 + nloc, nploc);
+    w->stk_n[l] -= t.size;
+    w->depth[l]--;
+    o = 0;
+    for (uint32_t k = 0; k < cs->n_rets && o + cs->rets[k].size <= sizeof res; k++) {
+      memcpy(loc + cs->rets[k].to, res + o, cs->rets[k].size);
+      o += cs->rets[k].size;
+    }
+    w->lpc[l] = t.ret_pc;
+  }
+  reschedule(w);
+}
+
 /* bar.sync/bar.red arrival: the result of bar.red is written at release. */
 static void barrier_arrive(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   sim_block_t *b = w->blk;
@@ -101,10 +221,21 @@ static void barrier_arrive(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 }
 
 static void barrier_release(sim_block_t *b) {
+  b->epoch++;
   for (unsigned i = 0; i < b->n_warps; i++) {
     sim_warp_t *w = &b->warps[i];
     if (!w->at_bar) continue;
     w->at_bar = false;
+    /* Lanes that have not exited but did not arrive (diverged or predicated off):
+     * a GPU counts threads, so it would wait for them (or hang). Exited lanes count
+     * as arrived, as on GPUs since Volta. */
+    uint32_t missing = w->nlanes_mask & ~w->exited & ~w->bar_mask;
+    if (missing && b->g->check_ub) {
+      uint32_t pc = w->pc;
+      w->pc--; /* report the barrier itself */
+      sim_interp_ub(w, missing, "barrier reached by part of the block: these lanes of warp %u have not exited and did not arrive", w->id);
+      w->pc = pc;
+    }
     /* The instruction is the one just before the resumed PC. */
     const sim_insn_t *in = &b->g->prog->code[w->pc - 1];
     if (in->kind == SIM_K_BAR && in->mode >= FT_PTX_BAR_RED_POPC) {
@@ -130,6 +261,13 @@ static void run_warp(sim_warp_t *w) {
     switch ((sim_kind_op_t)in->kind) {
       case SIM_K_EXEC:
         if (m) in->exec(w, in, m);
+        if (w->race_lanes) {
+          char who[32] = "several warps";
+          if (w->race_other != UINT32_MAX) snprintf(who, sizeof who, "warp %u", w->race_other);
+          sim_interp_ub(w, w->race_lanes, "data race on shared memory: this %s and an access by %s (one of them a store) with no barrier between them",
+                        w->race_store ? "store" : "load", who);
+          w->race_lanes = 0;
+        }
         advance(w);
         break;
       case SIM_K_BRA:
@@ -155,6 +293,14 @@ static void run_warp(sim_warp_t *w) {
         if (m) sim_interp_fault(w, SIM_CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap");
         advance(w);
         break;
+      case SIM_K_CALL:
+        if (m) call_enter(w, in, m);
+        else advance(w);
+        break;
+      case SIM_K_RET:
+        if (m) call_return(w, m);
+        else advance(w);
+        break;
     }
   }
   w->n_insns += n;
@@ -166,7 +312,7 @@ typedef struct {
   size_t n;
 } sim_buf_t;
 typedef struct {
-  sim_buf_t regs, shared, local, warps;
+  sim_buf_t regs, shared, local, warps, shadow;
 } sim_tlbufs_t;
 static pthread_key_t tl_key;
 static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
@@ -178,6 +324,7 @@ static void tl_free(void *p) {
   free(t->shared.p);
   free(t->local.p);
   free(t->warps.p);
+  free(t->shadow.p);
   free(t);
 }
 static void tl_init(void) {
@@ -247,6 +394,11 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   b.shared_bytes = dyn_off + g->dyn_shared;
   sim_tlbufs_t *tl = tl_get();
   b.shared = buf_get(&tl->shared, b.shared_bytes);
+  b.epoch = 1;
+  if (g->check_ub) {
+    b.shadow = buf_get(&tl->shadow, b.shared_bytes * sizeof *b.shadow);
+    memset(b.shadow, 0, b.shared_bytes * sizeof *b.shadow);
+  }
   memset(b.shared, 0xA5, b.shared_bytes); /* shared memory starts undefined on a GPU */
   b.local = buf_get(&tl->local, p->local_bytes * b.n_threads);
   memset(b.local, 0xA5, p->local_bytes * b.n_threads);
@@ -269,6 +421,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   uint64_t n = 0;
   for (unsigned w = 0; w < b.n_warps; w++) {
     sim_warp_t *wp = &b.warps[w];
+    for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
     n += wp->n_insns;
     if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, wp->xc.base, wp->xc.ld, wp->xc.st);
   }

@@ -10,6 +10,32 @@ TEST_ENTRY(stencil2d, 60)
 TEST_ENTRY(cg_csr, 60)
 TEST_ENTRY(streams, 60)
 TEST_ENTRY(vote_ballot, 60)
+TEST_ENTRY(reduce_ballot, 60)
+/* The interpreter against host arithmetic: warp collectives under partial and
+ * divergent masks, bar.red, atomics of every type and scope (diff_warp); float
+ * arithmetic in every rounding mode, denormals, NaN, conversions (diff_float). */
+TEST_ENTRY(diff_warp, 60)
+TEST_ENTRY(diff_float, 60)
+/* Integer intrinsics (diff_int): high and 64-bit products, bit counts, permutes,
+ * funnel shifts, absolute differences, halving adds, 24-bit products, dp4a. */
+TEST_ENTRY(diff_int, 60)
+/* Scalar half and bfloat16 arithmetic against exact host arithmetic (diff_half). */
+TEST_ENTRY(diff_half, 60)
+/* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
+TEST_ENTRY(device_assert, 60)
+/* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
+TEST_ENTRY(occupancy, 60)
+/* Stream attributes set, read back, copied, refused out of range. */
+TEST_ENTRY(stream_attrs, 60)
+/* The default memory pool's attributes around stream-ordered allocations. */
+TEST_ENTRY(mempool, 60)
+/* Recursive device functions on a real call stack; a runaway one fails its launch. */
+TEST_ENTRY(recursion, 60)
+/* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
+ * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
+TEST_ENTRY(reduce_ballot_ub_reported, 60)
+/* Every other sample is clean under SIMCUDA_CHECK_UB=2 (no report, same verdict). */
+TEST_ENTRY(clean_under_ub_check, 300)
 /* Each sample under gpuft: fault-free in both checking modes (same output, nothing
  * detected), and with one bit flipped in the source of its first read-back. */
 TEST_ENTRY(all_under_gpuft, 300)

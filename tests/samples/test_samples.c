@@ -11,13 +11,19 @@
 static int run_sample(const char *name, const char *path) {
   if (!*path) return TEST_SKIPF("sample %s not built (no nvcc)", name);
   const char *argv[] = {path, NULL};
-  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
+  /* reduce_ballot has undefined behaviour on purpose (its own test below): it runs
+   * without the UB check even where CI turns the check on for every test */
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
+                       strcmp(name, "reduce_ballot") == 0 ? "SIMCUDA_CHECK_UB=0" : NULL, NULL};
   proc_result_t r;
   ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
   if (r.status != 0 || !strstr(r.out, "PASSED"))
     FT_FAIL_("%s exited %d\nstdout:\n%s\nstderr:\n%s", name, r.status, r.out, r.err);
   /* scan's kernel prints with device printf (block 0 sums 256 values of (i % 17) - 8). */
   if (strcmp(name, "scan") == 0) ASSERT(strstr(r.out, "scan: first block total -8\n"));
+  if (strcmp(name, "device_assert") == 0)
+    ASSERT(strstr(r.err, "device_assert.cu:13: void check_positive(const int *, int *, int): block: [3,0,0], "
+                         "thread: [9,0,0] Assertion `x[i] > 0` failed."));
   /* The kernels ran on the interpreter: nothing may have been refused. */
   ASSERT(!strstr(r.err, "cannot launch"));
   proc_free(&r);
@@ -37,6 +43,38 @@ SAMPLE_TEST(stencil2d)
 SAMPLE_TEST(cg_csr)
 SAMPLE_TEST(streams)
 SAMPLE_TEST(vote_ballot)
+SAMPLE_TEST(reduce_ballot)
+SAMPLE_TEST(diff_warp)
+SAMPLE_TEST(diff_float)
+SAMPLE_TEST(diff_int)
+SAMPLE_TEST(diff_half)
+SAMPLE_TEST(device_assert)
+SAMPLE_TEST(occupancy)
+SAMPLE_TEST(stream_attrs)
+SAMPLE_TEST(mempool)
+SAMPLE_TEST(recursion)
+
+TEST_IMPL(reduce_ballot_ub_reported) {
+  if (!*SAMPLE_reduce_ballot) return TEST_SKIPF("sample reduce_ballot not built (no nvcc)");
+  const char *argv[] = {SAMPLE_reduce_ballot, NULL};
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", "SIMCUDA_CHECK_UB=1", NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
+  /* reported, and the result is still the one GPUs give */
+  if (r.status != 0 || !strstr(r.out, "PASSED"))
+    FT_FAIL_("exit %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out, r.err);
+  const char *rep = strstr(r.err, "undefined behaviour: kernel _Z7reduce7IiLj256ELb1EEvPKT_PS0_j, block (0,0,0), pc ");
+  if (!rep) FT_FAIL_("no report for reduce7<int, 256>:\n%s", r.err);
+  ASSERT(strstr(rep, "warp 0, lanes 0x000000ff: shfl.sync reads lanes that do not execute it"));
+  ASSERT(strstr(r.err, "undefined-behaviour reports"));
+  proc_free(&r);
+  env[3] = "SIMCUDA_CHECK_UB=2";
+  ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
+  ASSERT(r.status != 0);
+  ASSERT(strstr(r.err, "kernel fault (CUresult 719)"));
+  proc_free(&r);
+  return TEST_OK;
+}
 
 /* ---- under gpuft ---- */
 
@@ -107,6 +145,22 @@ TEST_IMPL(all_under_gpuft) {
                f.out, f.err);
     proc_free(&f);
     proc_free(&p);
+  }
+  return TEST_OK;
+}
+
+TEST_IMPL(clean_under_ub_check) {
+  if (!*SAMPLE_matmul_tiled) return TEST_SKIPF("samples not built (no nvcc)");
+  for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+    const char *argv[] = {samples[i].path, NULL};
+    const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
+                         "SIMCUDA_CHECK_UB=2", NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+    if (r.status != 0 || !strstr(r.out, "PASSED") || strstr(r.err, "undefined behaviour"))
+      FT_FAIL_("%s under SIMCUDA_CHECK_UB=2: exit %d\nstdout:\n%s\nstderr:\n%s", samples[i].name, r.status,
+               r.out, r.err);
+    proc_free(&r);
   }
   return TEST_OK;
 }

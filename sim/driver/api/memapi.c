@@ -43,7 +43,10 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
     return CUDA_ERROR_INVALID_VALUE;
   /* cuMemFree synchronises: work already queued may still use the memory. */
   sim_ctx_sync(a.ctx);
-  if (a.kind == SIM_MEM_DEVICE) return sim_mem_free_device(dptr, false);
+  if (a.kind == SIM_MEM_DEVICE) {
+    sim_pool_released(dptr);
+    return sim_mem_free_device(dptr, false);
+  }
   return sim_mem_free_managed(dptr);
 }
 

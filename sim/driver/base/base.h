@@ -27,6 +27,7 @@ typedef struct {
   int stats;            /* SIMCUDA_STATS */
   int poison;           /* SIMCUDA_POISON: fill fresh device memory with a pattern */
   int check_access;     /* SIMCUDA_CHECK_ACCESS: 1 check gpuft's analysis, 2 its self-test */
+  int check_ub;         /* SIMCUDA_CHECK_UB: 1 report undefined behaviour of kernels, 2 also fail the launch */
 } sim_options_t;
 extern sim_options_t sim_opt;
 void sim_options_read(void);
@@ -69,7 +70,7 @@ typedef struct {
   atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_d2d, memsets, bytes_memset, syncs;
   atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
   atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
-  atomic_uint_fast64_t analysis_places_checked, analysis_violations;
+  atomic_uint_fast64_t analysis_places_checked, analysis_violations, ub_reports;
   atomic_uint_fast64_t shim_launches_checked, shim_violations;
 } sim_stats_t;
 extern sim_stats_t sim_stats;

@@ -65,7 +65,7 @@ void sim_options_read(void) {
   double gb = env_num("SIMCUDA_MEM_GB", 16, 1.0 / 1024, 1024);
   sim_opt.mem_bytes = ((size_t)(gb * 1073741824.0) + 0xfffff) & ~(size_t)0xfffff;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  double defthreads = ncpu < 1 ? 1 : ncpu > 4 ? 4 : (double)ncpu;
+  double defthreads = ncpu < 1 ? 1 : ncpu > 256 ? 256 : (double)ncpu; /* every core */
   sim_opt.threads = (unsigned)env_num("SIMCUDA_THREADS", defthreads, 1, 256);
   double gbps = env_num("SIMCUDA_PCIE_GBPS", 0, 0, 1e6);
   if (gbps > 0 && gbps < 0.01) { /* 0 is "not modelled"; slower would stall every copy */
@@ -78,6 +78,7 @@ void sim_options_read(void) {
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);
   sim_opt.block_order = (uint64_t)env_num("SIMCUDA_BLOCK_ORDER", 0, 0, 1e15);
   sim_opt.check_access = (int)env_num("SIMCUDA_CHECK_ACCESS", 0, 0, 2);
+  sim_opt.check_ub = (int)env_num("SIMCUDA_CHECK_UB", 0, 0, 2);
 }
 
 void sim_log(const char *fmt, ...) {

@@ -89,8 +89,14 @@ struct sim_stream_s {
   sim_op_t *head, *tail;
   uint64_t enq_seq, done_seq;
   bool stop;
+  /* cuStreamSetAttribute: the stream attributes' values (under mu; the priority
+   * lives in `priority`), recorded: none changes how the simulator runs work. */
+  CUlaunchAttributeValue attrs[CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING + 1];
 };
 #define SIM_STREAM_PTDS 1 /* entry point is a _ptsz/_ptds form */
+/* memasync.c: device memory at p is released (by a stream-ordered free or
+ * cuMemFree): the default pool stops counting it if it was the pool's. */
+void sim_pool_released(uint64_t p);
 CUresult sim_stream_create(sim_ctx_t *ctx, unsigned flags, int prio, bool legacy, sim_stream_t **out);
 /* Resolves a CUstream (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a handle)
  * for ctx; +1 ref. */

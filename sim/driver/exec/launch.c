@@ -111,6 +111,16 @@ static void run_blocks(void (*fn)(void *, uint64_t), void *arg, uint64_t n) {
   sim_pool_run(perm_block, &q, n);
 }
 
+/* SIMCUDA_CHECK_UB: one line per finding, the first 100 of the process (all counted). */
+static void ub_report(void *ctx, const char *msg) {
+  (void)ctx;
+  static atomic_uint logged;
+  SIM_COUNT(ub_reports, 1);
+  unsigned n = atomic_fetch_add(&logged, 1);
+  if (n < 100) sim_log("%s", msg);
+  else if (n == 100) sim_log("undefined behaviour: more reports are counted, not logged");
+}
+
 static void interp_run(sim_launch_t *l) {
   sim_mem_iface_t mem = {interp_find, interp_count, l};
   sim_grid_t *g = calloc(1, sizeof *g);
@@ -121,6 +131,8 @@ static void interp_run(sim_launch_t *l) {
   g->params = l->args;
   g->dyn_shared = l->shared;
   g->mem = &mem;
+  g->check_ub = sim_opt.check_ub;
+  g->ub_report = ub_report;
   SIM_COUNT(kernels_interpreted, 1);
   if (sim_opt.check_access) l->acheck = sim_acheck_begin(l);
   run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
@@ -317,6 +329,61 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block, size_t dyn) {
   return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, f, block, dyn, 0);
+}
+
+/* The block size (a multiple of the warp) with the most resident threads per SM
+ * under the same model, the largest on a tie, as the CUDA occupancy calculator
+ * picks; minGridSize fills the 128 SMs at that occupancy. */
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGrid, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
+                                                   size_t dyn, int limit, unsigned int flags) {
+  SIM_CHECK_INIT();
+  if (!minGrid || !blockSize || limit < 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+    return CUDA_ERROR_INVALID_VALUE;
+  sim_func_t *fn;
+  CUresult r = sim_func_resolve(NULL, f, &fn);
+  if (r) return r;
+  int maxdyn = sim_func_max_dyn_shared(fn);
+  sim_obj_unref(&fn->obj);
+  int top = limit == 0 || limit > 1024 ? 1024 : limit;
+  int best_bs = 0, best_blocks = 0, best_threads = -1;
+  for (int bs = (top + 31) / 32 * 32; bs >= 32; bs -= 32) {
+    int b = bs > top ? top : bs;
+    size_t d = b2d ? b2d(b) : dyn;
+    int n = 0;
+    if (d <= (size_t)maxdyn) {
+      r = cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, b, d, flags);
+      if (r) return r;
+    }
+    if (n * b > best_threads) best_threads = n * b, best_bs = b, best_blocks = n;
+  }
+  *blockSize = best_bs;
+  *minGrid = best_blocks * 128;
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGrid, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
+                                          size_t dyn, int limit) {
+  return cuOccupancyMaxPotentialBlockSizeWithFlags(minGrid, blockSize, f, b2d, dyn, limit, 0);
+}
+
+/* The dynamic shared memory each of numBlocks resident blocks of blockSize threads
+ * may use (inverse of the shared-memory bound above, at most the function's limit). */
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dyn, CUfunction f, int numBlocks, int blockSize) {
+  SIM_CHECK_INIT();
+  if (!dyn || numBlocks <= 0 || blockSize <= 0 || blockSize > 1024) return CUDA_ERROR_INVALID_VALUE;
+  sim_func_t *fn;
+  CUresult r = sim_func_resolve(NULL, f, &fn);
+  if (r) return r;
+  size_t maxdyn = (size_t)sim_func_max_dyn_shared(fn);
+  sim_obj_unref(&fn->obj);
+  int warps = (blockSize + 31) / 32;
+  if (numBlocks > 48 / warps || numBlocks > 24) {
+    *dyn = 0; /* that many blocks cannot be resident whatever their shared memory */
+    return CUDA_SUCCESS;
+  }
+  size_t per = 102400 / (size_t)numBlocks;
+  size_t v = per > 1024 ? per - 1024 : 0;
+  *dyn = v < maxdyn ? v : maxdyn;
+  return CUDA_SUCCESS;
 }
 
 /* Deprecated, and a multi-device launch: the one simulated device reports

@@ -55,7 +55,10 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       op->u.cb.fn(op->u.cb.h, (CUresult)atomic_load(&ctx->sticky), op->u.cb.data);
       break;
     case SIM_OP_EVENT: sim_event_complete(op->u.event.ev, op->u.event.gen); break;
-    case SIM_OP_FREE: sim_mem_free_device(op->u.free.ptr, false); break;
+    case SIM_OP_FREE:
+      sim_pool_released(op->u.free.ptr);
+      sim_mem_free_device(op->u.free.ptr, false);
+      break;
     case SIM_OP_MEMOP: if (!dead) sim_memop_execute(&op->u.memop, ctx); break;
   }
 }
@@ -99,6 +102,7 @@ CUresult sim_stream_create(sim_ctx_t *ctx, unsigned flags, int prio, bool legacy
   sim_obj_init(&s->obj, SIM_OBJ_STREAM, ctx, stream_free);
   s->flags = flags;
   s->priority = prio;
+  s->attrs[CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY].syncPolicy = CU_SYNC_POLICY_AUTO;
   s->legacy = legacy;
   s->id = legacy ? 1 : atomic_fetch_add(&next_stream_id, 1);
   pthread_mutex_init(&s->mu, NULL);
@@ -408,12 +412,101 @@ static CUresult stream_prio(CUstream h, int *p, int ptds) {
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
+  pthread_mutex_lock(&s->mu);
   if (p) *p = s->priority;
+  pthread_mutex_unlock(&s->mu);
   sim_obj_unref(&s->obj);
   return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuStreamGetPriority(CUstream h, int *p) { return stream_prio(h, p, 0); }
 CUresult cuStreamGetPriority_ptsz(CUstream h, int *p) { return stream_prio(h, p, 1); }
+
+/* ---- stream attributes (the launch attributes valid for streams) ---- */
+static bool stream_attr_ok(CUstreamAttrID id) {
+  switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY: case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+      return true;
+    default: return false;
+  }
+}
+
+/* A value the device would accept (limits of the device attributes: a 128 MiB
+ * access-policy window, one memory synchronisation domain). */
+static bool stream_attr_valid(CUstreamAttrID id, const CUlaunchAttributeValue *v) {
+  switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+      const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+      return w->num_bytes <= 134213632 && w->hitRatio >= 0.0f && w->hitRatio <= 1.0f &&
+             w->hitProp <= CU_ACCESS_PROPERTY_PERSISTING && w->missProp <= CU_ACCESS_PROPERTY_STREAMING;
+    }
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+      return v->syncPolicy >= CU_SYNC_POLICY_AUTO && v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: return v->memSyncDomainMap.default_ == 0 && v->memSyncDomainMap.remote == 0;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: return v->memSyncDomain <= CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE;
+    case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING: return v->nvlinkUtilCentricScheduling <= 1;
+    default: return true;
+  }
+}
+
+static CUresult stream_attr(CUstream h, CUstreamAttrID id, CUlaunchAttributeValue *get,
+                            const CUlaunchAttributeValue *set, int ptds) {
+  if ((!get && !set) || !stream_attr_ok(id) || (set && !stream_attr_valid(id, set))) return CUDA_ERROR_INVALID_VALUE;
+  sim_stream_t *s;
+  CUresult r = sim_stream_get_any(h, ptds, &s);
+  if (r) return r;
+  pthread_mutex_lock(&s->mu);
+  if (id == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+    if (set) s->priority = set->priority > 0 ? 0 : set->priority < -5 ? -5 : set->priority; /* clamped as at creation */
+    else {
+      memset(get, 0, sizeof *get);
+      get->priority = s->priority;
+    }
+  } else if (set) {
+    s->attrs[id] = *set;
+  } else {
+    *get = s->attrs[id];
+  }
+  pthread_mutex_unlock(&s->mu);
+  sim_obj_unref(&s->obj);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetAttribute(CUstream h, CUstreamAttrID a, CUstreamAttrValue *v) { return stream_attr(h, a, v, NULL, 0); }
+CUresult cuStreamGetAttribute_ptsz(CUstream h, CUstreamAttrID a, CUstreamAttrValue *v) {
+  return stream_attr(h, a, v, NULL, 1);
+}
+CUresult cuStreamSetAttribute(CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v) {
+  return stream_attr(h, a, NULL, v, 0);
+}
+CUresult cuStreamSetAttribute_ptsz(CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v) {
+  return stream_attr(h, a, NULL, v, 1);
+}
+
+static CUresult stream_copy_attrs(CUstream dst, CUstream src, int ptds) {
+  sim_stream_t *d, *s;
+  CUresult r = sim_stream_get_any(src, ptds, &s);
+  if (r) return r;
+  r = sim_stream_get_any(dst, ptds, &d);
+  if (r) {
+    sim_obj_unref(&s->obj);
+    return r;
+  }
+  CUlaunchAttributeValue copy[sizeof s->attrs / sizeof *s->attrs];
+  pthread_mutex_lock(&s->mu);
+  memcpy(copy, s->attrs, sizeof copy);
+  int prio = s->priority;
+  pthread_mutex_unlock(&s->mu);
+  pthread_mutex_lock(&d->mu);
+  memcpy(d->attrs, copy, sizeof copy);
+  d->priority = prio;
+  pthread_mutex_unlock(&d->mu);
+  sim_obj_unref(&s->obj);
+  sim_obj_unref(&d->obj);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) { return stream_copy_attrs(dst, src, 0); }
+CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) { return stream_copy_attrs(dst, src, 1); }
 
 static CUresult stream_ctx(CUstream h, CUcontext *pctx, int ptds) {
   sim_stream_t *s;

@@ -11,7 +11,7 @@ static pid_t init_pid;
   X(bytes_h2d) X(bytes_d2h) X(bytes_d2d) X(memsets) X(bytes_memset) X(syncs) X(allocs) X(frees) \
   X(flips_applied) X(kernel_bytes_args) X(kernel_bytes_loaded) X(kernel_bytes_stored) \
   X(kernel_thread_insns) X(kernels_interpreted) X(analysis_places_checked) X(analysis_violations) \
-  X(shim_launches_checked) X(shim_violations)
+  X(ub_reports) X(shim_launches_checked) X(shim_violations)
 
 __attribute__((visibility("default"))) void simcudaGetStats(simcuda_stats_t *out) {
   if (!out) return;
@@ -47,9 +47,12 @@ __attribute__((constructor)) static void remember_pid(void) { init_pid = getpid(
 
 void sim_stats_at_exit(void) {
   /* Only the process that initialised the driver reports (not forked children). */
-  if (!sim_opt.stats || getpid() != init_pid) return;
+  if (getpid() != init_pid) return;
   simcuda_stats_t s;
   simcudaGetStats(&s);
+  if (sim_opt.check_ub && s.ub_reports)
+    fprintf(stderr, "simcuda: SIMCUDA_CHECK_UB: %llu undefined-behaviour reports\n", (unsigned long long)s.ub_reports);
+  if (!sim_opt.stats) return;
   fprintf(stderr, "simcuda: stats:");
 #define X(f) fprintf(stderr, " " #f "=%llu", (unsigned long long)s.f);
   STATS_FIELDS(X)

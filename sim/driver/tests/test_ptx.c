@@ -20,7 +20,7 @@ static const char ptx_copy[] =
     "ld.const.u32 %r7, [%rd6];\nadd.u32 %r5, %r5, %r7;\nst.global.u32 [%rd4], %r5;\n"
     "atom.global.add.u32 %r7, [gcount], 1;\n"
     "END:\nret;\n}\n"
-    ".visible .entry bad(.param .u64 p)\n{\n.reg .b32 %r<4>;\ndp4a.u32.u32 %r0, %r1, %r2, %r3;\nret;\n}\n";
+    ".visible .entry bad(.param .u64 p)\n{\n.reg .b32 %r<4>;\nbar.arrive 1, 64;\nret;\n}\n";
 
 TEST_IMPL(ptx_counters_and_globals) {
   st_setup();

@@ -1,9 +1,10 @@
 /* harness.c: host buffers as device memory, PTX text in, one grid run on the
- * calling thread (see harness.h). */
+ * calling thread or on hz_threads threads (see harness.h). */
 #include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "lower.h"
@@ -39,6 +40,30 @@ static void hz_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
   (void)st;
 }
 
+unsigned hz_threads = 1;
+
+typedef struct {
+  sim_grid_t *g;
+  uint64_t n;
+  atomic_uint_fast64_t next;
+} hz_job_t;
+
+static void *hz_worker(void *arg) {
+  hz_job_t *j = arg;
+  for (uint64_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;) sim_interp_run_block(j->g, i);
+  return NULL;
+}
+
+int hz_check_ub;
+char hz_ub_log[8192];
+uint64_t hz_ub_reports;
+
+static void hz_ub(void *ctx, const char *msg) {
+  (void)ctx;
+  size_t n = strlen(hz_ub_log);
+  snprintf(hz_ub_log + n, sizeof hz_ub_log - n, "%s\n", msg);
+}
+
 int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void *params, char *msg, size_t msglen,
            uint64_t *insns) {
   ft_ptx_module_t *m = NULL;
@@ -64,11 +89,25 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
   g->params = params;
   g->dyn_shared = l->dyn_shared;
   g->mem = &mem;
+  g->check_ub = hz_check_ub;
+  g->ub_report = hz_ub;
+  hz_ub_log[0] = 0;
   uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-  for (uint64_t i = 0; i < n; i++) sim_interp_run_block(g, i);
+  if (hz_threads <= 1) {
+    for (uint64_t i = 0; i < n; i++) sim_interp_run_block(g, i);
+  } else {
+    hz_job_t job = {g, n, 0};
+    pthread_t t[64];
+    unsigned k = hz_threads < 64 ? hz_threads : 64, started = 0;
+    for (unsigned i = 1; i < k; i++)
+      if (pthread_create(&t[started], NULL, hz_worker, &job) == 0) started++;
+    hz_worker(&job);
+    for (unsigned i = 0; i < started; i++) pthread_join(t[i], NULL);
+  }
   int r = atomic_load(&g->error);
   if (r) snprintf(msg, msglen, "%s", g->msg);
   if (insns) *insns = atomic_load(&g->insns);
+  hz_ub_reports = atomic_load(&g->ub_reports);
   free(g);
   sim_kprog_free(p);
   ft_ptx_module_free(m);

@@ -11,6 +11,16 @@ typedef struct {
   size_t dyn_shared;
 } hz_launch_t;
 
+/* The UB check for the next hz_run calls (0 off, 1 report, 2 report and fail):
+ * reports of the last run are appended to hz_ub_log and counted in hz_ub_reports. */
+extern int hz_check_ub;
+extern char hz_ub_log[8192];
+extern uint64_t hz_ub_reports;
+
+/* Host threads running the blocks of the next hz_run calls (default 1), each
+ * taking the next block index, as the driver's pool does. */
+extern unsigned hz_threads;
+
 /* Makes buf (n bytes) addressable by kernels; returns 0. */
 int hz_add_buffer(void *buf, size_t n);
 void hz_clear_buffers(void);
