@@ -35,6 +35,37 @@ typedef struct {
 #define SAMPLE_streams NOT_BUILT
 #define SAMPLE_vote_ballot NOT_BUILT
 #endif
+#ifndef SAMPLE_reduce_ballot
+#define SAMPLE_reduce_ballot NOT_BUILT
+#endif
+#ifndef SAMPLE_diff_warp
+#define SAMPLE_diff_warp NOT_BUILT
+#endif
+#ifndef SAMPLE_diff_float
+#define SAMPLE_diff_float NOT_BUILT
+#endif
+#ifndef SAMPLE_diff_int
+#define SAMPLE_diff_int NOT_BUILT
+#endif
+#ifndef SAMPLE_diff_half
+#define SAMPLE_diff_half NOT_BUILT
+#endif
+#ifndef SAMPLE_device_assert
+#define SAMPLE_device_assert NOT_BUILT
+#endif
+#ifndef SAMPLE_occupancy
+#define SAMPLE_occupancy NOT_BUILT
+#endif
+#ifndef SAMPLE_stream_attrs
+#define SAMPLE_stream_attrs NOT_BUILT
+#endif
+#ifndef SAMPLE_mempool
+#define SAMPLE_mempool NOT_BUILT
+#endif
+#ifndef SAMPLE_recursion
+#define SAMPLE_recursion NOT_BUILT
+#endif
+
 #ifndef STATIC_APP
 #define STATIC_APP NOT_BUILT
 #endif
@@ -54,6 +85,16 @@ static const prog_t samples[] = {
     {"transpose", {SAMPLE_transpose}},       {"nbody", {SAMPLE_nbody}},
     {"stencil2d", {SAMPLE_stencil2d}},       {"cg_csr", {SAMPLE_cg_csr}},
     {"streams", {SAMPLE_streams}},           {"vote_ballot", {SAMPLE_vote_ballot}},
+    {"reduce_ballot", {SAMPLE_reduce_ballot}},
+    {"diff_warp", {SAMPLE_diff_warp}},
+    {"diff_float", {SAMPLE_diff_float}},
+    {"diff_int", {SAMPLE_diff_int}},
+    {"diff_half", {SAMPLE_diff_half}},
+    {"device_assert", {SAMPLE_device_assert}},
+    {"occupancy", {SAMPLE_occupancy}},
+    {"stream_attrs", {SAMPLE_stream_attrs}},
+    {"mempool", {SAMPLE_mempool}},
+    {"recursion", {SAMPLE_recursion}},
 };
 static const prog_t static_rt[] = {{"static_app", {STATIC_APP}}};
 
