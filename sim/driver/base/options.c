@@ -21,7 +21,7 @@ extern char **environ;
  * api/procaddr.c, exec/ptximg.c and the runtime's registry.c); any other one is
  * reported at cuInit with the nearest of these. */
 static const char *const sim_env_names[] = {"MEM_GB", "THREADS", "PCIE_GBPS", "LOG", "STATS",
-                                            "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "FLIP",
+                                            "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "CHECK_UB", "FLIP",
                                             "FLIP_RATE", "TWINS", "LIB_DIR"};
 
 static void warn_unknown(void) {
