@@ -99,20 +99,26 @@ void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t 
   return NULL;
 }
 
+/* Device memory as the PTX memory model has it: an aligned access of 1, 2, 4 or 8
+ * bytes is single-copy atomic (relaxed), so blocks running on different host
+ * threads may race on it as GPU blocks do (a plain load beside another block's
+ * atomic, or beside a narrow atomic done as a 32-bit CAS on its word) without a
+ * torn value, and ThreadSanitizer sees the modelled race as the atomic it is.
+ * A misaligned address never gets here (resolve refuses it). */
 static inline uint64_t load_elem(const void *p, unsigned n) {
   switch (n) {
-    case 1: return *(const uint8_t *)p;
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
+    case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
+    case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+    default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
   }
 }
 static inline void store_elem(void *p, uint64_t v, unsigned n) {
   switch (n) {
-    case 1: *(uint8_t *)p = (uint8_t)v; break;
-    case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-    case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-    default: memcpy(p, &v, 8); break;
+    case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELAXED); break;
+    default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED); break;
   }
 }
 
@@ -154,9 +160,7 @@ static void ld_global32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   SIM_LANES(m, l, {
     const uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, 4, false);
     if (!p) return;
-    uint32_t v;
-    memcpy(&v, p, 4);
-    D[l] = v;
+    D[l] = load_elem(p, 4);
   });
 }
 
