@@ -1,5 +1,6 @@
 /* Adversarial kernels against gpuft's access facts (adversarial.cu), each natively
- * and under gpuft in every mode (detect, correct, recover x launch, epoch), with
+ * and under gpuft in every mode (detect, correct, recover x launch, epoch; in
+ * sanitizer builds recover/launch and detect/epoch), with
  * the simulator's access check on: same output as native, 0 violations of the
  * analysis and of gpuft's launch decisions, nothing detected. */
 TEST_ENTRY(every_case_native_and_under_gpuft, 600)
