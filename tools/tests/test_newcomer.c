@@ -402,6 +402,22 @@ TEST_IMPL(detect_mode_names_the_bit) {
   return TEST_OK;
 }
 
+/* SIMCUDA_LOG=1 under gpuft: gpuft's own kernel image (PTX for newer targets only,
+ * a twin image beside it) gets a note, not what reads like an error (before: "no
+ * PTX to interpret"). */
+TEST_IMPL(sim_log_own_image_a_note) {
+  int skip = sim_skip();
+  if (skip) return skip;
+  const char *argv[] = {APP_VECADD, "1000", NULL};
+  const char *env[] = {SIMPATH, "LD_PRELOAD=" GPUFT_LIB, "SIMCUDA_LOG=1", NULL};
+  proc_result_t r = run_args(argv, env);
+  ASSERT_EQ(r.status, 0);
+  HASNT(r.err, "no PTX to interpret");
+  HAS(r.err, "note: PTX only for newer targets than sm_89, not interpreted here");
+  proc_free(&r);
+  return TEST_OK;
+}
+
 /* gpuft report's table: the GPU column tells boards apart (the end of the UUID; before:
  * "GPU-53494d43-", the same for every device). */
 TEST_IMPL(report_gpu_column) {

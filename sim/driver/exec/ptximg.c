@@ -115,7 +115,8 @@ CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out) {
     device_code = device_code || r.nelf > 0 || r.nptx > 0;
     /* Quiet by default: loaders try a twin image next; the runtime names the kernel. */
     if (device_code && sim_opt.log)
-      sim_log("module image %p: %s: built with -gencode ...,code=sm_XX: no PTX to interpret "
+      sim_log("module image %p: note: %s, not interpreted here: a twin image of its kernels runs "
+              "if one is loaded (as gpuft's own is), else their launches are refused by name "
               "(build with the default flags, or add -gencode arch=compute_XX,code=compute_XX)",
               image, r.nptx ? "PTX only for newer targets than sm_89" : (err[0] ? err : "SASS only"));
     ft_image_ptx_free(&r);
