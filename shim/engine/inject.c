@@ -127,7 +127,10 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
     blk[b / 8] ^= (uint8_t)(1u << (b % 8));
     f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
   }
-  if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS) {
+  /* a pageable upload may return once staged: the flip must have landed before
+   * anything (gpuft's own snapshot stream included) reads the block */
+  if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS ||
+      ft_real.cuStreamSynchronize(NULL) != CUDA_SUCCESS) {
     set_missed(f, "its block could not be written back");
     return;
   }
