@@ -14,10 +14,21 @@ extern "C" {
 
 /* Results of one kernel launch ("job"), written by the device into mapped pinned
  * host memory (the ledger) and read by the host after the stream has passed it.
- * The host zeroes a job and sets `blocks_total` before launching. Every thread
- * block adds 1 to `blocks_done` when it has finished all its writes; the block
- * that brings it to blocks_total sets `done` = 1 after a system-wide fence, so
- * that a host that sees done == 1 sees every other field final. */
+ * The host zeroes a job and sets `blocks_total` before launching.
+ *
+ * With a device-side accumulator (span.djob, an ftk_job_t in device memory, all
+ * zero before the launch): blocks count themselves and gather changed / n_bad / bad
+ * there, with device-scope atomics; the last block (blocks_done == gridDim.x)
+ * copies the results to the host job, zeroes the accumulator for the slot's next
+ * launch, fences system-wide and sets `done` = 1. Mapped host memory is across
+ * PCIe: an atomic per block there serialises (measured on an H200: about 1 ms for
+ * 512 blocks, whatever the span's size; docs/gpu-results.md), one copy per launch
+ * does not.
+ *
+ * Without one (djob == 0): every block adds 1 to the host job's `blocks_done`
+ * when it has finished all its writes and the block that brings it to
+ * blocks_total sets `done` = 1 after a system-wide fence. Either way a host that
+ * sees done == 1 sees every other field final. */
 #define FTK_JOB_BAD 16
 typedef struct ftk_job_s {
   uint32_t blocks_total; /* set by the host */
@@ -40,6 +51,8 @@ typedef struct ftk_span_s {
   uint64_t g0, g1;
   uint64_t dst;  /* verify_copy: where the data is copied (same length); else 0 */
   uint64_t job;  /* ftk_job_t * in mapped host memory (device address); may be 0 */
+  uint64_t djob; /* ftk_job_t * in device memory, zero before the launch and left zero
+                  * after it (the accumulator above); may be 0 (used only with job) */
 } ftk_span_t;
 
 /* The kernels, by mangled-free names (extern "C"), each taking one ftk_span_t by

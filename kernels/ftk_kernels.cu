@@ -14,7 +14,9 @@
  * that sees done == 1 sees every other field of the job final. */
 static __device__ __forceinline__ void ftk_run(const ftk_span_t &s, int mode) {
   ftk_ctx_t c;
-  ftk_ctx_init(&c, &s, (const void *)s.data, (void *)s.dst, (void *)s.code, (ftk_job_t *)s.job);
+  ftk_job_t *host = (ftk_job_t *)s.job, *dev = s.job && s.djob ? (ftk_job_t *)s.djob : NULL;
+  /* results gather where atomics are cheap: the device accumulator when there is one */
+  ftk_ctx_init(&c, &s, (const void *)s.data, (void *)s.dst, (void *)s.code, dev ? dev : host);
   const unsigned wpb = blockDim.x >> 5;
   unsigned flags = 0;
   const uint64_t stride = ftk_warp_stride(gridDim.x, wpb);
@@ -26,6 +28,25 @@ static __device__ __forceinline__ void ftk_run(const ftk_span_t &s, int mode) {
    * but a data race all the same; ThreadSanitizer flags it on the interpreter). */
   const int changed = __syncthreads_or((flags & FTK_F_CHANGED) != 0);
   if (threadIdx.x == 0 && changed) atomicOr((unsigned *)&c.job->changed, 1u);
+  if (dev) {
+    /* this block's bad[] stores and atomics are visible device-wide before it
+     * counts itself; the last block publishes (ftk.h) */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0 && atomicAdd((unsigned *)&dev->blocks_done, 1u) + 1u == gridDim.x) {
+      __threadfence();
+      const uint32_t n_bad = atomicAdd((unsigned *)&dev->n_bad, 0u);
+      host->changed = atomicAdd((unsigned *)&dev->changed, 0u);
+      host->n_bad = n_bad;
+      host->blocks_done = gridDim.x;
+      for (uint32_t i = 0; i < n_bad && i < FTK_JOB_BAD; i++)
+        host->bad[i] = *(volatile uint64_t *)&dev->bad[i];
+      dev->changed = dev->n_bad = dev->blocks_done = 0u; /* every other block is done */
+      __threadfence_system();
+      *(volatile uint32_t *)&host->done = 1u;
+    }
+    return;
+  }
   __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) {

@@ -39,8 +39,9 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 static void twin_run(const simcuda_block_t *blk, void **params, int mode) {
   ftk_span_t s;
   memcpy(&s, params[0], sizeof s);
-  ftk_job_t *job = NULL;
+  ftk_job_t *job = NULL, *dev = NULL;
   if (s.job && !(job = twin_range(blk, s.job, sizeof *job))) return;
+  if (job && s.djob && !(dev = twin_range(blk, s.djob, sizeof *dev))) return;
   const unsigned wpb = blk->blockDim.x / 32u;
   const uint64_t first = ftk_warp_first(&s, blk->blockIdx.x, 0, wpb);
   unsigned flags = 0;
@@ -53,7 +54,7 @@ static void twin_run(const simcuda_block_t *blk, void **params, int mode) {
     void *dst = mode == FTK_MODE_VERIFY_COPY ? twin_range(blk, s.dst, s.len) : NULL;
     if (!data || !code || (mode == FTK_MODE_VERIFY_COPY && !dst)) return;
     ftk_ctx_t c;
-    ftk_ctx_init(&c, &s, data, dst, code, job);
+    ftk_ctx_init(&c, &s, data, dst, code, dev ? dev : job);
     const uint64_t stride = ftk_warp_stride(blk->gridDim.x, wpb);
     TWIN_READS_RACY_BEGIN();
     for (unsigned w = 0; w < wpb; w++)
@@ -63,6 +64,20 @@ static void twin_run(const simcuda_block_t *blk, void **params, int mode) {
   }
   if (!job) return;
   /* The job protocol of ftk.h, with C11 atomics for the fences. */
+  if (dev) {
+    if (flags & FTK_F_CHANGED) __atomic_store_n(&dev->changed, 1u, __ATOMIC_RELAXED);
+    if (__atomic_add_fetch(&dev->blocks_done, 1u, __ATOMIC_ACQ_REL) != blk->gridDim.x) return;
+    uint32_t n_bad = __atomic_load_n(&dev->n_bad, __ATOMIC_RELAXED);
+    job->changed = __atomic_load_n(&dev->changed, __ATOMIC_RELAXED);
+    job->n_bad = n_bad;
+    job->blocks_done = blk->gridDim.x;
+    for (uint32_t i = 0; i < n_bad && i < FTK_JOB_BAD; i++) job->bad[i] = dev->bad[i];
+    __atomic_store_n(&dev->changed, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&dev->n_bad, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&dev->blocks_done, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&job->done, 1u, __ATOMIC_RELEASE);
+    return;
+  }
   if (flags & FTK_F_CHANGED) __atomic_store_n(&job->changed, 1u, __ATOMIC_RELAXED);
   uint32_t total = __atomic_load_n(&job->blocks_total, __ATOMIC_RELAXED);
   if (__atomic_add_fetch(&job->blocks_done, 1u, __ATOMIC_ACQ_REL) == total)

@@ -133,7 +133,7 @@ static int bandwidth(st_env_t *e, size_t n, int check_target, int *checks) {
   for (int k = 0; k < 4; k++) {
     float best_ms = 1e30f;
     for (int rep = 0; rep < 6; rep++) { /* the first run warms up and is not counted */
-      ftk_span_t s = {data, n, code, 0, ng, dst, e->job_dev};
+      ftk_span_t s = {data, n, code, 0, ng, dst, e->job_dev, e->djob};
       CUresult r = e->g.cuEventRecord(t0, e->stream);
       if (!r)
         r = k == 0 ? e->g.cuMemcpyDtoDAsync(dst, data, n, e->stream)
@@ -238,6 +238,10 @@ int ft_selftest_main(int argc, char **argv) {
     goto out;
   }
   e->job = job;
+  if (st_alloc(e, &e->djob, sizeof(ftk_job_t)) || (r = e->g.cuMemsetD8(e->djob, 0, sizeof(ftk_job_t)))) {
+    st_cuda_fail(e, "set-up", r);
+    goto out;
+  }
   /* A blocking stream: ordered after the legacy-stream copies and memsets that prepare
    * each buffer (a memset of device memory may return before it runs). */
 
@@ -264,6 +268,7 @@ int ft_selftest_main(int argc, char **argv) {
 out:
   if (e->stream) e->g.cuStreamDestroy(e->stream);
   if (job) e->g.cuMemFreeHost(job);
+  st_free(e, e->djob);
   ftk_module_unload(&e->mod, &e->g.kdrv);
   int setup_failed = !checks;
   ft_gdrv_close(&e->g);

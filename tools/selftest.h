@@ -10,6 +10,7 @@ typedef struct {
   CUstream stream;
   ftk_job_t *job;      /* mapped pinned host memory */
   CUdeviceptr job_dev;
+  CUdeviceptr djob;    /* device memory: the kernels' accumulator (ftk.h) */
   /* kernel checks */
   unsigned kern_lengths, kern_checks, kern_fail;
 } st_env_t;

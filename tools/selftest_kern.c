@@ -33,7 +33,8 @@ static int fail(st_env_t *e, const char *what, size_t len, long detail) {
 }
 
 static int run(st_env_t *e, int which, const buf_t *b, uint64_t g0, uint64_t g1, ftk_job_t *out) {
-  ftk_span_t s = {b->data, b->len, b->code, g0, g1, which == FTK_VERIFY_COPY ? b->dst : 0, e->job_dev};
+  ftk_span_t s = {b->data, b->len, b->code, g0, g1, which == FTK_VERIFY_COPY ? b->dst : 0, e->job_dev,
+                  e->djob};
   CUresult r = ftk_launch(&e->mod, &e->g.kdrv, which, &s, e->job, e->stream);
   if (!r) r = e->g.cuStreamSynchronize(e->stream);
   if (r) return st_cuda_fail(e, "kernel launch", r);

@@ -37,6 +37,9 @@ static int setup(ft_dev_t *d) {
   memset(jobs, 0, jb);
   d->jobs = jobs;
   if ((r = ft_drv.cuMemHostGetDevicePointer_v2(&d->jobs_dev, jobs, 0)) != CUDA_SUCCESS) goto fail;
+  /* the kernels' device-side accumulators, one per slot, zero between launches (ftk.h) */
+  if ((r = ft_real.cuMemAlloc_v2(&d->djobs, jb)) != CUDA_SUCCESS) goto fail;
+  if ((r = ft_real.cuMemsetD8_v2(d->djobs, 0, jb)) != CUDA_SUCCESS) goto fail;
   return 0;
 fail:
   FT_WARN("cannot set up gpuft's device state (error %d): protection is off (pass-through)",
@@ -74,6 +77,7 @@ void ft_dev_release(ft_dev_t *d) {
     if (d->stream) ft_drv.cuStreamDestroy_v2(d->stream);
   }
   if (d->jobs) ft_drv.cuMemFreeHost(d->jobs);
+  if (d->djobs) ft_real.cuMemFree_v2(d->djobs);
   ft_staging_release_all(d);
   memset(d, 0, sizeof *d); /* the slot is free for a later context */
 }

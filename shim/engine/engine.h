@@ -172,6 +172,7 @@ struct ft_dev_s {
   CUstream snap_stream;  /* snapshot copies (snapshot.c), created on first use */
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUdeviceptr jobs_dev;  /* its device address */
+  CUdeviceptr djobs;     /* device memory: the kernels' accumulator per slot (ftk.h) */
   struct ft_staging_s *staging; /* pinned staging buffers for uploads beyond the checkpoint
                                    budget: one per concurrent upload (upload.c) */
   int n_staging;

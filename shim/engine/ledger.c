@@ -69,7 +69,8 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->ord_s = ft_ord_stream_index(stream);
   j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
-                   d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t)};
+                   d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t),
+                   d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
   int which = kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY : FTK_VERIFY;
   int in = ft_dev_enter(d);
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], stream);
@@ -103,7 +104,7 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
 
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
   if (g1 <= g0 || !a->code) return;
-  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0};
+  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0, 0};
   int in = ft_dev_enter(d);
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, FTK_ENCODE, &sp, NULL, stream);
   ft_dev_leave(in);

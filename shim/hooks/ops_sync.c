@@ -210,37 +210,45 @@ WRITEVAL(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1)
 BATCHMEMOP(cuStreamBatchMemOp_v2, 0)
 BATCHMEMOP(cuStreamBatchMemOp_v2_ptsz, 1)
 
-#define BATCH(name)                                                                          \
+/* The batch copies, in both ABIs: CUDA 12.8's (with failIdx) and 13.0's (_v2). The
+ * runtime may be handed either by cuGetProcAddress, whatever the header's default. */
+#define FT_FAILIDX_P , size_t *fail
+#define FT_FAILIDX_A , fail
+#define BATCH(name, ptsz, FP, FA)                                                            \
   CUresult ft_on_##name(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,   \
-                        CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs, CUstream s) { \
+                        CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs FP, CUstream s) { \
     ft_op_begin();                                                                           \
-    for (size_t i = 0; dsts && i < count; i++) touching(dsts[i], FT_STREAM(s, 0));           \
-    CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs, s);              \
+    for (size_t i = 0; dsts && i < count; i++) touching(dsts[i], FT_STREAM(s, ptsz));        \
+    CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs FA, s);           \
     if (r == CUDA_SUCCESS && dsts)                                                           \
-      for (size_t i = 0; i < count; i++) touched(dsts[i], FT_STREAM(s, 0));                  \
+      for (size_t i = 0; i < count; i++) touched(dsts[i], FT_STREAM(s, ptsz));               \
     ft_op_end();                                                                             \
     return r;                                                                                \
   }
-BATCH(cuMemcpyBatchAsync_v2)
-BATCH(cuMemcpyBatchAsync_v2_ptsz)
+BATCH(cuMemcpyBatchAsync_v2, 0, , )
+BATCH(cuMemcpyBatchAsync_v2_ptsz, 1, , )
+BATCH(cuMemcpyBatchAsync, 0, FT_FAILIDX_P, FT_FAILIDX_A)
+BATCH(cuMemcpyBatchAsync_ptsz, 1, FT_FAILIDX_P, FT_FAILIDX_A)
 
-#define BATCH3D(name)                                                                        \
-  CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags,     \
+#define BATCH3D(name, ptsz, FP, FA)                                                          \
+  CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops FP, unsigned long long flags,  \
                         CUstream s) {                                                        \
     ft_op_begin();                                                                           \
     for (size_t i = 0; ops && i < n; i++)                                                    \
       if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                                 \
-        touching(ops[i].dst.op.ptr.ptr, FT_STREAM(s, 0));                                    \
-    CUresult r = ft_real.name(n, ops, flags, s);                                             \
+        touching(ops[i].dst.op.ptr.ptr, FT_STREAM(s, ptsz));                                 \
+    CUresult r = ft_real.name(n, ops FA, flags, s);                                          \
     if (r == CUDA_SUCCESS && ops)                                                            \
       for (size_t i = 0; i < n; i++)                                                         \
         if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                               \
-          touched(ops[i].dst.op.ptr.ptr, FT_STREAM(s, 0));                                   \
+          touched(ops[i].dst.op.ptr.ptr, FT_STREAM(s, ptsz));                                \
     ft_op_end();                                                                             \
     return r;                                                                                \
   }
-BATCH3D(cuMemcpy3DBatchAsync_v2)
-BATCH3D(cuMemcpy3DBatchAsync_v2_ptsz)
+BATCH3D(cuMemcpy3DBatchAsync_v2, 0, , )
+BATCH3D(cuMemcpy3DBatchAsync_v2_ptsz, 1, , )
+BATCH3D(cuMemcpy3DBatchAsync, 0, FT_FAILIDX_P, FT_FAILIDX_A)
+BATCH3D(cuMemcpy3DBatchAsync_ptsz, 1, FT_FAILIDX_P, FT_FAILIDX_A)
 
 CUresult ft_on_cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
   ft_op_begin();

@@ -34,13 +34,17 @@ static char **make_env(const char *const env[]) {
   }
   /* GPUFT_TEST_DRIVER=real (tools/gpu-acceptance): the tests that can run on a real
    * driver do, so the simulator's folder is not put in front of it. */
-  const char *drv = getenv("GPUFT_TEST_DRIVER");
-  int real = drv && !strcmp(drv, "real");
+  int real = proc_real_driver();
   for (size_t j = 0; j < m; j++)
     if (strchr(env[j], '=') && !(real && !strncmp(env[j], "LD_LIBRARY_PATH=", 16)))
       out[k++] = (char *)env[j];
   out[k] = NULL;
   return out;
+}
+
+int proc_real_driver(void) {
+  const char *drv = getenv("GPUFT_TEST_DRIVER");
+  return drv && !strcmp(drv, "real");
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *src, size_t n) {

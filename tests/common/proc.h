@@ -16,6 +16,9 @@ typedef struct {
  * and "NAME" to remove, applied to this process's environment. timeout_s: the
  * child is killed after it (status 128 + SIGKILL). Returns 0 if it ran. */
 int proc_run(const char *const argv[], const char *const env[], int timeout_s, proc_result_t *r);
+/* GPUFT_TEST_DRIVER=real (tools/gpu-acceptance on a GPU): the programs run against
+ * the real driver (proc_run leaves the simulator's folder out). */
+int proc_real_driver(void);
 void proc_free(proc_result_t *r);
 
 /* Value of `"key": <unsigned>` in a JSON text (first occurrence); -1 if absent. */

@@ -22,6 +22,8 @@ typedef struct {
   ftk_module_t mod;
   ftk_job_t *job;      /* mapped pinned host memory */
   CUdeviceptr job_dev; /* its device address */
+  CUdeviceptr djob;    /* the kernels' device-side accumulator (ftk.h) */
+  int no_djob;         /* kt_span leaves djob 0: the direct protocol */
   CUstream stream;
 } kt_env_t;
 

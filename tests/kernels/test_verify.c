@@ -121,17 +121,19 @@ TEST_IMPL(verify_many_bad) {
   }
   kt_flip_data(&b, 7 * FT_GROUP_BYTES + 4000, 1);
   const unsigned grids[] = {0, 1, 3, 100};
-  for (int gi = 0; gi < 4; gi++) {
+  /* both job protocols (ftk.h): through the device accumulator, and directly */
+  for (int gi = 0; gi < 8; gi++) {
+    e.no_djob = gi >= 4;
     ftk_span_t s = kt_span(&e, &b, 0, b.ngroups);
-    ftk_job_t j = kt_run(&e, FTK_VERIFY, &s, grids[gi]);
+    ftk_job_t j = kt_run(&e, FTK_VERIFY, &s, grids[gi % 4]);
     check_bad_list(&j, is_bad, 40);
     s = kt_span(&e, &b, 10, 30);
-    j = kt_run(&e, FTK_VERIFY, &s, grids[gi]);
+    j = kt_run(&e, FTK_VERIFY, &s, grids[gi % 4]);
     uint8_t in[40] = {0};
     memset(in + 10, 1, 20);
     check_bad_list(&j, in, 20);
     s = kt_span(&e, &b, 30, 45); /* g1 past the end */
-    j = kt_run(&e, FTK_VERIFY, &s, grids[gi]);
+    j = kt_run(&e, FTK_VERIFY, &s, grids[gi % 4]);
     memset(in, 0, sizeof in);
     memset(in + 30, 1, 10);
     check_bad_list(&j, in, 10);

@@ -56,6 +56,9 @@ void kt_setup(kt_env_t *e) {
   CK(cuMemHostAlloc(&p, sizeof(ftk_job_t), CU_MEMHOSTALLOC_DEVICEMAP));
   e->job = p;
   CK(cuMemHostGetDevicePointer(&e->job_dev, p, 0));
+  CK(cuMemAlloc(&e->djob, sizeof(ftk_job_t)));
+  CK(cuMemsetD8(e->djob, 0, sizeof(ftk_job_t)));
+  e->no_djob = 0;
   /* Blocking stream: ordered after the legacy-stream memsets and copies of the tests. */
   CK(cuStreamCreate(&e->stream, CU_STREAM_DEFAULT));
 }
@@ -63,6 +66,7 @@ void kt_setup(kt_env_t *e) {
 void kt_teardown(kt_env_t *e) {
   CK(cuStreamDestroy(e->stream));
   CK(cuMemFreeHost(e->job));
+  CK(cuMemFree(e->djob));
   ftk_module_unload(&e->mod, &e->drv);
   ASSERT(e->mod.mod == NULL);
 }
@@ -128,7 +132,7 @@ void kt_check_code(const kt_buf_t *b) {
 
 ftk_span_t kt_span(const kt_env_t *e, const kt_buf_t *b, uint64_t g0, uint64_t g1) {
   ftk_span_t s = {.data = b->data, .len = b->len, .code = b->code, .g0 = g0, .g1 = g1,
-                  .dst = 0, .job = e->job_dev};
+                  .dst = 0, .job = e->job_dev, .djob = e->no_djob ? 0 : e->djob};
   return s;
 }
 
@@ -143,6 +147,14 @@ ftk_job_t kt_run(kt_env_t *e, int which, const ftk_span_t *s, unsigned grid) {
     ASSERT_GE(j.blocks_total, 1u);
     if (grid) ASSERT_EQ(j.blocks_total, grid);
     else ASSERT_LE(j.blocks_total, FTK_MAX_BLOCKS);
+  }
+  if (s->djob) {
+    /* the last block leaves the accumulator zero for the slot's next launch */
+    ftk_job_t acc;
+    CK(cuMemcpyDtoH(&acc, s->djob, sizeof acc));
+    ASSERT_EQ(acc.blocks_done, 0u);
+    ASSERT_EQ(acc.changed, 0u);
+    ASSERT_EQ(acc.n_bad, 0u);
   }
   return j;
 }

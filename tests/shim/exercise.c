@@ -334,6 +334,13 @@ int main(void) {
        1, s);
   CALL(cuMemcpyBatchAsync_v2_ptsz, PFN_cuMemcpyBatchAsync_v13000_ptsz, dsts, srcs, sizes, 1,
        &attr, attr_idx, 1, s);
+  /* CUDA 12.8's ABIs (cuda.h maps the names to _v2: CALL_EXPECT stringifies them as
+   * written) */
+  size_t fail_idx = 0;
+  CALL_EXPECT(CUDA_SUCCESS, cuMemcpyBatchAsync, PFN_cuMemcpyBatchAsync_v12080, dsts, srcs, sizes, 1,
+              &attr, attr_idx, 1, &fail_idx, s);
+  CALL_EXPECT(CUDA_SUCCESS, cuMemcpyBatchAsync_ptsz, PFN_cuMemcpyBatchAsync_v12080_ptsz, dsts, srcs,
+              sizes, 1, &attr, attr_idx, 1, &fail_idx, s);
   CUDA_MEMCPY3D_BATCH_OP bop;
   memset(&bop, 0, sizeof bop);
   bop.src.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
@@ -350,6 +357,10 @@ int main(void) {
   bop.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
   CALL(cuMemcpy3DBatchAsync_v2, PFN_cuMemcpy3DBatchAsync_v13000, 1, &bop, 0, s);
   CALL(cuMemcpy3DBatchAsync_v2_ptsz, PFN_cuMemcpy3DBatchAsync_v13000_ptsz, 1, &bop, 0, s);
+  CALL_EXPECT(CUDA_SUCCESS, cuMemcpy3DBatchAsync, PFN_cuMemcpy3DBatchAsync_v12080, 1, &bop, &fail_idx,
+              0, s);
+  CALL_EXPECT(CUDA_SUCCESS, cuMemcpy3DBatchAsync_ptsz, PFN_cuMemcpy3DBatchAsync_v12080_ptsz, 1, &bop,
+              &fail_idx, 0, s);
   /* No CUDA arrays and no multi-device launch here: the call must still be
    * forwarded (and counted), and give the driver's error. */
   CALL_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyAtoD_v2, PFN_cuMemcpyAtoD_v3020, a, NULL, 0, 16);

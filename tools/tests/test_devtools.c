@@ -2,6 +2,7 @@
  * runs them (the launcher in a child process), and the history's engine side: permanent
  * faults recorded, bad pages held back from the program with GPUFT_QUARANTINE=1. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +24,27 @@
 
 /* GPUFT_TEST_DRIVER=real (tools/gpu-acceptance on a GPU): the tests that need the
  * simulator's fault seam skip; the others run against the real driver. */
-static int real_driver(void) {
-  const char *d = getenv("GPUFT_TEST_DRIVER");
-  return d && !strcmp(d, "real");
-}
 #define NEEDS_SIM()                                                                        \
   do {                                                                                     \
-    if (real_driver())                                                                     \
+    if (proc_real_driver())                                                                     \
       return TEST_SKIPF("needs the simulator's fault seam (SIMCUDA_FLIP) or its addresses"); \
   } while (0)
+
+/* The one history file a run wrote into dir (named by the device's UUID). */
+static void only_history(const char *dir, char *path, size_t cap) {
+  DIR *d = opendir(dir);
+  ASSERT(d != NULL);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t l = strlen(e->d_name);
+    if (l > 6 && !strcmp(e->d_name + l - 6, ".jsonl")) {
+      snprintf(path, cap, "%s/%s", dir, e->d_name);
+      n++;
+    }
+  }
+  closedir(d);
+  ASSERT_EQ(n, 1);
+}
 
 static proc_result_t gpuft(const char *const args[], const char *const env[]) {
   const char *argv[40] = {GPUFT_LAUNCHER};
@@ -64,7 +77,7 @@ TEST_IMPL(selftest_passes) {
       "ftk_verify_copy (fused)", "selftest: all checks passed",
       "[simulator: kernels run as C twins on the CPU]",      /* these two: simulator only */
       "[simulator: these are the CPU's figures, not a GPU's]"};
-  for (size_t i = 0; i < sizeof lines / sizeof *lines - 2 * real_driver(); i++) HAS(r.out, lines[i]);
+  for (size_t i = 0; i < sizeof lines / sizeof *lines - 2 * proc_real_driver(); i++) HAS(r.out, lines[i]);
   proc_free(&r);
   /* the override wins over the measurement */
   const char *env[] = {"GPUFT_CODEC=scalar", NULL};
@@ -112,7 +125,7 @@ TEST_IMPL(memtest_clean_run_finds_nothing) {
   HAS(r.out, "result: no errors");
   proc_free(&r);
   char path[256];
-  snprintf(path, sizeof path, "%s/%s.jsonl", dir, SIM_UUID);
+  only_history(dir, path, sizeof path); /* the device's UUID names it: any GPU's */
   ft_hist_t h;
   ASSERT_EQ(ft_history_read(path, &h), 0);
   ASSERT_EQ(h.runs_aggregate, 1ull);

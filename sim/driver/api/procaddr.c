@@ -20,6 +20,8 @@ typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 #undef cuGetProcAddress
 #undef cuDevicePrimaryCtxRelease
 #undef cuDevicePrimaryCtxReset
+#undef cuMemcpyBatchAsync
+#undef cuMemcpy3DBatchAsync
 
 /* Declares every implemented symbol with its PFN type: a mismatch between an
  * implementation and NVIDIA's ABI is a compile error. */

@@ -498,6 +498,30 @@ static CUresult batch1d(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, siz
   free(it);
   return r;
 }
+/* CUDA 12.8's ABI (cuda.h now maps the name to _v2): failIdx names the copy at fault;
+ * the simulator reports SIZE_MAX, "not one copy in particular", which the driver
+ * may also answer. */
+#undef cuMemcpyBatchAsync
+#undef cuMemcpy3DBatchAsync
+CUresult cuMemcpyBatchAsync(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
+                            size_t *ai, size_t na, size_t *fail, CUstream h);
+CUresult cuMemcpyBatchAsync_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
+                                 size_t *ai, size_t na, size_t *fail, CUstream h);
+CUresult cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long f, CUstream h);
+CUresult cuMemcpy3DBatchAsync_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long f,
+                                   CUstream h);
+static CUresult failed_at(CUresult r, size_t *fail) {
+  if (r != CUDA_SUCCESS && fail) *fail = SIZE_MAX;
+  return r;
+}
+CUresult cuMemcpyBatchAsync(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
+                            size_t *ai, size_t na, size_t *fail, CUstream h) {
+  return failed_at(batch1d(d, s, n, count, a, ai, na, h, 0), fail);
+}
+CUresult cuMemcpyBatchAsync_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
+                                 size_t *ai, size_t na, size_t *fail, CUstream h) {
+  return failed_at(batch1d(d, s, n, count, a, ai, na, h, 1), fail);
+}
 CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a,
                                size_t *ai, size_t na, CUstream h) {
   return batch1d(d, s, n, count, a, ai, na, h, 0);
@@ -548,6 +572,13 @@ static CUresult batch3d(size_t n_ops, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long
   if (!r) r = batch_submit(ctx, h, ptds, it, n_ops);
   free(it);
   return r;
+}
+CUresult cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long f, CUstream h) {
+  return failed_at(batch3d(n, ops, f, h, 0), fail);
+}
+CUresult cuMemcpy3DBatchAsync_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long f,
+                                   CUstream h) {
+  return failed_at(batch3d(n, ops, f, h, 1), fail);
 }
 CUresult cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long f, CUstream h) {
   return batch3d(n, ops, f, h, 0);
