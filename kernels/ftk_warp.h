@@ -182,13 +182,20 @@ FTK_FN unsigned ftk_warp_group(const ftk_ctx_t *c, uint64_t g, int mode) {
   const unsigned nblk = ft_group_nblocks(c->len, g);
   uint32_t w[8][FTK_NL][4];
 
-  /* All eight loads first: 4 KiB per warp in flight. The copy rides along. */
+  /* All eight loads first: 4 KiB per warp in flight. The copy's stores come after
+   * all of them: a store right after its load waits for that load, and in-order
+   * issue then holds back the next load (one 16-byte load in flight per lane; an
+   * H200 measured 84 % of its copy bandwidth that way). */
   FTK_LANES(l) {
     FTK_UNROLL
-    for (unsigned i = 0; i < 8u; i++) {
-      uint64_t off = base + 512u * i + FT_BLOCK_BYTES * (l & 3u) + 16u * (l >> 2);
-      ftk_ld16(c, off, w[i][FTK_AT(l)]);
-      if (mode == FTK_MODE_VERIFY_COPY) ftk_st16(c, off, w[i][FTK_AT(l)]);
+    for (unsigned i = 0; i < 8u; i++)
+      ftk_ld16(c, base + 512u * i + FT_BLOCK_BYTES * (l & 3u) + 16u * (l >> 2), w[i][FTK_AT(l)]);
+  }
+  if (mode == FTK_MODE_VERIFY_COPY) {
+    FTK_LANES(l) {
+      FTK_UNROLL
+      for (unsigned i = 0; i < 8u; i++)
+        ftk_st16(c, base + 512u * i + FT_BLOCK_BYTES * (l & 3u) + 16u * (l >> 2), w[i][FTK_AT(l)]);
     }
   }
 

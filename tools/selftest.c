@@ -125,20 +125,25 @@ static int bandwidth(st_env_t *e, size_t n, int check_target, int *checks) {
     goto out;
   uint64_t ng = ft_groups_of(n);
   double code_share = (double)cb / (double)n;
-  bw_row_t rows[4] = {{"device-to-device copy (baseline)", 2.0},
-                      {"ftk_encode", 1.0 + code_share},
-                      {"ftk_verify", 1.0 + code_share},
-                      {"ftk_verify_copy (fused)", 2.0 + code_share}};
-  double gbs[4] = {0};
-  for (int k = 0; k < 4; k++) {
+  /* gpuft re-encodes without a job (ledger.c, ft_reencode); the row with one, which
+   * also reads the stored code to report a change, is shown, not held to the target */
+  enum { NROWS = 5, WITH_JOB = 4 };
+  bw_row_t rows[NROWS] = {{"device-to-device copy (baseline)", 2.0},
+                          {"ftk_encode (as gpuft launches it)", 1.0 + code_share},
+                          {"ftk_verify", 1.0 + code_share},
+                          {"ftk_verify_copy (fused)", 2.0 + code_share},
+                          {"ftk_encode with a job (not used)", 1.0 + 2 * code_share}};
+  double gbs[NROWS] = {0};
+  for (int k = 0; k < NROWS; k++) {
     float best_ms = 1e30f;
     for (int rep = 0; rep < 6; rep++) { /* the first run warms up and is not counted */
-      ftk_span_t s = {data, n, code, 0, ng, dst, e->job_dev, e->djob};
+      ftk_span_t s = {data, n, code, 0, ng, dst, k == 1 ? 0 : e->job_dev, e->djob};
       CUresult r = e->g.cuEventRecord(t0, e->stream);
       if (!r)
         r = k == 0 ? e->g.cuMemcpyDtoDAsync(dst, data, n, e->stream)
-                   : ftk_launch(&e->mod, &e->g.kdrv, k == 1 ? FTK_ENCODE : k == 2 ? FTK_VERIFY : FTK_VERIFY_COPY,
-                                &s, e->job, e->stream);
+                   : ftk_launch(&e->mod, &e->g.kdrv,
+                                k == 1 || k == WITH_JOB ? FTK_ENCODE : k == 2 ? FTK_VERIFY : FTK_VERIFY_COPY,
+                                &s, k == 1 ? NULL : e->job, e->stream);
       if (!r) r = e->g.cuEventRecord(t1, e->stream);
       if (!r) r = e->g.cuEventSynchronize(t1);
       float ms = 0;
@@ -155,11 +160,12 @@ static int bandwidth(st_env_t *e, size_t n, int check_target, int *checks) {
          n / 1048576.0, e->g.sim ? "\n  [simulator: these are the CPU's figures, not a GPU's]" : "");
   printf("  %-36s %10s %10s %8s\n", "operation", "data GB/s", "mem GB/s", "ratio");
   int below = 0;
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < NROWS; k++) {
     double ratio = gbs[0] > 0 ? gbs[k] / gbs[0] : 0;
+    int held = k && k != WITH_JOB; /* the rows held to the target */
     printf("  %-36s %10.1f %10.1f %7.0f%%%s\n", rows[k].name, gbs[k] / rows[k].traffic, gbs[k],
-           100 * ratio, k && ratio < 0.9 ? (check_target ? "  below the 90% target" : "  (< 90%)") : "");
-    below += k && ratio < 0.9;
+           100 * ratio, held && ratio < 0.9 ? (check_target ? "  below the 90% target" : "  (< 90%)") : "");
+    below += held && ratio < 0.9;
   }
   if (check_target) {
     (*checks)++;
