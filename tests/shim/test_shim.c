@@ -152,6 +152,9 @@ TEST_IMPL(every_hook_reached) {
   ASSERT_EQ(json_u64(json, "unprotected_ops", &unprot), 0);
   ASSERT_EQ(unprot, unprot_expected);
   ASSERT_GT(unprot, 0u);
+  uint64_t refused = 1;
+  ASSERT_EQ(json_u64(json, "verifications_refused", &refused), 0);
+  ASSERT_EQ(refused, 0u); /* a batch copy into 1,100 allocations made room as it went */
   printf("# %zu hooks reached; %ju unprotected operations counted\n", N_HOOK_NAMES,
          (uintmax_t)unprot);
   free(json);
