@@ -168,7 +168,7 @@ TEST_IMPL(unload_with_queued_launch) {
 
   CK(cuLibraryLoadData(&lib, ptx_vars, NULL, NULL, 0, NULL, NULL, 0));
   CK(cuLibraryGetKernel(&k, lib, "addtab"));
-  CK(cuMemsetD32(dst, 0, n));
+  CK(cuMemsetD32Async(dst, 0, n, s)); /* in the stream: a synchronous memset may run late */
   st_gate_t g4 = {0};
   queue_addtab((CUfunction)k, s, &g4, src, dst, n);
   CK(cuLibraryUnload(lib));
@@ -205,7 +205,7 @@ TEST_IMPL(unload_with_queued_launch) {
 TEST_IMPL(stale_handles_after_reset) {
   st_setup();
   const unsigned n = 256;
-  CUmodule m, pm, lm, lm2;
+  CUmodule m, pm, lm2;
   CK(cuModuleLoadData(&m, &st_image));
   CK(cuModuleLoadData(&pm, ptx_vars));
   CUfunction f = st_func(m, ST_FILL), pf = st_func(pm, "addtab");
@@ -218,7 +218,6 @@ TEST_IMPL(stale_handles_after_reset) {
   CK(cuLibraryGetKernel(&k, lib, ST_FILL));
   CUfunction kf, kf2;
   CK(cuKernelGetFunction(&kf, k));
-  CK(cuLibraryGetModule(&lm, lib));
   CUdeviceptr out;
   CK(cuMemAlloc(&out, n * 4));
   unsigned v = 5, nn = n;
@@ -226,7 +225,8 @@ TEST_IMPL(stale_handles_after_reset) {
   CK(cuLaunchKernel(f, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
   CK(cuLaunchKernel((CUfunction)k, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
   /* Queued work is finished by the reset, which then destroys the context's
-   * modules, functions and memory: their handles are refused from now on. */
+   * modules, functions and memory: their handles are refused (checked before any
+   * new object could take an old handle's address). */
   CK(cuDevicePrimaryCtxReset(0));
   st_setup();
   ASSERT_CU(cuLaunchKernel(f, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_HANDLE);
@@ -249,8 +249,6 @@ TEST_IMPL(stale_handles_after_reset) {
   CUmodule fm;
   CK(cuFuncGetModule(&fm, kf2));
   ASSERT(fm == lm2);
-  ASSERT_CU(cuFuncGetModule(&fm, kf), CUDA_ERROR_INVALID_HANDLE);
-  (void)lm;
   CK(cuLibraryUnload(lib));
   /* A function of a destroyed created context is refused in another context. */
   CUcontext c;
