@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ptx_ir.h"
+#include "range.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,11 @@ typedef struct ft_ptx_place_s {
   uint8_t as_int;             /* conservative only as an integer (enters addresses or is stored
                                  as one; never used as a pointer): costs nothing at run time
                                  unless its value points into an allocation */
+  /* Bytes the kernel may read / write through this place, relative to its pointer
+   * value (range.h; all zero: unbounded, the whole allocation). Bounded only for
+   * exact places; accesses through pointers loaded from memory are not in them
+   * (the kernel flags say where those may go). */
+  ft_ptx_range_t read, write;
 } ft_ptx_place_t;
 
 /* Kernel-level facts (ft_ptx_facts_t.flags). */
