@@ -80,6 +80,8 @@ struct ft_range_s {
   val_t *memo;
   uint8_t *busy;
   uint32_t cycles;            /* values that met a register being evaluated: not memoised */
+  uint32_t *mark, stamp;      /* fits_program's visited nodes */
+  size_t nmark;
   long budget;
   uint32_t top_blk;
   uint32_t *top_f;
@@ -1447,24 +1449,29 @@ void ft_range_unbounded(ft_range_t *r, size_t place, unsigned dirs) {
     if (dirs & (1u << d)) r->acc[2 * place + d].state = 2;
 }
 
-/* Counts the nodes of the DAG below x not yet marked (mark: 1 per visited node), up to cap. */
-static size_t dag_size(R *r, uint32_t x, uint8_t *mark, size_t n, size_t cap) {
-  if (!x || mark[x] || n > cap) return n;
-  mark[x] = 1;
+/* Counts the nodes of the DAG below x not yet stamped with r->stamp, up to cap. */
+static size_t dag_size(R *r, uint32_t x, size_t n, size_t cap) {
+  if (!x || r->mark[x] == r->stamp || n > cap) return n;
+  r->mark[x] = r->stamp;
   const node_t *d = &r->nodes[x];
-  int two = d->op >= FT_PTX_R_ADD && d->op <= FT_PTX_R_MAX;
-  n = dag_size(r, d->a, mark, n, cap);
-  if (two || d->op == FT_PTX_R_SEQ) n = dag_size(r, d->b, mark, n, cap);
+  n = dag_size(r, d->a, n, cap);
+  if ((d->op >= FT_PTX_R_ADD && d->op <= FT_PTX_R_MAX) || d->op == FT_PTX_R_SEQ) n = dag_size(r, d->b, n, cap);
   return n + 1;
 }
 
+/* Whether [lo, hi] fits one range program (marks reused: a stamp per query). */
 static int fits_program(R *r, uint32_t lo, uint32_t hi) {
-  uint8_t *mark = calloc(r->nn, 1);
-  if (!mark) return 0;
-  size_t n = dag_size(r, lo, mark, 0, FT_PTX_RANGE_OPS);
-  n = dag_size(r, hi, mark, n, FT_PTX_RANGE_OPS);
-  free(mark);
-  return n <= FT_PTX_RANGE_OPS;
+  if (r->nmark < r->nn) {
+    size_t cap = r->nn * 2;
+    uint32_t *g = realloc(r->mark, cap * sizeof *g);
+    if (!g) return 0;
+    memset(g + r->nmark, 0, (cap - r->nmark) * sizeof *g);
+    r->mark = g;
+    r->nmark = cap;
+  }
+  r->stamp++;
+  size_t n = dag_size(r, lo, 0, FT_PTX_RANGE_OPS);
+  return dag_size(r, hi, n, FT_PTX_RANGE_OPS) <= FT_PTX_RANGE_OPS;
 }
 
 void ft_range_access(ft_range_t *r, size_t place, const ft_ptx_instr_t *in, const ft_ptx_operand_t *addr, unsigned size,
@@ -1590,5 +1597,6 @@ void ft_range_free(ft_range_t *r) {
   free(r->memo);
   free(r->busy);
   free(r->top_f);
+  free(r->mark);
   free(r);
 }
