@@ -7,12 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <time.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "codec.h"
+#include "pool.h"
 
 #define CHUNK ((size_t)1 << 20)
 
@@ -111,28 +110,33 @@ static int have(const char *f) {
   return 1;
 }
 
-/* The baselines run chunked over the same threads as the codec does. */
-static void run_chunks(ctx_t *c, int op) {
-  size_t nch = (c->len + CHUNK - 1) / CHUNK;
-  uint64_t acc = 0;
-  int a512 = have("avx512"), a2 = have("avx2");
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(c->threads) reduction(^ : acc)
-#endif
-  for (size_t i = 0; i < nch; i++) {
-    size_t off = i * CHUNK, n = c->len - off < CHUNK ? c->len - off : CHUNK;
-    if (op == OP_MEMCPY) {
-      memcpy(c->dst + off, c->src + off, n);
-    } else if (op == OP_NTCOPY) {
-      if (a512) ntcopy_avx512(c->dst + off, c->src + off, n);
-      else if (a2) ntcopy_avx2(c->dst + off, c->src + off, n);
-      else memcpy(c->dst + off, c->src + off, n);
-    } else {
-      acc ^= a512 ? read_avx512(c->src + off, n)
-                  : a2 ? read_avx2(c->src + off, n) : read_scalar(c->src + off, n);
-    }
+typedef struct {
+  ctx_t *c;
+  int op, a512, a2;
+  _Atomic uint64_t acc;
+} chunks_t;
+
+static void one_chunk(size_t i, void *arg) {
+  chunks_t *j = arg;
+  ctx_t *c = j->c;
+  size_t off = i * CHUNK, n = c->len - off < CHUNK ? c->len - off : CHUNK;
+  if (j->op == OP_MEMCPY) {
+    memcpy(c->dst + off, c->src + off, n);
+  } else if (j->op == OP_NTCOPY) {
+    if (j->a512) ntcopy_avx512(c->dst + off, c->src + off, n);
+    else if (j->a2) ntcopy_avx2(c->dst + off, c->src + off, n);
+    else memcpy(c->dst + off, c->src + off, n);
+  } else {
+    atomic_fetch_xor(&j->acc, j->a512 ? read_avx512(c->src + off, n)
+                              : j->a2 ? read_avx2(c->src + off, n) : read_scalar(c->src + off, n));
   }
-  c->sink ^= acc;
+}
+
+/* The baselines run chunked over the same threads (codec/pool.c) as the codec does. */
+static void run_chunks(ctx_t *c, int op) {
+  chunks_t j = {c, op, have("avx512"), have("avx2"), 0};
+  ft_pool_for((c->len + CHUNK - 1) / CHUNK, c->threads, one_chunk, &j);
+  c->sink ^= atomic_load(&j.acc);
 }
 
 static double time_op(ctx_t *c, int op, int reps) {
@@ -228,10 +232,7 @@ int main(int argc, char **argv) {
   memset(cmem, 0, cb);
   ft_code_bind(&c.code, cmem, c.len);
 
-  int all = 1;
-#if defined(_OPENMP)
-  all = omp_get_max_threads();
-#endif
+  int all = ft_pool_cpus();
   results_t r1, ra;
   measure(&c, 1, reps, &r1);
   measure(&c, all, reps, &ra);

@@ -1,16 +1,15 @@
 /* codec.c: buffer-level codec: layout of the code arrays, chunking over threads
- * (OpenMP), zero-padded tail blocks, level-2 codes, verify and correct. */
+ * (pool.c), zero-padded tail blocks, level-2 codes, verify and correct. */
 #define _GNU_SOURCE
 #include "codec.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "kernels.h"
+#include "pool.h"
 
 /* Work is split in chunks of whole groups, so that tails only occur at the end
  * of the buffer and every chunk owns its groups' level-2 words. */
@@ -106,12 +105,7 @@ void ft_codec_set_threads(int n) { __atomic_store_n(&g_threads, n < 0 ? 0 : n, _
 
 int ft_codec_threads(void) {
   int n = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
-#if defined(_OPENMP)
-  if (n == 0) n = omp_get_max_threads();
-#else
-  n = 1;
-#endif
-  return n;
+  return n ? n : ft_pool_cpus();
 }
 
 /* ---- Encoding ---- */
@@ -176,20 +170,25 @@ static void encode_chunk(const ft_codec_kernels_t *k, uint8_t *dst, const uint8_
   ft_encode_l2(c, g0 + done, g0 + CHUNK_GROUPS);
 }
 
+typedef struct {
+  const ft_codec_kernels_t *k;
+  uint8_t *dst;
+  const uint8_t *src;
+  size_t len;
+  const ft_code_t *c;
+  int nt;
+} encode_job_t;
+
+static void encode_one(size_t ci, void *arg) {
+  const encode_job_t *j = (const encode_job_t *)arg;
+  encode_chunk(j->k, j->dst, j->src, j->len, j->c, ci, j->nt);
+}
+
 static void encode_all(uint8_t *dst, const uint8_t *src, size_t len, const ft_code_t *c) {
   if (len == 0) return;
-  const ft_codec_kernels_t *k = kernels();
+  encode_job_t j = {kernels(), dst, src, len, c, len >= NT_MIN_BYTES};
   size_t nchunks = (len + CHUNK_BYTES - 1) / CHUNK_BYTES;
-  int nt = len >= NT_MIN_BYTES;
-#if defined(_OPENMP)
-  int nth = ft_codec_threads();
-  if (len >= PARALLEL_MIN_BYTES && nth > 1) {
-#pragma omp parallel for schedule(static) num_threads(nth)
-    for (size_t ci = 0; ci < nchunks; ci++) encode_chunk(k, dst, src, len, c, ci, nt);
-    return;
-  }
-#endif
-  for (size_t ci = 0; ci < nchunks; ci++) encode_chunk(k, dst, src, len, c, ci, nt);
+  ft_pool_for(nchunks, len >= PARALLEL_MIN_BYTES ? ft_codec_threads() : 1, encode_one, &j);
 }
 
 void ft_encode(const void *data, size_t len, const ft_code_t *code) {
@@ -240,6 +239,28 @@ static int group_dirty(const ft_pair_t *l1, unsigned n, ft_pair_t l2v, ft_pair_t
   return acc != 0;
 }
 
+typedef struct {
+  const ft_codec_kernels_t *k;
+  const uint8_t *data;
+  const ft_code_t *c;
+  uint8_t *dirty;
+  atomic_size_t count;
+} dirty_job_t;
+
+static void dirty_one(size_t ci, void *arg) {
+  dirty_job_t *j = (dirty_job_t *)arg;
+  size_t g0 = ci * CHUNK_GROUPS;
+  for (size_t g = g0; g < g0 + CHUNK_GROUPS && g < j->c->ngroups; g++) {
+    ft_pair_t l1[FT_GROUP_BLOCKS], l2v, l2d;
+    unsigned n = group_syndromes(j->data, j->c, g, j->k, l1, &l2v, &l2d);
+    if (group_dirty(l1, n, l2v, l2d)) {
+      j->dirty[ci] = 1;
+      atomic_fetch_add_explicit(&j->count, 1, memory_order_relaxed);
+      return;
+    }
+  }
+}
+
 /* First pass: which chunks hold any mismatch (parallel, cheap, no output). */
 static uint8_t *dirty_chunks(const uint8_t *data, const ft_code_t *c, size_t nchunks,
                              size_t *ndirty) {
@@ -248,28 +269,9 @@ static uint8_t *dirty_chunks(const uint8_t *data, const ft_code_t *c, size_t nch
     *ndirty = nchunks;
     return NULL;
   }
-  const ft_codec_kernels_t *k = kernels();
-  size_t count = 0;
-  int par = 0;
-#if defined(_OPENMP)
-  int nth = ft_codec_threads();
-  par = c->len >= PARALLEL_MIN_BYTES && nth > 1;
-#pragma omp parallel for schedule(static) num_threads(nth) if (par) reduction(+ : count)
-#endif
-  for (size_t ci = 0; ci < nchunks; ci++) {
-    size_t g0 = ci * CHUNK_GROUPS;
-    for (size_t g = g0; g < g0 + CHUNK_GROUPS && g < c->ngroups; g++) {
-      ft_pair_t l1[FT_GROUP_BLOCKS], l2v, l2d;
-      unsigned n = group_syndromes(data, c, g, k, l1, &l2v, &l2d);
-      if (group_dirty(l1, n, l2v, l2d)) {
-        dirty[ci] = 1;
-        count++;
-        break;
-      }
-    }
-  }
-  (void)par;
-  *ndirty = count;
+  dirty_job_t j = {kernels(), data, c, dirty, 0};
+  ft_pool_for(nchunks, c->len >= PARALLEL_MIN_BYTES ? ft_codec_threads() : 1, dirty_one, &j);
+  *ndirty = atomic_load(&j.count);
   return dirty;
 }
 

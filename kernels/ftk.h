@@ -18,9 +18,13 @@ extern "C" {
  *
  * With a device-side accumulator (span.djob, an ftk_job_t in device memory, all
  * zero before the launch): blocks count themselves and gather changed / n_bad / bad
- * there, with device-scope atomics; the last block (blocks_done == gridDim.x)
- * copies the results to the host job, zeroes the accumulator for the slot's next
- * launch, fences system-wide and sets `done` = 1. Mapped host memory is across
+ * there, with device-scope atomics; the last block (blocks_done reaching gridDim.x,
+ * or passing it when a flip raised the count) copies the results to the host job,
+ * zeroes the accumulator, fences system-wide and sets `done` = 1. The accumulator
+ * is device memory and its bits may flip: gpuft zeroes it before every launch, takes
+ * a listed group outside the span as a reason to scan the span on the host, and
+ * takes a job that never completed although a synchronisation saw its kernel end as
+ * lost results, scanned on the host too (shim/engine/ledger.c, commit.c). Mapped host memory is across
  * PCIe: an atomic per block there serialises (measured on an H200: about 1 ms for
  * 512 blocks, whatever the span's size; docs/gpu-results.md), one copy per launch
  * does not.

@@ -34,7 +34,8 @@ static __device__ __forceinline__ void ftk_run(const ftk_span_t &s, int mode) {
      * counts itself; the last block publishes (ftk.h) */
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0 && atomicAdd((unsigned *)&dev->blocks_done, 1u) + 1u == gridDim.x) {
+    /* >=: a count a flip raised still publishes (early, but the job completes) */
+    if (threadIdx.x == 0 && atomicAdd((unsigned *)&dev->blocks_done, 1u) + 1u >= gridDim.x) {
       __threadfence();
       const uint32_t n_bad = atomicAdd((unsigned *)&dev->n_bad, 0u);
       host->changed = atomicAdd((unsigned *)&dev->changed, 0u);

@@ -66,7 +66,7 @@ static void twin_run(const simcuda_block_t *blk, void **params, int mode) {
   /* The job protocol of ftk.h, with C11 atomics for the fences. */
   if (dev) {
     if (flags & FTK_F_CHANGED) __atomic_store_n(&dev->changed, 1u, __ATOMIC_RELAXED);
-    if (__atomic_add_fetch(&dev->blocks_done, 1u, __ATOMIC_ACQ_REL) != blk->gridDim.x) return;
+    if (__atomic_add_fetch(&dev->blocks_done, 1u, __ATOMIC_ACQ_REL) < blk->gridDim.x) return;
     uint32_t n_bad = __atomic_load_n(&dev->n_bad, __ATOMIC_RELAXED);
     job->changed = __atomic_load_n(&dev->changed, __ATOMIC_RELAXED);
     job->n_bad = n_bad;

@@ -72,21 +72,22 @@ static const char *why_name(int why) {
   return why >= 0 && why < (int)(sizeof n / sizeof *n) ? n[why] : "?";
 }
 
-static void fail(const ft_alloc_t *a, uint64_t off, const char *what) {
+/* By id and address, not by record: the allocation may have been freed since. */
+static void fail(uint64_t id, CUdeviceptr base, uint64_t off, const char *what) {
   switch ((int)FT_OPT(ON_FAIL)) {
     case FT_ONFAIL_ABORT:
       FT_ERROR("uncorrectable memory error in allocation #%ju (%#llx + %ju): %s; aborting "
                "(GPUFT_ON_FAIL=abort)",
-               (uintmax_t)a->id, (unsigned long long)a->base, (uintmax_t)off, what);
+               (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what);
       abort();
     case FT_ONFAIL_ERROR:
       __atomic_store_n(&g_verdict, CUDA_ERROR_ECC_UNCORRECTABLE, __ATOMIC_RELAXED);
       FT_WARN_CAPPED(8, "uncorrectable memory error in allocation #%ju (%#llx + %ju): %s",
-                     (uintmax_t)a->id, (unsigned long long)a->base, (uintmax_t)off, what);
+                     (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what);
       break;
     default:
       FT_WARN_CAPPED(8, "uncorrectable memory error in allocation #%ju (%#llx + %ju): %s",
-                     (uintmax_t)a->id, (unsigned long long)a->base, (uintmax_t)off, what);
+                     (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what);
   }
 }
 
@@ -280,31 +281,61 @@ static size_t host_scan(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g0, uin
 
 /* ---- one commit ---- */
 
-/* What a commit found that the epoch must answer for. */
+/* What a commit found that the epoch must answer for. Its allocation records are
+ * kept with their id and base: where the commit drops the lock, another thread may
+ * free an allocation and its record, and `refresh` looks them up again. */
 #define MAX_SUSPECTS 32
+typedef struct {
+  ft_alloc_t *a; /* NULL once it is gone */
+  uint64_t id;
+  CUdeviceptr base;
+} aref_t;
+
 typedef struct {
   int consumed;         /* damaged data was read during the epoch */
   int consumed_groups;  /* how many groups */
   int lost;             /* something could not be repaired */
-  ft_alloc_t *lost_a;
+  aref_t lost_a;
   uint64_t lost_off;
   const char *lost_what;
   int nsus;             /* read-only arguments found changed after a launch */
   struct {
     ft_func_t *fn;
     int slot;
-    ft_alloc_t *a;
+    aref_t a;
     uint64_t groups[8];
     int ngroups;
   } sus[MAX_SUSPECTS];
-  ft_alloc_t *watch;
+  aref_t watch;
   int watch_repaired;
   int snap; /* damage only the snapshot and its log can undo */
 } findings_t;
 
+static aref_t aref(ft_alloc_t *a) { return a ? (aref_t){a, a->id, a->base} : (aref_t){NULL, 0, 0}; }
+
+static void refresh_one(aref_t *r) {
+  if (!r->a) return;
+  ft_alloc_t *a = ft_reg_find_base(r->base);
+  r->a = a && a->id == r->id ? a : NULL;
+}
+
+/* After the lock was dropped: the records still registered, by id. */
+static void refresh(findings_t *f) {
+  refresh_one(&f->lost_a);
+  refresh_one(&f->watch);
+  for (int i = 0; i < f->nsus; i++) refresh_one(&f->sus[i].a);
+}
+
+/* The allocation a loss is charged to when no finding names one. */
+static ft_alloc_t *blame(const findings_t *f) {
+  if (f->sus[0].a.a) return f->sus[0].a.a;
+  if (f->watch.a) return f->watch.a;
+  return ft_reg_count() ? ft_reg_at(0) : NULL;
+}
+
 static void lost(findings_t *f, ft_alloc_t *a, uint64_t off, const char *what) {
   if (!f->lost) {
-    f->lost_a = a;
+    f->lost_a = aref(a);
     f->lost_off = off;
     f->lost_what = what;
   }
@@ -368,7 +399,12 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
   place_t pl = before && j->kind == FT_JOB_VERIFY_COPY ? shadow_of(a) : place_of(a);
   uint64_t list[256];
   size_t n = 0;
-  if (nbad <= FTK_JOB_BAD)
+  /* the list came through device memory (ftk.h): an index outside the span is a
+   * flip there, and the span is scanned instead */
+  uint64_t gend = ft_groups_of(a->size) < j->g1 ? ft_groups_of(a->size) : j->g1;
+  int listed = nbad <= FTK_JOB_BAD;
+  for (uint32_t i = 0; listed && i < nbad; i++) listed = res->bad[i] >= j->g0 && res->bad[i] < gend;
+  if (listed)
     for (uint32_t i = 0; i < nbad; i++) list[n++] = res->bad[i];
   else if (!before || j->kind == FT_JOB_VERIFY_COPY)
     n = host_scan(d, a, pl, j->g0, j->g1, list, 256);
@@ -395,7 +431,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
   if (suspect) {
     f->sus[f->nsus].fn = j->fn;
     f->sus[f->nsus].slot = j->argslot;
-    f->sus[f->nsus].a = a;
+    f->sus[f->nsus].a = aref(a);
     f->sus[f->nsus].ngroups = 0;
   }
   for (size_t i = 0; i < n; i++) {
@@ -437,11 +473,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
                     : "more than one bit flipped in a 4 KiB group, no checkpoint, and not rewritten "
                       "since the last synchronisation");
     /* the program's read-back copies again only what a repair changed */
-    if (a == f->watch && (outcome == GROUP_REPAIRED || outcome == GROUP_RESTORED)) f->watch_repaired = 1;
+    if (a == f->watch.a && (outcome == GROUP_REPAIRED || outcome == GROUP_RESTORED)) f->watch_repaired = 1;
     if (j->why == FT_WHY_AT_REST) continue; /* repaired where it lies, before any use */
     /* a synchronous read-back is copied again by its caller, unless only a replay
      * can give the right bytes back */
-    if (j->why == FT_WHY_D2H && a == f->watch && !regenerated) continue;
+    if (j->why == FT_WHY_D2H && a == f->watch.a && !regenerated) continue;
     /* consumed: read by the kernel, copied to the host, or copied on the device */
     f->consumed = 1;
     f->consumed_groups++;
@@ -458,7 +494,16 @@ static void drain(findings_t *f) {
   while (j) {
     ft_job_rec_t *next = j->next;
     ftk_job_t *res = ft_job_result(j);
-    if (__atomic_load_n(&res->done, __ATOMIC_ACQUIRE)) {
+    int done = __atomic_load_n(&res->done, __ATOMIC_ACQUIRE);
+    if (!done && ft_ord_ctx_synced_at(j->a->dev->ctx) >= j->sync_after) {
+      /* its kernel has finished, and its results never came: a flip in the device
+       * accumulator (ftk.h). Its groups are scanned on the host instead. */
+      FT_WARN_CAPPED(2, "a verification's results were lost in gpuft's own device memory: "
+                        "its groups are checked on the host");
+      res->n_bad = FTK_JOB_BAD + 1;
+      done = 1;
+    }
+    if (done) {
       int in = ft_dev_enter(j->a->dev); /* its repairs run in its context */
       process(j, res, f);
       ft_dev_leave(in);
@@ -483,7 +528,7 @@ static int learned(const findings_t *before, findings_t *after) {
                  sizeof(uint64_t) * (size_t)after->sus[i].ngroups))
         continue;
       ft_func_t *fn = after->sus[i].fn;
-      ft_alloc_t *a = after->sus[i].a;
+      ft_alloc_t *a = after->sus[i].a.a;
       ft_access_learn_write(fn, after->sus[i].slot);
       FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
               "treated as written", fn->name, after->sus[i].slot * 8);
@@ -504,7 +549,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   double t0 = ft_cpu_now();
   findings_t f;
   memset(&f, 0, sizeof f);
-  f.watch = watch;
+  f.watch = aref(watch);
   g_commit_ev0 = ft_nevents;
   int replayed = 0;
   ft_rest_commit(); /* encode what came to rest, verify what was read in the epoch */
@@ -512,8 +557,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   if (f.consumed && FT_OPT(MODE) != FT_MODE_RECOVER && !f.lost) {
     /* The damaged data was corrected, but a kernel or a copy had already used it:
      * what it produced is not repaired, and only a replay could (MODE=recover). */
-    ft_alloc_t *at = f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0);
-    lost(&f, at, 0, FT_OPT(MODE) == FT_MODE_DETECT
+    lost(&f, blame(&f), 0, FT_OPT(MODE) == FT_MODE_DETECT
                         ? "damaged data was used by a kernel or copy (GPUFT_MODE=detect repairs nothing); "
                           "GPUFT_MODE=recover re-executes what used it"
                         : "damaged data was used by a kernel or copy before it was corrected; "
@@ -538,6 +582,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
     ft_unlock();
     int synced = exclusive && ft_real.cuCtxSynchronize && ft_real.cuCtxSynchronize() == CUDA_SUCCESS;
     ft_lock();
+    refresh(&f); /* others' operations ran while the lock was dropped: frees too */
     if (synced) ft_ord_synced(vc, 1);
     if (!exclusive) {
       FT_WARN_CAPPED(4, "replay postponed: another thread's operation is still running");
@@ -561,7 +606,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
       if (snap ? ft_snap_recover(d, &snap_why) != 0 : ft_epoch_replay(d) != 0) break;
       findings_t again;
       memset(&again, 0, sizeof again);
-      again.watch = watch;
+      again.watch = f.watch;
       drain(&again);
       if (again.watch_repaired) f.watch_repaired = 1;
       if (!again.consumed) {
@@ -571,7 +616,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
       if (again.lost) {
         /* a bit that does not take writes, or damage without a repair: replaying
          * more will not help */
-        lost(&f, again.lost_a, again.lost_off, again.lost_what);
+        lost(&f, again.lost_a.a, again.lost_off, again.lost_what);
         break;
       }
       if (learned(&first, &again)) {
@@ -592,7 +637,7 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
       replayed = 1;
       f.watch_repaired = 1; /* a replay rewrote what the program reads back */
     } else if (!f.lost) {
-      lost(&f, f.sus[0].a ? f.sus[0].a : watch ? watch : ft_reg_at(0), 0,
+      lost(&f, blame(&f), 0,
            snap_why               ? snap_why
            : ft_epoch_replayable() ? "damaged data was used and the replay did not repair it"
                                    : "damaged data was used and the operations since the last "
@@ -603,8 +648,8 @@ out:
   /* the damaged groups that were used: recomputed by the replay, or not at all */
   if (replayed) settle_used(FT_OUT_RECOVERED);
   else if (!g_replay_pending) settle_used(FT_OUT_UNCORRECTABLE);
-  if (f.lost && f.lost_a) {
-    fail(f.lost_a, f.lost_off, f.lost_what);
+  if (f.lost && f.lost_a.id) {
+    fail(f.lost_a.id, f.lost_a.base, f.lost_off, f.lost_what);
     ft_report_checkpoint(); /* the program may end abruptly now */
   }
   /* the program may look at every read-back that has completed once this returns */

@@ -227,6 +227,8 @@ typedef struct ft_job_rec_s {
   int ord_s;     /* stream index and tick it was issued at (order.c) */
   uint64_t ord_t;
   int voided;    /* its result may show a concurrent write: ignored */
+  uint64_t sync_after; /* a whole-context synchronisation numbered this or later
+                        * (order.c) has seen its kernel finish */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
 /* Enqueue a verification of groups [g0, g1) of `a` on `stream`, with a ledger
@@ -436,6 +438,7 @@ FT_MUST_CHECK CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, 
 
 /* ---- Engine lock and statistics (engine_state.c) ---- */
 extern pthread_mutex_t ft_eng_lock;
+extern __thread int ft_tls_holds_lock __attribute__((tls_model("initial-exec")));
 void ft_lock(void);
 void ft_unlock(void);
 /* Operations the epoch log records hold the op lock shared from their real driver
@@ -494,6 +497,9 @@ extern int ft_nevents;
 
 /* Write the JSON report to `path` (report.c); 0 on success. */
 int ft_report_write_json(const char *path);
+/* At the first CUDA call: the thread that writes the report when a signal stops the
+ * program (the handler itself only wakes it and waits). */
+void ft_report_arm(void);
 /* The report so far, to GPUFT_REPORT, now (engine lock held). */
 void ft_report_checkpoint(void);
 

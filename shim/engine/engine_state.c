@@ -9,8 +9,17 @@
 pthread_mutex_t ft_eng_lock = PTHREAD_MUTEX_INITIALIZER;
 ft_engine_stats_t ft_st;
 
-void ft_lock(void) { pthread_mutex_lock(&ft_eng_lock); }
-void ft_unlock(void) { pthread_mutex_unlock(&ft_eng_lock); }
+/* Whether this thread holds the lock: read by the signal handler (report.c), which
+ * must not wait for a lock its own thread holds. */
+__thread int ft_tls_holds_lock __attribute__((tls_model("initial-exec")));
+void ft_lock(void) {
+  pthread_mutex_lock(&ft_eng_lock);
+  ft_tls_holds_lock = 1;
+}
+void ft_unlock(void) {
+  ft_tls_holds_lock = 0;
+  pthread_mutex_unlock(&ft_eng_lock);
+}
 
 /* Reader-preferring (glibc's default): an operation blocked in a driver call on an
  * event another thread has yet to enable must not hold up that thread's next

@@ -24,16 +24,24 @@ struct ft_hostfn_s {
 };
 typedef struct ft_hostfn_s hostfn_t;
 
+/* Which functions have run, by seq: slot seq % RAN_SLOTS keeps the highest seq that
+ * ran there. Exact while fewer than RAN_SLOTS functions are queued in an epoch;
+ * beyond, an older function sharing a slot with a newer one that ran reads as run:
+ * its read-backs count as seen, and a replay must reproduce them bit for bit (the
+ * safe side: a flag per slot, cleared by the newer one, made a seen read-back
+ * look unseen). */
 #define RAN_SLOTS 4096
-static uint8_t g_ran[RAN_SLOTS]; /* by seq: the function has run */
+static uint64_t g_ran[RAN_SLOTS];
 static uint64_t g_fn_seq;
 static hostfn_t *g_held; /* held back, newest first */
 
-int ft_host_fn_ran(uint64_t seq) { return __atomic_load_n(&g_ran[seq % RAN_SLOTS], __ATOMIC_ACQUIRE); }
+int ft_host_fn_ran(uint64_t seq) { return __atomic_load_n(&g_ran[seq % RAN_SLOTS], __ATOMIC_ACQUIRE) >= seq; }
 int ft_host_fn_deferred(void) { return __atomic_load_n(&g_held, __ATOMIC_ACQUIRE) != NULL; }
 
 static void call(hostfn_t *h) {
-  __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 1, __ATOMIC_RELEASE);
+  uint64_t *slot = &g_ran[h->seq % RAN_SLOTS], had = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  while (had < h->seq && !__atomic_compare_exchange_n(slot, &had, h->seq, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
   if (h->fn) h->fn(h->user);
   else h->cb(h->stream, h->status, h->user);
   free(h->jobs);
@@ -110,7 +118,6 @@ hostfn_t *ft_host_fn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *use
   h->jobs = n ? malloc(n * sizeof *h->jobs) : NULL;
   h->njobs = h->jobs ? ft_jobs_snapshot(h->jobs, n) : 0;
   h->seq = ++g_fn_seq;
-  __atomic_store_n(&g_ran[h->seq % RAN_SLOTS], 0, __ATOMIC_RELAXED);
   ft_epoch_host_fn(h->seq, ft_ord_op(s));
   ft_unlock();
   if (n && !h->jobs) {

@@ -68,12 +68,16 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->epoch = ft_epoch;
   j->ord_s = ft_ord_stream_index(stream);
   j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
+  j->sync_after = ft_ord_ctx_syncs + 1;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t),
                    d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
   int which = kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY : FTK_VERIFY;
   int in = ft_dev_enter(d);
-  CUresult r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], stream);
+  /* The accumulator is device memory, where bits flip too: zeroed before every
+   * launch, whatever the last one left there (ftk.h). */
+  CUresult r = ft_real.cuMemsetD8Async(sp.djob, 0, sizeof(ftk_job_t), stream);
+  if (r == CUDA_SUCCESS) r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], stream);
   ft_dev_leave(in);
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;

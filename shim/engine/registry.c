@@ -95,6 +95,7 @@ void ft_set_state(ft_alloc_t *a, int state) {
 }
 
 void ft_alloc_untrack(ft_alloc_t *a) {
+  ft_jobs_forget(NULL, a); /* a job that never completed must not outlive its record */
   ft_epoch_forget_alloc(a);
   ft_snap_forget_alloc(a);
   ft_shadow_release(a);

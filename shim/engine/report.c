@@ -572,28 +572,87 @@ static void at_exit(void) {
 static char g_sigbuf[1 << 20], g_sigpath[4096];
 static const int g_catch[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGABRT};
 
+/* The report at a signal is written by a thread of its own, woken through a pipe:
+ * a handler may call only async-signal-safe functions (no locks, no stdio), and
+ * building the report needs both. The handler writes the signal and whether its
+ * thread holds the engine lock, and waits for the answer (read and write are
+ * async-signal-safe); the reporter takes the lock unless the stopped thread holds
+ * it (then it reads the state as it is, as a handler would have), waiting at most
+ * 2 s for another thread to let it go. */
+static int g_sig_req[2] = {-1, -1}, g_sig_ack[2] = {-1, -1};
+static volatile sig_atomic_t g_reporter_up;
+
+static void write_signal_report(int sig, int held) {
+  int locked = 0;
+  if (!held) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    locked = pthread_mutex_timedlock(&ft_eng_lock, &until) == 0;
+  }
+  ft_end_t end = {.signal = sig, .locked = locked};
+  ft_jw_t w;
+  ft_jw_fixed(&w, g_sigbuf, sizeof g_sigbuf);
+  int have_path = report_path(g_sigpath, sizeof g_sigpath) == 0, written = 0;
+  if (have_path) {
+    report_json(&w, &end);
+    written = !w.truncated && write_all(g_sigpath, w.buf, w.len) == 0;
+  }
+  const char *tmp = getenv("GPUFT_REPORT_TEMPORARY");
+  if (tmp && tmp[0] == '1') written = 0;
+  ft_jw_fixed(&w, g_sigbuf, sizeof g_sigbuf);
+  if (FT_OPT(SUMMARY) && ft_log_level >= FT_LOG_WARN) summary(&w, &end, written ? g_sigpath : NULL);
+  if (locked) pthread_mutex_unlock(&ft_eng_lock);
+  ssize_t k = write(STDERR_FILENO, w.buf, w.len);
+  (void)k;
+}
+
+static void *reporter(void *unused) {
+  (void)unused;
+  for (;;) {
+    unsigned char msg[2];
+    ssize_t k = read(g_sig_req[0], msg, sizeof msg);
+    if (k < 0 && errno == EINTR) continue;
+    if (k != (ssize_t)sizeof msg) return NULL;
+    write_signal_report(msg[0], msg[1]);
+    while (write(g_sig_ack[1], "", 1) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+/* The pipes and the reporter, with every signal blocked in it: a handler run there
+ * would wait for itself. */
+static void arm(void) {
+  if (pipe2(g_sig_req, O_CLOEXEC) != 0) return;
+  if (pipe2(g_sig_ack, O_CLOEXEC) != 0) return;
+  sigset_t all, was;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &was);
+  pthread_t t;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &at, reporter, NULL) == 0) g_reporter_up = 1;
+  pthread_attr_destroy(&at);
+  pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
+
+void ft_report_arm(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, arm);
+}
+
 static void on_signal(int sig) {
   static volatile sig_atomic_t busy;
   int saved = errno;
-  if (!busy && used_cuda()) {
+  if (!busy && g_reporter_up && used_cuda()) {
     busy = 1;
-    /* Never wait for the lock: its holder may be the interrupted thread. */
-    int locked = pthread_mutex_trylock(&ft_eng_lock) == 0;
-    ft_end_t end = {.signal = sig, .locked = locked};
-    ft_jw_t w;
-    ft_jw_fixed(&w, g_sigbuf, sizeof g_sigbuf);
-    int have_path = report_path(g_sigpath, sizeof g_sigpath) == 0, written = 0;
-    if (have_path) {
-      report_json(&w, &end);
-      written = !w.truncated && write_all(g_sigpath, w.buf, w.len) == 0;
+    unsigned char msg[2] = {(unsigned char)sig, (unsigned char)(ft_tls_holds_lock != 0)};
+    if (write(g_sig_req[1], msg, sizeof msg) == (ssize_t)sizeof msg) {
+      char c;
+      while (read(g_sig_ack[0], &c, 1) < 0 && errno == EINTR) {
+      }
     }
-    const char *tmp = getenv("GPUFT_REPORT_TEMPORARY");
-    if (tmp && tmp[0] == '1') written = 0;
-    ft_jw_fixed(&w, g_sigbuf, sizeof g_sigbuf);
-    if (FT_OPT(SUMMARY) && ft_log_level >= FT_LOG_WARN) summary(&w, &end, written ? g_sigpath : NULL);
-    if (locked) pthread_mutex_unlock(&ft_eng_lock);
-    ssize_t k = write(STDERR_FILENO, w.buf, w.len);
-    (void)k;
   }
   errno = saved;
   /* SA_RESETHAND restored the default action: the signal, raised again, ends the
@@ -617,6 +676,7 @@ static void catch_signals(void) {
 
 static void atfork_child(void) {
   g_forked_child = 1;
+  g_reporter_up = 0; /* the reporter stayed in the parent */
   ft_stats_atfork_child();
 }
 

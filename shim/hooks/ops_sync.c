@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "hooks.h"
 
 /* Clocks taken before the driver call (snap, engine lock held) and applied once it
  * succeeded (apply): what other threads issue while it runs is on neither side.
@@ -177,6 +178,38 @@ static void touched(CUdeviceptr p, CUstream s) {
   ft_unlock();
 }
 
+/* touching (after = 0) or touched (1) for each distinct allocation among n device
+ * addresses: a batch may name one allocation many times (each written once, and
+ * re-encoded once), and may reach more allocations than one operation's ledger
+ * reservation (FT_JOBS_PER_OP) covers, so room is made as it goes. */
+static void touch_all(const CUdeviceptr *p, size_t n, CUstream s, int after) {
+  uint64_t *seen = n > 1 ? malloc(n * sizeof *seen) : NULL;
+  size_t nseen = 0;
+  for (size_t i = 0; p && i < n; i++) {
+    ft_lock();
+    ft_alloc_t *a = ft_reg_find(p[i]);
+    uint64_t id = a ? a->id : 0;
+    ft_unlock();
+    int dup = 0;
+    for (size_t k = 0; id && seen && k < nseen && !dup; k++) dup = seen[k] == id;
+    if (dup) continue;
+    if (id && seen) seen[nseen++] = id;
+    if (after) {
+      touched(p[i], s);
+    } else {
+      ft_jobs_make_room();
+      touching(p[i], s);
+    }
+  }
+  free(seen);
+}
+
+/* The destinations of a batch, for touch_all: malloc'd (NULL, n = 0 without memory). */
+static CUdeviceptr *batch_dests(size_t count, size_t *n) {
+  *n = 0;
+  return count ? malloc(count * sizeof(CUdeviceptr)) : NULL;
+}
+
 #define WRITEVAL(name, T, ptsz)                                                   \
   CUresult ft_on_##name(CUstream s, CUdeviceptr addr, T value, unsigned flags) {  \
     ft_op_begin();                                                                \
@@ -193,17 +226,17 @@ WRITEVAL(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1)
 
 #define BATCHMEMOP(name, ptsz)                                                               \
   CUresult ft_on_##name(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) { \
-    ft_op_begin();                                                                           \
-    for (unsigned i = 0; ops && i < count; i++)                                              \
+    FT_OP_BEGIN();                                                                           \
+    size_t n;                                                                                \
+    CUdeviceptr *d = batch_dests(ops ? count : 0, &n);                                       \
+    for (unsigned i = 0; d && i < count; i++)                                                \
       if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||                             \
           ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)                               \
-        touching(ops[i].writeValue.address, FT_STREAM(s, ptsz));                             \
+        d[n++] = ops[i].writeValue.address;                                                  \
+    touch_all(d, n, FT_STREAM(s, ptsz), 0);                                                  \
     CUresult r = ft_real.name(s, count, ops, flags);                                         \
-    if (r == CUDA_SUCCESS && ops)                                                            \
-      for (unsigned i = 0; i < count; i++)                                                   \
-        if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||                           \
-            ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)                             \
-          touched(ops[i].writeValue.address, FT_STREAM(s, ptsz));                            \
+    if (r == CUDA_SUCCESS) touch_all(d, n, FT_STREAM(s, ptsz), 1);                           \
+    free(d);                                                                                 \
     ft_op_end();                                                                             \
     return r;                                                                                \
   }
@@ -217,11 +250,10 @@ BATCHMEMOP(cuStreamBatchMemOp_v2_ptsz, 1)
 #define BATCH(name, ptsz, FP, FA)                                                            \
   CUresult ft_on_##name(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,   \
                         CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs FP, CUstream s) { \
-    ft_op_begin();                                                                           \
-    for (size_t i = 0; dsts && i < count; i++) touching(dsts[i], FT_STREAM(s, ptsz));        \
+    FT_OP_BEGIN();                                                                           \
+    touch_all(dsts, dsts ? count : 0, FT_STREAM(s, ptsz), 0);                                \
     CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs FA, s);           \
-    if (r == CUDA_SUCCESS && dsts)                                                           \
-      for (size_t i = 0; i < count; i++) touched(dsts[i], FT_STREAM(s, ptsz));               \
+    if (r == CUDA_SUCCESS) touch_all(dsts, dsts ? count : 0, FT_STREAM(s, ptsz), 1);         \
     ft_op_end();                                                                             \
     return r;                                                                                \
   }
@@ -233,15 +265,15 @@ BATCH(cuMemcpyBatchAsync_ptsz, 1, FT_FAILIDX_P, FT_FAILIDX_A)
 #define BATCH3D(name, ptsz, FP, FA)                                                          \
   CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops FP, unsigned long long flags,  \
                         CUstream s) {                                                        \
-    ft_op_begin();                                                                           \
-    for (size_t i = 0; ops && i < n; i++)                                                    \
-      if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                                 \
-        touching(ops[i].dst.op.ptr.ptr, FT_STREAM(s, ptsz));                                 \
+    FT_OP_BEGIN();                                                                           \
+    size_t nd;                                                                               \
+    CUdeviceptr *d = batch_dests(ops ? n : 0, &nd);                                          \
+    for (size_t i = 0; d && i < n; i++)                                                      \
+      if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER) d[nd++] = ops[i].dst.op.ptr.ptr; \
+    touch_all(d, nd, FT_STREAM(s, ptsz), 0);                                                 \
     CUresult r = ft_real.name(n, ops FA, flags, s);                                          \
-    if (r == CUDA_SUCCESS && ops)                                                            \
-      for (size_t i = 0; i < n; i++)                                                         \
-        if (ops[i].dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER)                               \
-          touched(ops[i].dst.op.ptr.ptr, FT_STREAM(s, ptsz));                                \
+    if (r == CUDA_SUCCESS) touch_all(d, nd, FT_STREAM(s, ptsz), 1);                          \
+    free(d);                                                                                 \
     ft_op_end();                                                                             \
     return r;                                                                                \
   }

@@ -110,6 +110,7 @@ static void resolve(void) {
   ft_enabled = FT_OPT(ENABLE) != 0;
   ft_codec_set_threads((int)FT_OPT(THREADS));
   ft_inject_init();
+  if (ft_enabled) ft_report_arm();
   if (FT_OPT_S(CODEC)[0] && ft_codec_set_variant(FT_OPT_S(CODEC)) != 0)
     FT_WARN("GPUFT_CODEC=%s is not available on this CPU: using %s", FT_OPT_S(CODEC),
             ft_codec_variant());

@@ -6,6 +6,9 @@ TEST_ENTRY(unemulated_entry_named, 60)
 /* Under gpuft: fault-free in both checking modes with zero detections; a flipped
  * bit at rest is detected and corrected. */
 TEST_ENTRY(under_gpuft, 120)
+/* GPUFT_MODE=detect with the same flip: the error reaches the program, which exits
+ * with its own code (its library unloaded at exit with a launch still queued). */
+TEST_ENTRY(detect_mode_flip_exits_cleanly, 120)
 /* Every sample of tests/samples built the default way runs and checks out, on the
  * interpreter and under gpuft (zero detections). */
 TEST_ENTRY(samples_linked_statically, 240)

@@ -41,14 +41,15 @@ TEST_IMPL(unemulated_entry_named) {
   return TEST_OK;
 }
 
-/* One run under gpuft with `extra` environment; the report's counters. */
-static int under_gpuft(const char *extra, proc_result_t *r, uint64_t *detected, uint64_t *corrected,
-                       uint64_t *uncorrectable, uint64_t *launches) {
+/* One run under gpuft with `extra` (and `extra2`, may be NULL) in the environment;
+ * the report's counters. */
+static int under_gpuft2(const char *extra, const char *extra2, proc_result_t *r, uint64_t *detected,
+                        uint64_t *corrected, uint64_t *uncorrectable, uint64_t *launches) {
   char rep[128], env_rep[160];
   snprintf(rep, sizeof rep, "/tmp/gpuft-staticrt-%d.json", (int)getpid());
   snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
   const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB,
-                       env_rep, extra, NULL};
+                       env_rep, extra, extra2, NULL};
   const char *argv[] = {STATIC_APP, NULL};
   if (proc_run(argv, env, 100, r) != 0) return -1;
   char *json = read_file(rep);
@@ -58,6 +59,34 @@ static int under_gpuft(const char *extra, proc_result_t *r, uint64_t *detected, 
            json_u64(json, "launches_protected", launches) == 0;
   free(json);
   return ok ? 0 : -1;
+}
+
+static int under_gpuft(const char *extra, proc_result_t *r, uint64_t *detected, uint64_t *corrected,
+                       uint64_t *uncorrectable, uint64_t *launches) {
+  return under_gpuft2(extra, NULL, r, detected, corrected, uncorrectable, launches);
+}
+
+/* GPUFT_MODE=detect: the flipped bit is reported uncorrectable, the program sees
+ * the error and gives up with its own exit code. On its way out NVIDIA's runtime
+ * unloads its library while the second round's launch may still be queued, then
+ * releases the primary context, which runs that launch: once a use after free in
+ * the simulator (signal 11, most runs). */
+TEST_IMPL(detect_mode_flip_exits_cleanly) {
+  if (!*STATIC_APP) return TEST_SKIPF("static_app not built (no nvcc)");
+  for (int rep = 0; rep < 5; rep++) {
+    proc_result_t f;
+    uint64_t det = 0, cor = 0, unc = 0, launches = 0;
+    if (under_gpuft2("GPUFT_MODE=detect", "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11", &f, &det, &cor,
+                     &unc, &launches) != 0)
+      FT_FAIL_("run %d: exit %d, no report\n%s", rep, f.status, f.err);
+    if (f.status != 2 || det != 1 || unc != 1 || cor != 0)
+      FT_FAIL_("run %d: exit %d (expected 2: the program's own error exit), %ju detected, %ju corrected, "
+               "%ju uncorrectable\n%s%s", rep, f.status, (uintmax_t)det, (uintmax_t)cor, (uintmax_t)unc, f.out,
+               f.err);
+    ASSERT(strstr(f.err, "uncorrectable ECC error"));
+    proc_free(&f);
+  }
+  return TEST_OK;
 }
 
 TEST_IMPL(under_gpuft) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "simcuda.h"
 
@@ -186,6 +187,66 @@ static int mode_props(void) {
   fill_kernel<<<1, 16>>>((int *)d, 16, 1);
   OK(cudaGetLastError());
   check_fill((int *)d, 16, 1);
+  return 0;
+}
+
+// Mode "reset": kernels launched, the device reset, the same kernels launched
+// again (a CUDA 12+ runtime's kernels belong to no context: they are loaded again
+// in the new primary context). Then a launch left queued behind a host function
+// when main returns: nvcc's exit handler unregisters the fatbin (the runtime
+// unloads its library) before the launch runs; a handler registered before
+// nvcc's registration (so run after it) lets the launch go and checks its result.
+static const int kExitN = 512;
+static int g_gate_open, g_exit_armed, *g_exit_host;
+static void CUDART_CB gate_fn(void *) {
+  for (int i = 0; i < 5000 && !__atomic_load_n(&g_gate_open, __ATOMIC_ACQUIRE); i++) usleep(1000);
+}
+static void exit_check(void) {
+  if (!g_exit_armed) return;
+  __atomic_store_n(&g_gate_open, 1, __ATOMIC_RELEASE);
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaErrorCudartUnloading) return; // a real runtime has already gone
+  if (e != cudaSuccess) {
+    fprintf(stderr, "at exit: cudaDeviceSynchronize: %s\n", cudaGetErrorName(e));
+    _exit(1);
+  }
+  for (int i = 0; i < kExitN; i++)
+    if (g_exit_host[i] != 8 + i) {
+      fprintf(stderr, "at exit: out[%d] = %d, expected %d\n", i, g_exit_host[i], 8 + i);
+      _exit(1);
+    }
+  fprintf(stderr, "at exit: the launch queued when the fatbin was unregistered ran\n");
+}
+__attribute__((constructor(101))) static void exit_check_register(void) { atexit(exit_check); }
+
+static int mode_reset(void) {
+  const int n = 1024;
+  int *d;
+  for (int round = 0; round < 3; round++) {
+    OK(cudaMalloc(&d, n * sizeof(int)));
+    fill_kernel<<<n / 128, 128>>>(d, n, round);
+    OK(cudaGetLastError());
+    check_fill(d, n, round);
+    cudaFuncAttributes fa;
+    OK(cudaFuncGetAttributes(&fa, fill_kernel));
+    // Another launch still queued when the device is reset.
+    fill_kernel<<<n / 128, 128>>>(d, n, round + 100);
+    OK(cudaGetLastError());
+    OK(cudaDeviceReset());
+  }
+  // Mapped host memory the kernel writes; it outlives the context.
+  g_exit_host = (int *)malloc(kExitN * sizeof(int));
+  CHECK(g_exit_host);
+  memset(g_exit_host, 0, kExitN * sizeof(int));
+  OK(cudaHostRegister(g_exit_host, kExitN * sizeof(int), cudaHostRegisterMapped));
+  int *dev;
+  OK(cudaHostGetDevicePointer((void **)&dev, g_exit_host, 0));
+  cudaStream_t s;
+  OK(cudaStreamCreate(&s));
+  OK(cudaLaunchHostFunc(s, gate_fn, NULL));
+  fill_kernel<<<kExitN / 128, 128, 0, s>>>(dev, kExitN, 8);
+  OK(cudaGetLastError());
+  g_exit_armed = 1;
   return 0;
 }
 
@@ -381,13 +442,13 @@ static int mode_nodriver(void) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: rt_probe errors|notwin|sticky|props|streams|funcs|late\n");
+    fprintf(stderr, "usage: rt_probe errors|notwin|sticky|props|streams|funcs|late|reset\n");
     return 64;
   }
   static const struct { const char *name; int (*fn)(void); } modes[] = {
       {"errors", mode_errors}, {"notwin", mode_notwin}, {"sticky", mode_sticky},
       {"props", mode_props},   {"streams", mode_streams}, {"funcs", mode_funcs},
-      {"late", mode_late},     {"nodriver", mode_nodriver}};
+      {"late", mode_late},     {"nodriver", mode_nodriver}, {"reset", mode_reset}};
   for (auto &m : modes)
     if (strcmp(argv[1], m.name) == 0) {
       int r = m.fn();

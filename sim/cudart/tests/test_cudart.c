@@ -77,6 +77,18 @@ TEST_IMPL(streams_events_memory) { return probe("streams"); }
 TEST_IMPL(func_queries_and_launch_apis) { return probe("funcs"); }
 TEST_IMPL(late_twin_registration) { return probe("late"); }
 
+TEST_IMPL(launch_reset_launch) {
+  const char *why = app_skip_reason(RT_PROBE);
+  if (why) return TEST_SKIPF("%s", why);
+  app_result_t r;
+  ASSERT_EQ(app_run((const char *const[]){RT_PROBE, "reset", NULL}, NULL, &r), 0);
+  if (r.status != 0 || !strstr(r.err, "at exit: the launch queued when the fatbin was unregistered ran")) {
+    fprintf(stderr, "--- rt_probe reset: status %d\n%s%s---\n", r.status, r.out, r.err);
+    FT_FAIL_("rt_probe reset failed");
+  }
+  return TEST_OK;
+}
+
 /* Only the runtime on the library path: the real runtime's answer is
  * cudaErrorInsufficientDriver. */
 TEST_IMPL(no_driver_insufficient) {

@@ -9,4 +9,6 @@ TEST_ENTRY(device_properties, 60)
 TEST_ENTRY(streams_events_memory, 60)
 TEST_ENTRY(func_queries_and_launch_apis, 60)
 TEST_ENTRY(late_twin_registration, 60)
+/* launch, cudaDeviceReset, launch again; a launch still queued at exit */
+TEST_ENTRY(launch_reset_launch, 60)
 TEST_ENTRY(no_driver_insufficient, 30)

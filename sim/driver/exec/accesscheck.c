@@ -34,7 +34,7 @@ struct sim_acheck_s {
 };
 
 struct sim_acheck_s *sim_acheck_begin(const sim_launch_t *l) {
-  if (!l->func->mod || !l->func->mod->src) return NULL; /* a twin image: no PTX to check */
+  if (!sim_ptxsrc_module(l->func->mod->src)) return NULL; /* a twin image: no PTX to check */
   struct sim_acheck_s *c = calloc(1, sizeof *c);
   if (!c) abort();
   pthread_mutex_init(&c->mu, NULL);

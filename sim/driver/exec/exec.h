@@ -148,9 +148,13 @@ typedef struct {
 } sim_layout_t;
 struct sim_kprog_s;      /* the interpreter's lowered kernel (sim/interp) */
 typedef struct sim_ptxsrc_s sim_ptxsrc_t;
+/* A function holds a reference on its module, so that its code, kernel table and
+ * module variables outlive an unload while launches or graphs still hold it (a
+ * queued launch then runs as it would on a GPU); the module lists its functions
+ * without owning them (their handles go with the module's). */
 struct sim_func_s {
   sim_obj_t obj;
-  sim_module_t *mod;
+  sim_module_t *mod;          /* ref */
   const struct sim_kprog_s *prog; /* PTX kernel without twin: the interpreter runs it */
   const char *prog_err;       /* why it cannot be interpreted (unsupported instruction) */
   sim_kernel_t *kernel;       /* when the module belongs to a library */
@@ -160,15 +164,16 @@ struct sim_func_s {
   atomic_int carveout;
 };
 struct sim_module_s {
-  sim_obj_t obj;
-  const simcuda_image_t *img;
-  sim_ptxsrc_t *src;          /* a real image: its parsed PTX (ref), else NULL */
+  sim_obj_t obj;              /* obj.ctx: its context (ref, read when it is freed) */
+  unsigned long long ctx_id;  /* that context's incarnation (a reset primary is another) */
+  const simcuda_image_t *img; /* src's kernel table */
+  sim_ptxsrc_t *src;          /* the loaded image (ref): parsed PTX or a twin table's copy */
   uint64_t *var_addr;         /* module .global/.const variables in this context */
   struct sim_kprog_s **progs; /* per kernel, NULL when it cannot be interpreted */
   char **prog_err;
   sim_library_t *lib;
   unsigned n;
-  sim_func_t **funcs;
+  sim_func_t **funcs;         /* not owned: valid while their handles are live */
 };
 struct sim_kernel_s {
   sim_obj_t obj;
@@ -179,8 +184,8 @@ struct sim_kernel_s {
 };
 struct sim_library_s {
   sim_obj_t obj;
-  const simcuda_image_t *img;
-  sim_ptxsrc_t *src;          /* a real image (ref), else NULL */
+  const simcuda_image_t *img; /* src's kernel table */
+  sim_ptxsrc_t *src;          /* the loaded image (ref) */
   unsigned n;
   sim_kernel_t **kernels;
   pthread_mutex_t mu;
@@ -193,14 +198,17 @@ CUresult sim_func_resolve(sim_ctx_t *ctx, CUfunction f, sim_func_t **out);
 void sim_module_forget_ctx(sim_ctx_t *ctx);
 int sim_func_max_dyn_shared(sim_func_t *f);
 
-/* ---- ptximg.c: real images (PTX text, fatbins, nvcc wrappers) ---- */
+/* ---- ptximg.c: loaded images (PTX text, fatbins, nvcc wrappers; twin tables) ---- */
+/* A twin image's kernel table, copied (names and parameter arrays too). */
+CUresult sim_ptxsrc_copy_twins(const simcuda_image_t *img, sim_ptxsrc_t **out);
 /* Parses the PTX an image carries; its kernels as a twin-style image (twin
  * functions filled in from the twin registry unless SIMCUDA_TWINS=0).
  * CUDA_ERROR_NO_BINARY_FOR_GPU for SASS-only images, INVALID_PTX when the text
  * does not parse, INVALID_IMAGE for anything else (all with a message). */
 CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out);
 const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s);
-const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s); /* its parsed PTX */
+/* Its parsed PTX; NULL for a twin image (or no image). */
+const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s);
 void sim_ptxsrc_ref(sim_ptxsrc_t *s);
 void sim_ptxsrc_unref(sim_ptxsrc_t *s);
 /* A module of a real image in a context: variables allocated and initialised,
@@ -228,6 +236,7 @@ struct sim_launch_s {
   struct sim_decl_s *declared; /* what gpuft declared it treats as unwritten, or NULL */
 };
 void sim_launch_execute(sim_launch_t *l);
+void sim_launch_retire(sim_launch_t *l); /* executed or skipped: drops the function */
 
 /* ---- accesscheck.c: SIMCUDA_CHECK_ACCESS, the check of gpuft's PTX analysis ----
  * An interpreted launch's stores, per allocation, against the classes ptx/ gives

@@ -17,6 +17,14 @@ void sim_launch_free(sim_launch_t *l) {
   free(l);
 }
 
+/* Before the stream reports the launch done: the launch drops its function, so that
+ * a module unloaded while the launch was queued goes now (its variables' memory
+ * too), before anyone who synchronised with the launch goes on. */
+void sim_launch_retire(sim_launch_t *l) {
+  if (l->func) sim_obj_unref(&l->func->obj);
+  l->func = NULL;
+}
+
 /* ---- execution ---- */
 static void *translate(const simcuda_block_t *blk, const void *p) {
   sim_launch_t *l = blk->priv;

@@ -28,9 +28,10 @@ static CUresult check_image(const void *image) {
   return CUDA_SUCCESS;
 }
 
-/* A twin image (its kernels join the twin registry), or a real image whose PTX
- * the interpreter runs (*src: its parsed form, one reference). */
-static CUresult image_open(const void *image, const simcuda_image_t **img, sim_ptxsrc_t **src) {
+/* A twin image (its kernels join the twin registry; its table is copied), or a
+ * real image whose PTX the interpreter runs. *src: one reference; nothing of the
+ * caller's image is used once this returns. */
+static CUresult image_open(const void *image, sim_ptxsrc_t **src) {
   if (!image) return CUDA_ERROR_INVALID_VALUE;
   uint64_t magic;
   memcpy(&magic, image, sizeof magic);
@@ -38,14 +39,11 @@ static CUresult image_open(const void *image, const simcuda_image_t **img, sim_p
   if (magic == SIMCUDA_IMAGE_MAGIC) {
     CUresult r = check_image(image);
     if (r) return r;
-    *img = image;
-    sim_twins_add((*img)->kernels, (*img)->n_kernels);
-    return CUDA_SUCCESS;
+    const simcuda_image_t *img = image;
+    sim_twins_add(img->kernels, img->n_kernels);
+    return sim_ptxsrc_copy_twins(img, src);
   }
-  CUresult r = sim_ptxsrc_open(image, src);
-  if (r) return r;
-  *img = sim_ptxsrc_image(*src);
-  return CUDA_SUCCESS;
+  return sim_ptxsrc_open(image, src);
 }
 
 /* Offsets follow the CUDA ABI: each parameter at the next multiple of its alignment. */
@@ -66,10 +64,14 @@ static CUresult layout_make(const simcuda_kernel_t *k, sim_layout_t *lay) {
 }
 
 /* ---- modules ---- */
+/* A function goes when its handle is gone and no launch or graph holds it; only
+ * then its module (code, kernel table, variables) may go. */
 static void func_free(sim_obj_t *o) {
   sim_func_t *f = (sim_func_t *)o;
   sim_ptxfunc_free(f);
   free(f->lay.offsets);
+  if (f->kernel) sim_obj_unref(&f->kernel->obj);
+  sim_obj_unref(&f->mod->obj);
   free(f);
 }
 
@@ -77,44 +79,44 @@ static void module_free(sim_obj_t *o) {
   sim_module_t *m = (sim_module_t *)o;
   sim_ptxmod_unload(m);
   sim_ptxsrc_unref(m->src);
-  for (unsigned i = 0; i < m->n; i++)
-    if (m->funcs[i]) sim_obj_unref(&m->funcs[i]->obj);
   free(m->funcs);
+  sim_obj_unref(&m->obj.ctx->obj);
   free(m);
 }
 
-/* src: the parsed real image (the module takes a reference), NULL for twins. */
-static CUresult module_load(sim_ctx_t *ctx, const simcuda_image_t *img, sim_ptxsrc_t *src, sim_library_t *lib,
-                            sim_module_t **out) {
+/* A module load that failed: the functions made so far, then the module. */
+static CUresult module_fail(sim_module_t *m, CUresult r) {
+  for (unsigned i = 0; m->funcs && i < m->n; i++)
+    if (m->funcs[i]) sim_obj_unref(&m->funcs[i]->obj);
+  sim_obj_unref(&m->obj);
+  return r;
+}
+
+/* src: the loaded image (the module takes a reference). */
+static CUresult module_load(sim_ctx_t *ctx, sim_ptxsrc_t *src, sim_library_t *lib, sim_module_t **out) {
   CUresult r;
   sim_module_t *m = calloc(1, sizeof *m);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   sim_obj_init(&m->obj, SIM_OBJ_MODULE, ctx, module_free);
-  m->img = img;
+  sim_obj_ref(&ctx->obj); /* read when the module goes, perhaps after the context */
+  m->ctx_id = ctx->id;
+  sim_ptxsrc_ref(src);
+  m->src = src;
+  m->img = sim_ptxsrc_image(src);
   m->lib = lib;
-  if (src) {
-    sim_ptxsrc_ref(src);
-    m->src = src;
-    if ((r = sim_ptxmod_load(m, ctx))) {
-      sim_obj_unref(&m->obj);
-      return r;
-    }
-  }
+  if (sim_ptxsrc_module(src) && (r = sim_ptxmod_load(m, ctx))) return module_fail(m, r);
+  const simcuda_image_t *img = m->img;
   m->n = img->n_kernels;
   m->funcs = calloc(m->n ? m->n : 1, sizeof *m->funcs);
-  if (!m->funcs) {
-    free(m);
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
+  if (!m->funcs) return module_fail(m, CUDA_ERROR_OUT_OF_MEMORY);
   for (unsigned i = 0; i < m->n; i++) {
     sim_func_t *f = calloc(1, sizeof *f);
-    if (!f) {
-      sim_obj_unref(&m->obj);
-      return CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    if (!f) return module_fail(m, CUDA_ERROR_OUT_OF_MEMORY);
     sim_obj_init(&f->obj, SIM_OBJ_FUNC, ctx, func_free);
+    sim_obj_ref(&m->obj);
     f->mod = m;
     f->kernel = lib ? lib->kernels[i] : NULL;
+    if (f->kernel) sim_obj_ref(&f->kernel->obj);
     atomic_init(&f->max_dyn_shared, DEFAULT_DYN_SHARED);
     atomic_init(&f->cache_config, CU_FUNC_CACHE_PREFER_NONE);
     atomic_init(&f->carveout, -1);
@@ -125,15 +127,10 @@ static CUresult module_load(sim_ctx_t *ctx, const simcuda_image_t *img, sim_ptxs
       m->prog_err[i] = NULL;
     }
     m->funcs[i] = f;
-    if ((r = layout_make(&img->kernels[i], &f->lay))) {
-      sim_obj_unref(&m->obj);
-      return r;
-    }
+    if ((r = layout_make(&img->kernels[i], &f->lay))) return module_fail(m, r);
   }
-  for (unsigned i = 0; i < m->n; i++) {
-    sim_obj_ref(&m->funcs[i]->obj);
-    sim_handle_add(&m->funcs[i]->obj);
-  }
+  /* The table takes each function's reference and the module's own. */
+  for (unsigned i = 0; i < m->n; i++) sim_handle_add(&m->funcs[i]->obj);
   sim_handle_add(&m->obj);
   *out = m;
   return CUDA_SUCCESS;
@@ -149,11 +146,10 @@ CUresult cuModuleLoadData(CUmodule *pmod, const void *image) {
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
   if (!pmod) return CUDA_ERROR_INVALID_VALUE;
-  const simcuda_image_t *img;
   sim_ptxsrc_t *src;
-  if ((r = image_open(image, &img, &src))) return r;
+  if ((r = image_open(image, &src))) return r;
   sim_module_t *m;
-  r = module_load(ctx, img, src, NULL, &m);
+  r = module_load(ctx, src, NULL, &m);
   sim_ptxsrc_unref(src);
   if (r == CUDA_SUCCESS) *pmod = (CUmodule)m;
   return r;
@@ -277,10 +273,10 @@ CUresult cuLibraryLoadData(CUlibrary *plib, const void *code, CUjit_option *jo, 
                            CUlibraryOption *lo, void **lv, unsigned int nlo) {
   SIM_CHECK_INIT();
   if (!plib || (njo && (!jo || !jv)) || (nlo && (!lo || !lv))) return CUDA_ERROR_INVALID_VALUE;
-  const simcuda_image_t *img;
   sim_ptxsrc_t *src;
-  CUresult r = image_open(code, &img, &src);
+  CUresult r = image_open(code, &src);
   if (r) return r;
+  const simcuda_image_t *img = sim_ptxsrc_image(src);
   sim_library_t *l = calloc(1, sizeof *l);
   if (!l) {
     sim_ptxsrc_unref(src);
@@ -342,7 +338,7 @@ static CUresult library_module(sim_library_t *l, sim_ctx_t *ctx, sim_module_t **
   for (size_t i = 0; i < l->n_mods && !m; i++)
     if (l->mods[i]->obj.ctx == ctx) m = l->mods[i];
   if (!m) {
-    r = module_load(ctx, l->img, l->src, l, &m);
+    r = module_load(ctx, l->src, l, &m);
     if (r == CUDA_SUCCESS) {
       sim_module_t **nm = realloc(l->mods, (l->n_mods + 1) * sizeof *nm);
       if (!nm) abort();
@@ -436,7 +432,7 @@ CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary h, const
   sim_module_t *m;
   uint64_t a;
   size_t n;
-  if (l->src && sim_ctx_current(&ctx) == CUDA_SUCCESS && library_module(l, ctx, &m) == CUDA_SUCCESS &&
+  if (sim_ptxsrc_module(l->src) && sim_ctx_current(&ctx) == CUDA_SUCCESS && library_module(l, ctx, &m) == CUDA_SUCCESS &&
       sim_ptxmod_global(m, name, &a, &n)) {
     if (dptr) *dptr = a;
     if (bytes) *bytes = n;

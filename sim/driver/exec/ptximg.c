@@ -1,8 +1,10 @@
-/* ptximg.c: real module images (PTX text, fatbins, nvcc wrappers): the PTX they
- * carry is parsed once (shared by a library's per-context modules), its kernels are
- * described like a twin image, module variables are allocated per context, and
- * kernels are lowered for the interpreter. Also the twin registry: a twin
- * registered for a kernel name is its fast path unless SIMCUDA_TWINS=0. */
+/* ptximg.c: loaded module images. A real image (PTX text, fatbin, nvcc wrapper):
+ * the PTX it carries is parsed once (shared by a library's per-context modules),
+ * its kernels are described like a twin image, module variables are allocated per
+ * context, and kernels are lowered for the interpreter. A twin image: its kernel
+ * table is copied (a caller may free its image once the load returns, as with a
+ * driver). Also the twin registry: a twin registered for a kernel name is its fast
+ * path unless SIMCUDA_TWINS=0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,8 @@
 
 struct sim_ptxsrc_s {
   atomic_int refs;
-  ft_ptx_module_t *mod;
+  ft_ptx_module_t *mod;        /* NULL for a twin image */
+  char **names;                /* a twin image's kernel names (copies), else NULL */
   simcuda_image_t img;
   simcuda_kernel_t *kernels;
   const ft_ptx_function_t **entries;
@@ -75,6 +78,8 @@ void sim_ptxsrc_ref(sim_ptxsrc_t *s) { atomic_fetch_add(&s->refs, 1); }
 void sim_ptxsrc_unref(sim_ptxsrc_t *s) {
   if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
   ft_ptx_module_free(s->mod);
+  for (uint32_t i = 0; s->names && i < s->img.n_kernels; i++) free(s->names[i]);
+  free(s->names);
   free(s->kernels);
   free(s->entries);
   free(s->sizes);
@@ -82,9 +87,49 @@ void sim_ptxsrc_unref(sim_ptxsrc_t *s) {
   free(s);
 }
 
-const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s) { return s->mod; }
+const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s) { return s ? s->mod : NULL; }
 
 const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s) { return &s->img; }
+
+CUresult sim_ptxsrc_copy_twins(const simcuda_image_t *img, sim_ptxsrc_t **out) {
+  uint32_t n = img->n_kernels;
+  size_t np = 0;
+  for (uint32_t i = 0; i < n; i++) np += img->kernels[i].n_params;
+  sim_ptxsrc_t *s = calloc(1, sizeof *s);
+  if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
+  atomic_init(&s->refs, 1);
+  s->img = *img;
+  s->img.n_kernels = n;
+  s->kernels = calloc(n + 1, sizeof *s->kernels);
+  s->names = calloc(n + 1, sizeof *s->names);
+  s->sizes = calloc(np + 1, sizeof *s->sizes);
+  s->aligns = calloc(np + 1, sizeof *s->aligns);
+  s->img.kernels = s->kernels;
+  if (!s->kernels || !s->names || !s->sizes || !s->aligns) {
+    sim_ptxsrc_unref(s);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  size_t p = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const simcuda_kernel_t *k = &img->kernels[i];
+    simcuda_kernel_t *kk = &s->kernels[i];
+    *kk = *k;
+    if (!(s->names[i] = strdup(k->name))) {
+      sim_ptxsrc_unref(s);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    kk->name = s->names[i];
+    kk->param_size = s->sizes + p;
+    kk->param_align = s->aligns + p;
+    if (k->n_params) {
+      memcpy(s->sizes + p, k->param_size, k->n_params * sizeof *s->sizes);
+      memcpy(s->aligns + p, k->param_align, k->n_params * sizeof *s->aligns);
+    }
+    p += k->n_params;
+  }
+  *out = s;
+  return CUDA_SUCCESS;
+}
 
 /* The PTX to run: the newest target this device runs (sm <= 89). */
 static const ft_ptx_text_t *pick_ptx(const ft_image_ptx_t *r) {
@@ -173,10 +218,12 @@ CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out) {
 static void vars_free(sim_module_t *m) {
   if (!m->var_addr) return;
   sim_alloc_t a;
-  /* Only while the context's memory is still ours (a destroyed context freed it). */
-  for (size_t i = 0; i < m->src->mod->nvars; i++)
-    if (m->var_addr[i] && sim_mem_find(m->var_addr[i], 0, &a) && a.base == m->var_addr[i] && a.ctx == m->obj.ctx &&
-        atomic_load(&m->obj.ctx->alive))
+  /* Only while the context's memory is still ours: a destroyed context freed it,
+   * and a reset primary context (same object, new incarnation) owns other memory. */
+  sim_ctx_t *c = m->obj.ctx;
+  bool ours = atomic_load(&c->alive) && c->id == m->ctx_id;
+  for (size_t i = 0; ours && i < m->src->mod->nvars; i++)
+    if (m->var_addr[i] && sim_mem_find(m->var_addr[i], 0, &a) && a.base == m->var_addr[i] && a.ctx == c)
       (void)sim_mem_free_device(m->var_addr[i], false);
   free(m->var_addr);
   m->var_addr = NULL;
@@ -230,7 +277,7 @@ CUresult sim_ptxmod_load(sim_module_t *m, sim_ctx_t *ctx) {
 }
 
 void sim_ptxmod_unload(sim_module_t *m) {
-  if (!m->src) return;
+  if (!sim_ptxsrc_module(m->src)) return; /* a twin image: nothing was lowered */
   unsigned n = m->src->img.n_kernels;
   for (unsigned i = 0; i < n && m->progs; i++) sim_kprog_free(m->progs[i]);
   for (unsigned i = 0; i < n && m->prog_err; i++) free(m->prog_err[i]);

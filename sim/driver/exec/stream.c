@@ -49,7 +49,10 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       else sim_copy_skip(&op->u.copy);
       break;
     case SIM_OP_MEMSET: if (!dead) sim_memset_execute(&op->u.memset); break;
-    case SIM_OP_LAUNCH: if (!dead) sim_launch_execute(op->u.launch); break;
+    case SIM_OP_LAUNCH:
+      if (!dead) sim_launch_execute(op->u.launch);
+      sim_launch_retire(op->u.launch);
+      break;
     case SIM_OP_HOSTFN: op->u.hostfn.fn(op->u.hostfn.data); break;
     case SIM_OP_CALLBACK:
       op->u.cb.fn(op->u.cb.h, (CUresult)atomic_load(&ctx->sticky), op->u.cb.data);
