@@ -904,6 +904,19 @@ static void finish(A *a, ft_ptx_facts_t *out) {
   a->places = NULL;
 }
 
+/* Whether direction d of p is none without a program (ft_ptx_place_range). */
+static int none_by_access(const ft_ptx_place_t *p, unsigned d) {
+  return p->exact && p->access != FT_PTX_ACC_ESCAPES && !(p->access & (1u << d));
+}
+
+/* Stores r[0] (read) and r[1] (write) for p in f's pool, but no program for a
+ * direction p's access already says is none: the handle. */
+static uint32_t keep(ft_ptx_facts_t *f, const ft_ptx_place_t *p, const ft_ptx_range_t r[2]) {
+  const ft_ptx_range_t *d[2];
+  for (unsigned i = 0; i < 2; i++) d[i] = none_by_access(p, i) ? NULL : &r[i];
+  return ft_ptx_range_store(&f->ranges, d[0], d[1]);
+}
+
 /* Each place's read and write ranges: bounded for exact places every access of
  * which the range analysis bounded (the others stay zero: unbounded). */
 static void ranges(A *a, ft_ptx_facts_t *out) {
@@ -911,8 +924,11 @@ static void ranges(A *a, ft_ptx_facts_t *out) {
   for (size_t pl = 0; pl < out->nplaces; pl++) {
     ft_ptx_place_t *p = &out->places[pl];
     if (!p->exact || p->access == FT_PTX_ACC_ESCAPES) continue;
-    ft_range_result(a->rc, pl, p->access & 3u, &p->read, &p->write);
+    ft_ptx_range_t r[2];
+    ft_range_result(a->rc, pl, p->access & 3u, &r[0], &r[1]);
+    p->range = keep(out, p, r);
   }
+  ft_ptx_range_pool_trim(&out->ranges);
 }
 
 static void release(A *a) {
@@ -1117,6 +1133,65 @@ void ft_ptx_facts_free(ft_ptx_facts_t *f) {
   free(f->places);
   f->places = NULL;
   f->nplaces = 0;
+  ft_ptx_range_pool_free(&f->ranges);
+}
+
+void ft_ptx_place_range(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, unsigned dir, ft_ptx_range_t *out) {
+  if (dir < 2 && none_by_access(p, dir)) {
+    memset(out, 0, sizeof *out);
+    out->n = 1;
+    out->op[0].op = FT_PTX_R_CONST;
+    return;
+  }
+  ft_ptx_range_load(&f->ranges, p->range, dir, out);
+}
+
+int ft_ptx_place_range_eval(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, unsigned dir, const void *params,
+                            size_t params_size, const unsigned grid[3], const unsigned block[3], int64_t *lo,
+                            int64_t *hi) {
+  if (dir < 2 && none_by_access(p, dir)) {
+    *lo = *hi = 0;
+    return 0;
+  }
+  return ft_ptx_range_eval_at(&f->ranges, p->range, dir, params, params_size, grid, block, lo, hi);
+}
+
+static uint8_t join_access(uint8_t a, uint8_t b) {
+  return a == FT_PTX_ACC_ESCAPES || b == FT_PTX_ACC_ESCAPES ? FT_PTX_ACC_ESCAPES : (uint8_t)(a | b);
+}
+
+void ft_ptx_facts_join(ft_ptx_facts_t *dst, const ft_ptx_facts_t *src) {
+  int differ = dst->nplaces != src->nplaces;
+  for (size_t i = 0; i < src->nplaces; i++) {
+    const ft_ptx_place_t *s = &src->places[i];
+    size_t j;
+    for (j = 0; j < dst->nplaces && dst->places[j].offset != s->offset; j++) {
+    }
+    if (j == dst->nplaces) {
+      dst->flags |= FT_PTX_K_INCOMPLETE; /* different layouts: trust neither */
+      differ = 1;
+      continue;
+    }
+    ft_ptx_place_t *d = &dst->places[j];
+    ft_ptx_range_t r[2], o;
+    int same = 1;
+    for (unsigned k = 0; k < 2; k++) {
+      ft_ptx_place_range(dst, d, k, &r[k]);
+      ft_ptx_place_range(src, s, k, &o);
+      ft_ptx_range_t before = r[k];
+      ft_ptx_range_join(&r[k], &o);
+      same &= !memcmp(&before, &r[k], sizeof before);
+    }
+    d->access = join_access(d->access, s->access);
+    d->exact &= s->exact;
+    if (!d->exact || d->access == FT_PTX_ACC_ESCAPES) d->range = 0;
+    else if (!same) d->range = keep(dst, d, r); /* the old record stays in the pool, unused */
+  }
+  dst->flags |= src->flags;
+  ft_ptx_range_pool_trim(&dst->ranges);
+  /* a place of dst that src lacks: the kernel launched may use those bytes otherwise */
+  if (differ)
+    for (size_t j = 0; j < dst->nplaces; j++) dst->places[j].range = 0;
 }
 
 const char *ft_ptx_access_name(unsigned access) {

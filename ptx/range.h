@@ -39,13 +39,25 @@ typedef struct ft_ptx_rop_s {
 #define FT_PTX_RANGE_OPS 32
 
 /* Bytes [lo, hi) relative to the place's pointer value. n == 0 (all zero):
- * unbounded, the whole allocation. Every step is evaluated, in order. */
+ * unbounded, the whole allocation. Every step is evaluated, in order. The working
+ * form (264 bytes): facts keep their programs in a pool (below). */
 typedef struct ft_ptx_range_s {
   uint8_t n;                  /* steps; 0: unbounded */
   uint8_t lo, hi;             /* the steps giving the first byte and one past the last */
   uint8_t pad;
   ft_ptx_rop_t op[FT_PTX_RANGE_OPS];
 } ft_ptx_range_t;
+
+/* Range programs out of line: one pool of steps per set of facts
+ * (ft_ptx_facts_t.ranges). A place holds one handle (ft_ptx_place_t.range; 0: no
+ * program in either direction) to a record: its read program, then its write
+ * program, each a header step {op 0, a = lo, b = hi, k = number of steps} and
+ * those steps; a header with k == 0 holds no program. Only places with a bounded
+ * direction take space, and only as many steps as their programs have. */
+typedef struct ft_ptx_range_pool_s {
+  ft_ptx_rop_t *op;
+  uint32_t n, cap;
+} ft_ptx_range_pool_t;
 
 /* Evaluates r for one launch: params (params_size bytes, the packed parameter
  * buffer), grid = gridDim, block = blockDim. 0 and [*lo, *hi) relative to the
@@ -55,12 +67,28 @@ typedef struct ft_ptx_range_s {
 int ft_ptx_range_eval(const ft_ptx_range_t *r, const void *params, size_t params_size, const unsigned grid[3],
                       const unsigned block[3], int64_t *lo, int64_t *hi);
 
+/* ft_ptx_range_eval on direction dir (0 read, 1 write) of record h of pool, where
+ * it lies (no copy): -1 too when h holds no program there (unbounded). */
+int ft_ptx_range_eval_at(const ft_ptx_range_pool_t *pool, uint32_t h, unsigned dir, const void *params,
+                         size_t params_size, const unsigned grid[3], const unsigned block[3], int64_t *lo,
+                         int64_t *hi);
+
+/* Appends a record of read and write (a program for each bounded one) to pool: its
+ * handle, or 0 when neither is bounded or memory runs out (unbounded: sound). */
+uint32_t ft_ptx_range_store(ft_ptx_range_pool_t *pool, const ft_ptx_range_t *read, const ft_ptx_range_t *write);
+/* Direction dir of record h of pool into out; unbounded when there is none. */
+void ft_ptx_range_load(const ft_ptx_range_pool_t *pool, uint32_t h, unsigned dir, ft_ptx_range_t *out);
+/* Gives back the pool's spare capacity; frees the pool (empty again). */
+void ft_ptx_range_pool_trim(ft_ptx_range_pool_t *pool);
+void ft_ptx_range_pool_free(ft_ptx_range_pool_t *pool);
+
 /* Whether r is bounded (and, for ft_ptx_range_empty, touches nothing in any launch). */
 int ft_ptx_range_bounded(const ft_ptx_range_t *r);
 int ft_ptx_range_empty(const ft_ptx_range_t *r);
 
-/* dst = a range holding both dst and src (two modules with one kernel name);
- * unbounded when the two programs do not fit one. */
+/* dst = a range holding both dst and src (two modules with one kernel name): dst
+ * when the programs are the same, else the span of both; unbounded when that
+ * does not fit one program. */
 void ft_ptx_range_join(ft_ptx_range_t *dst, const ft_ptx_range_t *src);
 
 /* A readable form ("[0, 4*min(ntid.x*nctaid.x, p0:s4))") into buf; returns buf. */

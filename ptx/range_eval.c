@@ -2,7 +2,9 @@
  * the shim runs at every launch, without allocating. */
 #include "range.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int param_value(const ft_ptx_rop_t *o, const unsigned char *p, size_t size, int64_t *v) {
@@ -28,12 +30,13 @@ static int64_t floor_div(int64_t a, int64_t k) {
   return (a % k && a < 0) ? q - 1 : q;
 }
 
-int ft_ptx_range_eval(const ft_ptx_range_t *r, const void *params, size_t params_size, const unsigned grid[3],
-                      const unsigned block[3], int64_t *lo, int64_t *hi) {
+/* The program of n steps op[] with results lo and hi. */
+static int eval(const ft_ptx_rop_t *op, unsigned n, unsigned rlo, unsigned rhi, const void *params,
+                size_t params_size, const unsigned grid[3], const unsigned block[3], int64_t *lo, int64_t *hi) {
   int64_t v[FT_PTX_RANGE_OPS];
-  if (!r || !r->n || r->n > FT_PTX_RANGE_OPS || r->lo >= r->n || r->hi >= r->n) return -1;
-  for (unsigned i = 0; i < r->n; i++) {
-    const ft_ptx_rop_t *o = &r->op[i];
+  if (!n || n > FT_PTX_RANGE_OPS || rlo >= n || rhi >= n) return -1;
+  for (unsigned i = 0; i < n; i++) {
+    const ft_ptx_rop_t *o = &op[i];
     int two = o->op >= FT_PTX_R_ADD && o->op <= FT_PTX_R_MAX;
     if ((two || o->op == FT_PTX_R_SEQ) && (o->a >= i || o->b >= i)) return -1;
     if ((o->op == FT_PTX_R_DIV || o->op == FT_PTX_R_FIT) && o->a >= i) return -1;
@@ -67,10 +70,91 @@ int ft_ptx_range_eval(const ft_ptx_range_t *r, const void *params, size_t params
     default: return -1;
     }
   }
-  *lo = v[r->lo];
-  *hi = v[r->hi];
+  *lo = v[rlo];
+  *hi = v[rhi];
   if (*hi <= *lo) *lo = *hi = 0;   /* touches nothing */
   return 0;
+}
+
+int ft_ptx_range_eval(const ft_ptx_range_t *r, const void *params, size_t params_size, const unsigned grid[3],
+                      const unsigned block[3], int64_t *lo, int64_t *hi) {
+  if (!r) return -1;
+  return eval(r->op, r->n, r->lo, r->hi, params, params_size, grid, block, lo, hi);
+}
+
+/* The header of direction dir of record h (checked against the pool), or NULL. */
+static const ft_ptx_rop_t *header(const ft_ptx_range_pool_t *pool, uint32_t h, unsigned dir) {
+  if (!pool || !h || h > pool->n || dir > 1) return NULL;
+  uint32_t at = h - 1;
+  for (unsigned d = 0;; d++) {
+    const ft_ptx_rop_t *o = &pool->op[at];
+    if (o->op != 0 || o->k < 0 || o->k > FT_PTX_RANGE_OPS || (uint32_t)o->k >= pool->n - at) return NULL;
+    if (d == dir) return o;
+    at += 1 + (uint32_t)o->k;
+    if (at >= pool->n) return NULL;
+  }
+}
+
+int ft_ptx_range_eval_at(const ft_ptx_range_pool_t *pool, uint32_t h, unsigned dir, const void *params,
+                         size_t params_size, const unsigned grid[3], const unsigned block[3], int64_t *lo,
+                         int64_t *hi) {
+  const ft_ptx_rop_t *o = header(pool, h, dir);
+  if (!o) return -1;
+  return eval(o + 1, (unsigned)o->k, o->a, o->b, params, params_size, grid, block, lo, hi);
+}
+
+void ft_ptx_range_load(const ft_ptx_range_pool_t *pool, uint32_t h, unsigned dir, ft_ptx_range_t *out) {
+  memset(out, 0, sizeof *out);
+  const ft_ptx_rop_t *o = header(pool, h, dir);
+  if (!o || !o->k) return;
+  out->n = (uint8_t)o->k;
+  out->lo = o->a;
+  out->hi = o->b;
+  memcpy(out->op, o + 1, (size_t)o->k * sizeof *o);
+}
+
+uint32_t ft_ptx_range_store(ft_ptx_range_pool_t *pool, const ft_ptx_range_t *read, const ft_ptx_range_t *write) {
+  const ft_ptx_range_t *r[2] = {read, write};
+  uint32_t need = 2;
+  for (unsigned d = 0; d < 2; d++) {
+    if (r[d] && r[d]->n > FT_PTX_RANGE_OPS) r[d] = NULL;   /* not a program: unbounded */
+    need += r[d] ? r[d]->n : 0;
+  }
+  if (need == 2 || pool->n > UINT32_MAX - 1 - need) return 0;
+  if (pool->n + need > pool->cap) {
+    uint32_t cap = pool->cap ? pool->cap : 64;
+    while (cap < pool->n + need) cap = cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : cap * 2;
+    ft_ptx_rop_t *op = realloc(pool->op, (size_t)cap * sizeof *op);
+    if (!op) return 0;
+    pool->op = op;
+    pool->cap = cap;
+  }
+  uint32_t h = pool->n + 1;
+  for (unsigned d = 0; d < 2; d++) {
+    unsigned n = r[d] ? r[d]->n : 0;
+    pool->op[pool->n++] = (ft_ptx_rop_t){0, n ? r[d]->lo : 0, n ? r[d]->hi : 0, 0, (int32_t)n};
+    if (n) memcpy(&pool->op[pool->n], r[d]->op, n * sizeof *pool->op);
+    pool->n += n;
+  }
+  return h;
+}
+
+void ft_ptx_range_pool_trim(ft_ptx_range_pool_t *pool) {
+  if (pool->cap == pool->n) return;
+  if (!pool->n) {
+    ft_ptx_range_pool_free(pool);
+    return;
+  }
+  ft_ptx_rop_t *op = realloc(pool->op, (size_t)pool->n * sizeof *op);
+  if (!op) return;
+  pool->op = op;
+  pool->cap = pool->n;
+}
+
+void ft_ptx_range_pool_free(ft_ptx_range_pool_t *pool) {
+  free(pool->op);
+  pool->op = NULL;
+  pool->n = pool->cap = 0;
 }
 
 int ft_ptx_range_bounded(const ft_ptx_range_t *r) { return r && r->n > 0; }
@@ -104,6 +188,9 @@ void ft_ptx_range_join(ft_ptx_range_t *dst, const ft_ptx_range_t *src) {
     *dst = *src;
     return;
   }
+  if (dst->n == src->n && dst->lo == src->lo && dst->hi == src->hi &&
+      !memcmp(dst->op, src->op, dst->n * sizeof *dst->op))
+    return;   /* one kernel compiled twice: the same program */
   ft_ptx_range_t out = *dst;
   unsigned base;
   if (append(&out, src, &base) != 0 || out.n + 2 > FT_PTX_RANGE_OPS) {

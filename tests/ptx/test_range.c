@@ -119,10 +119,15 @@ static void check_launch(const kcase_t *k, const ft_ptx_function_t *fn, const ft
   for (size_t j = 0; j < f->nplaces; j++) {
     const ft_ptx_place_t *p = &f->places[j];
     for (unsigned d = 0; d < 2; d++) {
-      const ft_ptx_range_t *r = d ? &p->write : &p->read;
+      ft_ptx_range_t r;
+      ft_ptx_place_range(f, p, d, &r);
       long long lo, hi;
-      int64_t l64, h64;
-      int rc = ft_ptx_range_eval(r, params, fn->param_bytes, L->grid, L->block, &l64, &h64);
+      int64_t l64, h64, l2 = 0, h2 = 0;
+      /* where the program lies in the pool, and its working copy: one answer */
+      int rc = ft_ptx_place_range_eval(f, p, d, params, fn->param_bytes, L->grid, L->block, &l64, &h64);
+      int rc2 = ft_ptx_range_eval(&r, params, fn->param_bytes, L->grid, L->block, &l2, &h2);
+      if (rc != rc2 || (rc == 0 && (l64 != l2 || h64 != h2)))
+        FT_FAIL_("%s param %u %s: stored and loaded programs differ", k->name, p->param, d ? "write" : "read");
       lo = l64, hi = h64;
       if (!t.any[p->param][d]) continue;   /* touched nothing: any answer holds */
       if (t.wrapped) {
@@ -166,9 +171,11 @@ TEST_IMPL(range_corpus_brute_force) {
         int want_ub = (k->unbounded & UB(p->param, d)) != 0;
         int accessed = d ? (p->access & FT_PTX_ACC_WRITE) != 0 : (p->access & FT_PTX_ACC_READ) != 0;
         if (!accessed) continue;
-        if (want_ub && ft_ptx_range_bounded(d ? &p->write : &p->read))
+        ft_ptx_range_t r;
+        ft_ptx_place_range(&f, p, d, &r);
+        if (want_ub && ft_ptx_range_bounded(&r))
           FT_FAIL_("%s param %u %s: bounded, must be unbounded", k->name, p->param, d ? "write" : "read");
-        if (!want_ub && k->model && !ft_ptx_range_bounded(d ? &p->write : &p->read))
+        if (!want_ub && k->model && !ft_ptx_range_bounded(&r))
           FT_FAIL_("%s param %u %s: unbounded", k->name, p->param, d ? "write" : "read");
       }
     for (size_t g = 0; k->model && g < 3; g++)
@@ -242,5 +249,165 @@ TEST_IMPL(range_eval_program) {
   memset(&none, 0, sizeof none);
   ft_ptx_range_join(&a, &none);
   ASSERT(!ft_ptx_range_bounded(&a));
+  return TEST_OK;
+}
+
+/* Kernel k over (u64 a, u32 n | u64 b): body, in PTX; %rd2 is a's global address,
+ * %rd4 = %rd2 + 4 * tid.x. */
+static ft_ptx_module_t *join_kernel(const char *params, const char *body) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k(%s)\n{\n"
+           " .reg .b32 %%r<4>;\n .reg .b64 %%rd<6>;\n"
+           " ld.param.u64 %%rd1, [k_a];\n cvta.to.global.u64 %%rd2, %%rd1;\n mov.u32 %%r1, %%tid.x;\n"
+           " mul.wide.u32 %%rd3, %%r1, 4;\n add.s64 %%rd4, %%rd2, %%rd3;\n%s ret;\n}\n",
+           params, body);
+  return pt_parse_or_fail(text, strlen(text), "join");
+}
+
+#define P_AN ".param .u64 k_a, .param .u32 k_n"
+#define P_AB ".param .u64 k_a, .param .u64 k_b"
+#define ST_TID " st.global.u32 [%rd4], %r1;\n"                                 /* write [0, 4 ntid) */
+#define ST_TID4 " st.global.u32 [%rd4+16], %r1;\n"                             /* write [16, 4 ntid + 16) */
+#define LD_TID " ld.global.u32 %r2, [%rd4];\n"                                 /* read [0, 4 ntid) */
+#define ST_DATA " ld.global.u32 %r2, [%rd2];\n mul.wide.u32 %rd5, %r2, 4;\n" \
+                " add.s64 %rd5, %rd2, %rd5;\n st.global.u32 [%rd5], %r1;\n"  /* read [0, 4), write anywhere */
+
+static void facts_of_kernel(const char *params, const char *body, ft_ptx_facts_t *f) {
+  ft_ptx_module_t *m = join_kernel(params, body);
+  char err[256];
+  ASSERT_EQ(ft_ptx_facts(m, &m->funcs[m->nfuncs - 1], f, err, sizeof err), 0);
+  ft_ptx_module_free(m);
+}
+
+/* [lo, hi) of place 0 of f in direction d for 3 blocks of 32 threads; -1 unbounded. */
+static int place0(const ft_ptx_facts_t *f, unsigned d, int64_t *lo, int64_t *hi) {
+  static const unsigned grid[3] = {3, 1, 1}, block[3] = {32, 1, 1};
+  unsigned char params[16] = {0};
+  ASSERT_GE(f->nplaces, 1u);
+  int rc = ft_ptx_place_range_eval(f, &f->places[0], d, params, sizeof params, grid, block, lo, hi);
+  /* the program where it lies and its working copy give one answer */
+  ft_ptx_range_t r;
+  int64_t l2, h2;
+  ft_ptx_place_range(f, &f->places[0], d, &r);
+  ASSERT_EQ(ft_ptx_range_eval(&r, params, sizeof params, grid, block, &l2, &h2), rc);
+  if (rc == 0) {
+    ASSERT_EQ(l2, *lo);
+    ASSERT_EQ(h2, *hi);
+  }
+  return rc;
+}
+
+/* The join of two kernels with one name (shim/engine/facts.c): ranges of equal
+ * places span both, a direction one of them does not take keeps the other's, an
+ * unbounded one stays unbounded, and places the two lay out differently lose
+ * their ranges; the same program twice takes no more room. Also: the pool keeps
+ * programs only for bounded directions. */
+TEST_IMPL(range_facts_join) {
+  ft_ptx_facts_t a, b;
+  int64_t lo, hi;
+  /* one program: only the write direction takes room (header, steps; read header) */
+  facts_of_kernel(P_AN, ST_TID, &a);
+  ASSERT_EQ(a.nplaces, 1u);
+  ASSERT_EQ(a.places[0].access, FT_PTX_ACC_WRITE);
+  ASSERT_NE(a.places[0].range, 0u);
+  ASSERT_EQ(place0(&a, 0, &lo, &hi), 0);   /* read: none */
+  ASSERT_EQ(hi, 0);
+  ASSERT_EQ(place0(&a, 1, &lo, &hi), 0);
+  ASSERT_EQ(lo, 0);
+  ASSERT_EQ(hi, 128);
+  ASSERT_EQ(a.ranges.cap, a.ranges.n);      /* trimmed */
+  /* the same kernel again: the same record */
+  uint32_t n0 = a.ranges.n, h0 = a.places[0].range;
+  facts_of_kernel(P_AN, ST_TID, &b);
+  ft_ptx_facts_join(&a, &b);
+  ft_ptx_facts_free(&b);
+  ASSERT_EQ(a.ranges.n, n0);
+  ASSERT_EQ(a.places[0].range, h0);
+  /* another offset: the span of both */
+  facts_of_kernel(P_AN, ST_TID4, &b);
+  ft_ptx_facts_join(&a, &b);
+  ft_ptx_facts_free(&b);
+  ASSERT_EQ(a.places[0].access, FT_PTX_ACC_WRITE);
+  ASSERT_EQ(place0(&a, 1, &lo, &hi), 0);
+  ASSERT_EQ(lo, 0);
+  ASSERT_EQ(hi, 144);
+  ASSERT_EQ(a.flags & FT_PTX_K_INCOMPLETE, 0u);
+  /* a reader: its read range joins the none of the writer */
+  facts_of_kernel(P_AN, LD_TID, &b);
+  ft_ptx_facts_join(&a, &b);
+  ft_ptx_facts_free(&b);
+  ASSERT_EQ(a.places[0].access, FT_PTX_ACC_READ_WRITE);
+  ASSERT_EQ(place0(&a, 0, &lo, &hi), 0);
+  ASSERT_EQ(lo, 0);
+  ASSERT_EQ(hi, 128);
+  ASSERT_EQ(place0(&a, 1, &lo, &hi), 0);
+  ASSERT_EQ(hi, 144);
+  /* a writer through an index read from memory: the write is unbounded, the read spans */
+  facts_of_kernel(P_AN, ST_DATA, &b);
+  ASSERT_EQ(place0(&b, 1, &lo, &hi), -1);
+  ft_ptx_facts_join(&a, &b);
+  ft_ptx_facts_free(&b);
+  ASSERT_EQ(place0(&a, 0, &lo, &hi), 0);
+  ASSERT_EQ(lo, 0);
+  ASSERT_EQ(hi, 128);
+  ASSERT_EQ(place0(&a, 1, &lo, &hi), -1);
+  ASSERT_EQ(a.places[0].exact, 1);
+  ft_ptx_facts_free(&a);
+  /* a place the other lacks (u64 b at 8 where the first has u32 n): INCOMPLETE as
+   * before, and no range survives, either way round */
+  for (int order = 0; order < 2; order++) {
+    facts_of_kernel(order ? P_AB : P_AN, ST_TID, &a);
+    facts_of_kernel(order ? P_AN : P_AB, ST_TID, &b);
+    ASSERT_EQ(place0(&a, 1, &lo, &hi), 0);
+    ft_ptx_facts_join(&a, &b);
+    ft_ptx_facts_free(&b);
+    ASSERT_EQ(place0(&a, 1, &lo, &hi), -1);
+    ASSERT_EQ((a.flags & FT_PTX_K_INCOMPLETE) != 0, order == 0);
+    ft_ptx_facts_free(&a);
+  }
+  /* conservative facts (SASS only) hold no program */
+  uint32_t off[2] = {0, 8}, size[2] = {8, 4};
+  ASSERT_EQ(ft_ptx_facts_conservative(off, size, 2, &a), 0);
+  ASSERT_EQ(a.ranges.n, 0u);
+  ASSERT_EQ(place0(&a, 0, &lo, &hi), -1);
+  ASSERT_EQ(place0(&a, 1, &lo, &hi), -1);
+  ft_ptx_facts_free(&a);
+  return TEST_OK;
+}
+
+/* The pool: records hold only the steps of bounded directions; a handle that is
+ * not a record, or a direction without a program, evaluates to unbounded. */
+TEST_IMPL(range_pool_records) {
+  ft_ptx_range_pool_t pool = {NULL, 0, 0};
+  ft_ptx_range_t c = {2, 0, 1, 0, {{FT_PTX_R_CONST, 0, 0, 0, -4}, {FT_PTX_R_CONST, 0, 0, 0, 8}}}, ub, back;
+  memset(&ub, 0, sizeof ub);
+  ASSERT_EQ(ft_ptx_range_store(&pool, &ub, NULL), 0u);   /* nothing bounded: no record */
+  ASSERT_EQ(pool.n, 0u);
+  uint32_t h = ft_ptx_range_store(&pool, NULL, &c);
+  ASSERT_EQ(h, 1u);
+  ASSERT_EQ(pool.n, 4u);   /* two headers, two steps */
+  uint32_t h2 = ft_ptx_range_store(&pool, &c, &c);
+  ASSERT_EQ(h2, 5u);
+  ASSERT_EQ(pool.n, 10u);
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int64_t lo, hi;
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, h, 0, NULL, 0, grid, block, &lo, &hi), -1);
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, h, 1, NULL, 0, grid, block, &lo, &hi), 0);
+  ASSERT_EQ(lo, -4);
+  ASSERT_EQ(hi, 8);
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, h2, 0, NULL, 0, grid, block, &lo, &hi), 0);
+  ft_ptx_range_load(&pool, h2, 1, &back);
+  ASSERT_EQ(memcmp(&back, &c, sizeof c), 0);
+  /* not a record: a step, past the end, no handle, no direction 2 */
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, 3, 0, NULL, 0, grid, block, &lo, &hi), -1);
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, 11, 0, NULL, 0, grid, block, &lo, &hi), -1);
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, 0, 0, NULL, 0, grid, block, &lo, &hi), -1);
+  ASSERT_EQ(ft_ptx_range_eval_at(&pool, h2, 2, NULL, 0, grid, block, &lo, &hi), -1);
+  ft_ptx_range_load(&pool, 3, 0, &back);
+  ASSERT(!ft_ptx_range_bounded(&back));
+  ft_ptx_range_pool_trim(&pool);
+  ASSERT_EQ(pool.cap, 10u);
+  ft_ptx_range_pool_free(&pool);
   return TEST_OK;
 }
