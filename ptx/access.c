@@ -2,6 +2,7 @@
  * READ_WRITE, ESCAPES) by a flow-insensitive taint fixpoint over the entry and
  * the .funcs it calls. The lattice and the rules are written down in docs/ptx.md. */
 #include "access.h"
+#include "range_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,13 @@ typedef struct {
   int oom;
   int unplaced_stored;  /* parameter bytes that are no place were stored to memory */
   int partial_stored;   /* pieces of places were stored to memory, as integers */
+  /* ranges (the recording pass only): the access being analysed, when deref() sees
+   * it through one place; cur_in NULL for forms whose bytes no rule bounds */
+  ft_range_t *rc;
+  const ft_ptx_instr_t *cur_in;
+  const ft_ptx_operand_t *cur_addr;
+  unsigned cur_size;
+  size_t cur_f;
 } A;
 
 /* ---- sets ---- */
@@ -169,6 +177,24 @@ static void partial_escapes(A *a) {
     if (a->res[pl] & R_PART) mark(a, pl, R_ESC | R_INEXACT);
 }
 
+/* The bytes one access through place pl touches (the recording pass): bounded
+ * only for the plain forms of the entry itself. */
+static void range_note(A *a, size_t pl, uint8_t bits) {
+  unsigned dirs = ((bits & R_READ) ? 1u : 0u) | ((bits & R_WRITE) ? 2u : 0u);
+  if (a->cur_in && a->cur_f == (size_t)(a->entry - a->m->funcs))
+    ft_range_access(a->rc, pl, a->cur_in, a->cur_addr, a->cur_size, dirs);
+  else
+    ft_range_unbounded(a->rc, pl, dirs);
+}
+
+/* The access deref() is about to see (range_note); in NULL: none bounded. */
+static void cur_access(A *a, size_t f, const ft_ptx_instr_t *in, const ft_ptx_operand_t *ad, unsigned size) {
+  a->cur_in = in;
+  a->cur_addr = ad;
+  a->cur_size = size;
+  a->cur_f = f;
+}
+
 /* A dereference of an address with taint s in state space sp, of kind bits
  * (R_READ / R_WRITE). The rule that keeps the facts sound (docs/ptx.md,
  * "Soundness"): an address formed from one place's pointer plus integers stays
@@ -201,6 +227,7 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
     } else {
       mark(a, pl, bits);
       if (nc) mark(a, pl, R_NC);
+      if (a->rc) range_note(a, pl, bits);
     }
   }
   /* the kernel's own parameter buffer, through its address */
@@ -444,7 +471,11 @@ static void do_load(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   if (in->space != FT_PTX_SP_PARAM && access_elem_size(in) >= 4 &&
       (s_any(a, a->t1, o_special(a, O_LOADED)) || s_any(a, a->t1, o_special(a, O_NARROW))))
     a->flags |= FT_PTX_K_PTR_CHASE;
-  if (in->space != FT_PTX_SP_PARAM) deref(a, a->t1, in->space, R_READ, (in->flags & FT_PTX_F_NC) != 0);
+  if (in->space != FT_PTX_SP_PARAM) {
+    cur_access(a, f, in, ad, access_size(in));
+    deref(a, a->t1, in->space, R_READ, (in->flags & FT_PTX_F_NC) != 0);
+    cur_access(a, 0, NULL, NULL, 0);
+  }
   set_dst(a, f, fn, d, a->t0);
 }
 
@@ -483,7 +514,9 @@ static void do_store(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
       s_grow(a, a->pool_any, a->t0);
     }
   }
+  cur_access(a, f, in, ad, access_size(in));
   deref(a, a->t1, in->space, R_WRITE, 0);
+  cur_access(a, 0, NULL, NULL, 0);
 }
 
 static void do_atom(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
@@ -497,7 +530,9 @@ static void do_atom(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   int priv = private_addr(a, a->t1);
   if (priv) pool_store(a, f, in, ad, a->t0);
   else escape(a, a->t0);
+  cur_access(a, f, in, ad, access_size(in));
   deref(a, a->t1, in->space, R_READ | R_WRITE, 0);
+  cur_access(a, 0, NULL, NULL, 0);
   if (ai) {
     s_clear(a, a->t0);
     s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
@@ -571,7 +606,10 @@ static void do_unknown_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft
     else if (i > 0) src_taint(a, f, fn, o, a->t1);
     escape(a, a->t1);
     for (size_t pl = 0; pl < a->np; pl++)
-      if (s_any(a, a->t1, pl)) mark(a, pl, R_READ | R_WRITE);
+      if (s_any(a, a->t1, pl)) {
+        mark(a, pl, R_READ | R_WRITE);
+        if (a->rc) ft_range_unbounded(a->rc, pl, 3);
+      }
     if (s_has(a->t1, bitP(a, o_special(a, O_SHLOC)))) {   /* may fill the kernel's own storage */
       s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
       s_grow(a, a->pool, a->t0);
@@ -762,14 +800,21 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     s_grow(a, a->pool_any, a->t0);
     s_clear(a, a->t1);
     addr_taint(a, f, fn, ft_ptx_opd(fn, in, 1), a->t1);
+    /* the source: cp-size bytes (an immediate) */
+    const ft_ptx_operand_t *cs = in->nops > 2 ? ft_ptx_opd(fn, in, 2) : NULL;
+    if (cs && cs->kind == FT_PTX_OPD_IMM_INT && cs->value > 0 && cs->value <= 16)
+      cur_access(a, f, in, ft_ptx_opd(fn, in, 1), (unsigned)cs->value);
     deref(a, a->t1, in->space2, R_READ, 0);
+    cur_access(a, 0, NULL, NULL, 0);
     return;
   }
   case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU:
     if (in->nops && ft_ptx_opd(fn, in, 0)->kind == FT_PTX_OPD_ADDR) {
       s_clear(a, a->t1);
       addr_taint(a, f, fn, ft_ptx_opd(fn, in, 0), a->t1);
+      cur_access(a, f, in, ft_ptx_opd(fn, in, 0), 1);   /* reads nothing the kernel sees */
       deref(a, a->t1, in->space, R_READ, 0);
+      cur_access(a, 0, NULL, NULL, 0);
     }
     return;
   case FT_PTX_OP_BRA: case FT_PTX_OP_RET: case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP:
@@ -859,6 +904,33 @@ static void finish(A *a, ft_ptx_facts_t *out) {
   a->places = NULL;
 }
 
+/* Whether direction d of p is none without a program (ft_ptx_place_range). */
+static int none_by_access(const ft_ptx_place_t *p, unsigned d) {
+  return p->exact && p->access != FT_PTX_ACC_ESCAPES && !(p->access & (1u << d));
+}
+
+/* Stores r[0] (read) and r[1] (write) for p in f's pool, but no program for a
+ * direction p's access already says is none: the handle. */
+static uint32_t keep(ft_ptx_facts_t *f, const ft_ptx_place_t *p, const ft_ptx_range_t r[2]) {
+  const ft_ptx_range_t *d[2];
+  for (unsigned i = 0; i < 2; i++) d[i] = none_by_access(p, i) ? NULL : &r[i];
+  return ft_ptx_range_store(&f->ranges, d[0], d[1]);
+}
+
+/* Each place's read and write ranges: bounded for exact places every access of
+ * which the range analysis bounded (the others stay zero: unbounded). */
+static void ranges(A *a, ft_ptx_facts_t *out) {
+  if (!a->rc || (out->flags & FT_PTX_K_INCOMPLETE)) return;
+  for (size_t pl = 0; pl < out->nplaces; pl++) {
+    ft_ptx_place_t *p = &out->places[pl];
+    if (!p->exact || p->access == FT_PTX_ACC_ESCAPES) continue;
+    ft_ptx_range_t r[2];
+    ft_range_result(a->rc, pl, p->access & 3u, &r[0], &r[1]);
+    p->range = keep(out, p, r);
+  }
+  ft_ptx_range_pool_trim(&out->ranges);
+}
+
 static void release(A *a) {
   if (a->fc)
     for (size_t i = 0; i < a->m->nfuncs; i++) {
@@ -882,24 +954,6 @@ static void release(A *a) {
   free(a->pool);
 }
 
-/* Destination operands of an instruction (as transfer() treats them). */
-static unsigned ndst_of(const ft_ptx_instr_t *in) {
-  switch (in->op) {
-  case FT_PTX_OP_ST: case FT_PTX_OP_RED: case FT_PTX_OP_CALL: case FT_PTX_OP_CP_ASYNC:
-  case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_BRA: case FT_PTX_OP_RET:
-  case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT: case FT_PTX_OP_MEMBAR:
-  case FT_PTX_OP_FENCE: case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: case FT_PTX_OP_CP_ASYNC_COMMIT:
-  case FT_PTX_OP_CP_ASYNC_WAIT: case FT_PTX_OP_CP_ASYNC_WAIT_ALL:
-    return 0;
-  case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
-    return in->mode >= FT_PTX_BAR_RED_POPC && in->mode <= FT_PTX_BAR_RED_OR;
-  case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL:
-    return 2;
-  default:
-    return in->nops ? 1 : 0;
-  }
-}
-
 static void count_def(const ft_ptx_function_t *fn, const ft_ptx_operand_t *o, uint32_t *ndef) {
   if (o->kind == FT_PTX_OPD_REG && ndef[o->index] < 2) ndef[o->index]++;
   if (o->kind == FT_PTX_OPD_VEC)
@@ -919,7 +973,7 @@ static uint8_t *frame_regs(const ft_ptx_module_t *m, const ft_ptx_function_t *fn
   }
   for (size_t i = 0; i < fn->ninstrs; i++) {
     const ft_ptx_instr_t *in = &fn->instrs[i];
-    for (unsigned d = 0; d < ndst_of(in) && d < in->nops; d++) count_def(fn, ft_ptx_opd(fn, in, d), ndef);
+    for (unsigned d = 0; d < ft_ptx_ndst(in) && d < in->nops; d++) count_def(fn, ft_ptx_opd(fn, in, d), ndef);
   }
   for (int changed = 1; changed;) {
     changed = 0;
@@ -999,6 +1053,7 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
     return -1;
   }
   a.fc[ei].reached = 1;
+  uint32_t *poff = NULL;
   int rounds = 0;
   do {
     a.changed = 0;
@@ -1032,6 +1087,10 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
      * address with no origin yet is not an address built from no pointer). */
     for (size_t pl = 0; pl < a.np; pl++) a.res[pl] &= R_PART | R_FULL;
     a.flags = 0;
+    /* ranges: every access through one place, seen once more with the final taint */
+    poff = malloc((a.np ? a.np : 1) * sizeof *poff);
+    for (size_t pl = 0; poff && pl < a.np; pl++) poff[pl] = a.places[pl].offset;
+    a.rc = poff ? ft_range_new(m, entry, poff, a.np) : NULL;
     a.unplaced_stored = 0;
     a.partial_stored = 0;
     for (size_t f = 0; f < m->nfuncs; f++)
@@ -1040,6 +1099,9 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
     if (a.changed) a.flags |= FT_PTX_K_INCOMPLETE;
   }
   finish(&a, out);
+  ranges(&a, out);
+  ft_range_free(a.rc);
+  free(poff);
   release(&a);
   return 0;
 }
@@ -1052,8 +1114,8 @@ int ft_ptx_facts_conservative(const uint32_t *offsets, const uint32_t *sizes, si
       if (sizes[i] < 8 || sizes[i] > (1u << 20)) continue;
       for (uint32_t f = 0; f + 8 <= sizes[i]; f++) {
         if ((offsets[i] + f) % 8) continue;
-        if (pass) out->places[out->nplaces++] = (ft_ptx_place_t){offsets[i] + f, (uint32_t)i, f,
-                                                                 FT_PTX_ACC_READ_WRITE, 0, 0, 0};
+        if (pass) out->places[out->nplaces++] = (ft_ptx_place_t){.offset = offsets[i] + f, .param = (uint32_t)i,
+                                                                 .field = f, .access = FT_PTX_ACC_READ_WRITE};
         else np++;
       }
     }
@@ -1071,6 +1133,65 @@ void ft_ptx_facts_free(ft_ptx_facts_t *f) {
   free(f->places);
   f->places = NULL;
   f->nplaces = 0;
+  ft_ptx_range_pool_free(&f->ranges);
+}
+
+void ft_ptx_place_range(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, unsigned dir, ft_ptx_range_t *out) {
+  if (dir < 2 && none_by_access(p, dir)) {
+    memset(out, 0, sizeof *out);
+    out->n = 1;
+    out->op[0].op = FT_PTX_R_CONST;
+    return;
+  }
+  ft_ptx_range_load(&f->ranges, p->range, dir, out);
+}
+
+int ft_ptx_place_range_eval(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, unsigned dir, const void *params,
+                            size_t params_size, const unsigned grid[3], const unsigned block[3], int64_t *lo,
+                            int64_t *hi) {
+  if (dir < 2 && none_by_access(p, dir)) {
+    *lo = *hi = 0;
+    return 0;
+  }
+  return ft_ptx_range_eval_at(&f->ranges, p->range, dir, params, params_size, grid, block, lo, hi);
+}
+
+static uint8_t join_access(uint8_t a, uint8_t b) {
+  return a == FT_PTX_ACC_ESCAPES || b == FT_PTX_ACC_ESCAPES ? FT_PTX_ACC_ESCAPES : (uint8_t)(a | b);
+}
+
+void ft_ptx_facts_join(ft_ptx_facts_t *dst, const ft_ptx_facts_t *src) {
+  int differ = dst->nplaces != src->nplaces;
+  for (size_t i = 0; i < src->nplaces; i++) {
+    const ft_ptx_place_t *s = &src->places[i];
+    size_t j;
+    for (j = 0; j < dst->nplaces && dst->places[j].offset != s->offset; j++) {
+    }
+    if (j == dst->nplaces) {
+      dst->flags |= FT_PTX_K_INCOMPLETE; /* different layouts: trust neither */
+      differ = 1;
+      continue;
+    }
+    ft_ptx_place_t *d = &dst->places[j];
+    ft_ptx_range_t r[2], o;
+    int same = 1;
+    for (unsigned k = 0; k < 2; k++) {
+      ft_ptx_place_range(dst, d, k, &r[k]);
+      ft_ptx_place_range(src, s, k, &o);
+      ft_ptx_range_t before = r[k];
+      ft_ptx_range_join(&r[k], &o);
+      same &= !memcmp(&before, &r[k], sizeof before);
+    }
+    d->access = join_access(d->access, s->access);
+    d->exact &= s->exact;
+    if (!d->exact || d->access == FT_PTX_ACC_ESCAPES) d->range = 0;
+    else if (!same) d->range = keep(dst, d, r); /* the old record stays in the pool, unused */
+  }
+  dst->flags |= src->flags;
+  ft_ptx_range_pool_trim(&dst->ranges);
+  /* a place of dst that src lacks: the kernel launched may use those bytes otherwise */
+  if (differ)
+    for (size_t j = 0; j < dst->nplaces; j++) dst->places[j].range = 0;
 }
 
 const char *ft_ptx_access_name(unsigned access) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ptx_ir.h"
+#include "range.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,12 @@ typedef struct ft_ptx_place_s {
   uint8_t as_int;             /* conservative only as an integer (enters addresses or is stored
                                  as one; never used as a pointer): costs nothing at run time
                                  unless its value points into an allocation */
+  /* The bytes the kernel may read / write through this place, relative to its
+   * pointer value: a handle to their programs in ft_ptx_facts_t.ranges (range.h;
+   * 0: none; read them with ft_ptx_place_range). Bounded only for exact places;
+   * accesses through pointers loaded from memory are not in them (the kernel flags
+   * say where those may go). */
+  uint32_t range;
 } ft_ptx_place_t;
 
 /* Kernel-level facts (ft_ptx_facts_t.flags). */
@@ -62,6 +69,7 @@ typedef struct ft_ptx_facts_s {
   ft_ptx_place_t *places;     /* in offset order */
   size_t nplaces;
   uint32_t flags;             /* FT_PTX_K_* */
+  ft_ptx_range_pool_t ranges; /* the places' range programs */
 } ft_ptx_facts_t;
 
 /* Facts for one .entry of module m. 0, or -1 with err (not an entry). */
@@ -73,6 +81,23 @@ void ft_ptx_facts_free(ft_ptx_facts_t *f);
  * every 8-byte-aligned 8-byte slot of a parameter of 8 bytes or more is a
  * place, READ_WRITE and conservative. offsets/sizes: n parameters. 0 or -1. */
 int ft_ptx_facts_conservative(const uint32_t *offsets, const uint32_t *sizes, size_t n, ft_ptx_facts_t *out);
+
+/* The bytes place p of f may touch in direction dir (0 read, 1 write), as a
+ * program into out: none when p is exact and its access excludes dir (nor
+ * ESCAPES), else its program, else unbounded. */
+void ft_ptx_place_range(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, unsigned dir, ft_ptx_range_t *out);
+/* The same evaluated for one launch (ft_ptx_range_eval), without copying or
+ * allocating: 0 and [*lo, *hi), or -1 (the whole allocation). */
+int ft_ptx_place_range_eval(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, unsigned dir, const void *params,
+                            size_t params_size, const unsigned grid[3], const unsigned block[3], int64_t *lo,
+                            int64_t *hi);
+
+/* dst = the join of dst and src, two kernels with one name (either may be the one
+ * launched): places of one offset join their access (ESCAPES absorbs), exactness
+ * (both) and ranges (ft_ptx_range_join: the span of both, else unbounded); flags
+ * join. A place of src that dst lacks makes dst INCOMPLETE; when the layouts
+ * differ at all, every range of dst is unbounded. */
+void ft_ptx_facts_join(ft_ptx_facts_t *dst, const ft_ptx_facts_t *src);
 
 const char *ft_ptx_access_name(unsigned access);
 

@@ -92,3 +92,20 @@ void ft_ptx_module_free(ft_ptx_module_t *m) {
   }
   /* the module struct itself lives in the arena */
 }
+
+unsigned ft_ptx_ndst(const ft_ptx_instr_t *in) {
+  switch (in->op) {
+  case FT_PTX_OP_ST: case FT_PTX_OP_RED: case FT_PTX_OP_CALL: case FT_PTX_OP_CP_ASYNC:
+  case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_BRA: case FT_PTX_OP_BRX_IDX:
+  case FT_PTX_OP_RET: case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT: case FT_PTX_OP_MEMBAR:
+  case FT_PTX_OP_FENCE: case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: case FT_PTX_OP_CP_ASYNC_COMMIT:
+  case FT_PTX_OP_CP_ASYNC_WAIT: case FT_PTX_OP_CP_ASYNC_WAIT_ALL:
+    return 0;
+  case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
+    return in->mode >= FT_PTX_BAR_RED_POPC && in->mode <= FT_PTX_BAR_RED_OR;
+  case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL: case FT_PTX_OP_TEX: case FT_PTX_OP_TLD4: case FT_PTX_OP_ELECT:
+    return 2;   /* the second destination's slot (`p|q`, `d|p`) */
+  default:
+    return in->nops ? 1 : 0;
+  }
+}

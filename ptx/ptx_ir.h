@@ -456,6 +456,9 @@ const char *ft_ptx_shape_name(unsigned shape);       /* "m16n8k16"; "?" when unk
 const char *ft_ptx_tex_query_name(unsigned query);   /* txq/suq: "width" ... */
 unsigned ft_ptx_type_size(unsigned type);     /* bytes; 0 for NONE, 1 for PRED */
 int ft_ptx_type_is_float(unsigned type);
+/* How many leading operands of in are destinations (registers it writes): 0 for
+ * stores, branches, calls (results come back through .param variables)... */
+unsigned ft_ptx_ndst(const ft_ptx_instr_t *in);
 
 /* The operand `i` of instruction `in` in function `fn`. */
 static inline const ft_ptx_operand_t *ft_ptx_opd(const ft_ptx_function_t *fn,

@@ -11,7 +11,25 @@
 typedef struct {
   size_t kernels, kernels_failed, places, exact, as_int, pointers, modules, modules_failed, sass_only;
   size_t beyond, everything; /* kernels reaching beyond their arguments; of them, anything */
+  size_t bounded, rd, rd_bounded, wr, wr_bounded; /* ranges (docs/ptx.md, "Ranges") */
+  size_t range_places, range_bytes;                  /* places with a record; the pools' bytes */
 } totals_t;
+
+/* Range coverage of one dereferenced place: bounded when every direction it is
+ * accessed in is. */
+static void count_ranges(const ft_ptx_facts_t *f, const ft_ptx_place_t *p, totals_t *t) {
+  int r = (p->access & FT_PTX_ACC_READ) || p->access == FT_PTX_ACC_ESCAPES;
+  int w = (p->access & FT_PTX_ACC_WRITE) || p->access == FT_PTX_ACC_ESCAPES;
+  ft_ptx_range_t rr, wr;
+  ft_ptx_place_range(f, p, 0, &rr);
+  ft_ptx_place_range(f, p, 1, &wr);
+  int rb = ft_ptx_range_bounded(&rr), wb = ft_ptx_range_bounded(&wr);
+  t->rd += r;
+  t->wr += w;
+  t->rd_bounded += r && rb;
+  t->wr_bounded += w && wb;
+  if (p->access != FT_PTX_ACC_NONE && (!r || rb) && (!w || wb)) t->bounded++;
+}
 
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -68,10 +86,21 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
       if (p->exact) t->exact++;
       else if (p->as_int) t->as_int++;
       if (p->access != FT_PTX_ACC_NONE) t->pointers++;
-      if (!quiet)
+      count_ranges(&facts, p, t);
+      t->range_places += p->range != 0;
+      if (!quiet) {
         printf("  %4u param %u+%u: %-10s %s%s\n", p->offset, p->param, p->field, ft_ptx_access_name(p->access),
                p->exact ? "exact" : "conservative", p->nc ? " (.nc)" : "");
+        char buf[512];
+        ft_ptx_range_t r;
+        for (unsigned d = 0; d < 2; d++) {
+          if (!(p->access & (d ? FT_PTX_ACC_WRITE : FT_PTX_ACC_READ))) continue;
+          ft_ptx_place_range(&facts, p, d, &r);
+          printf("         %s [%s)\n", d ? "write" : "read ", ft_ptx_range_format(&r, buf, sizeof buf));
+        }
+      }
     }
+    t->range_bytes += facts.ranges.n * sizeof *facts.ranges.op;
     ft_ptx_facts_free(&facts);
   }
 }
@@ -175,5 +204,8 @@ int main(int argc, char **argv) {
          " %zu PTX modules, %zu not analysed; %zu images SASS only\n",
          t.kernels, t.kernels_failed, t.places, t.pointers, t.exact, t.places - t.exact, t.as_int, t.beyond,
          t.everything, t.modules, t.modules_failed, t.sass_only);
+  printf("ranges: %zu of %zu dereferenced places bounded; reads %zu of %zu, writes %zu of %zu; programs of %zu "
+         "places in %zu bytes\n", t.bounded, t.pointers, t.rd_bounded, t.rd, t.wr_bounded, t.wr, t.range_places,
+         t.range_bytes);
   return t.modules_failed || t.kernels_failed ? 1 : 0;
 }

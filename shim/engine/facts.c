@@ -17,9 +17,7 @@
 
 typedef struct fk_s {
   char *name;
-  ft_ptx_place_t *places;
-  size_t n;
-  uint32_t flags;
+  ft_ptx_facts_t f; /* places, flags, the places' range programs */
   uint64_t archs; /* the PTX targets its facts came from: bit (sm - 50), sm 50..113 */
   struct fk_s *next;
 } fk_t;
@@ -42,10 +40,6 @@ static fk_t *find(const char *name) {
   return NULL;
 }
 
-static uint8_t join(uint8_t a, uint8_t b) {
-  return a == FT_PTX_ACC_ESCAPES || b == FT_PTX_ACC_ESCAPES ? FT_PTX_ACC_ESCAPES : (uint8_t)(a | b);
-}
-
 /* Bit of a PTX target ("sm_75", "sm_90a") in fk_t.archs; 0 when unknown. */
 static uint64_t arch_bit(const char *target) {
   unsigned sm = 0;
@@ -53,38 +47,24 @@ static uint64_t arch_bit(const char *target) {
   return 1ull << (sm - 50);
 }
 
-/* A kernel seen twice (two modules with one name): the join of both, as if aliased. */
-static void add(const char *name, const ft_ptx_facts_t *f, uint64_t arch) {
+/* A kernel seen twice (two modules with one name): the join of both, as if
+ * aliased (ft_ptx_facts_join: ranges too, soundly). Takes f's memory. */
+static void add(const char *name, ft_ptx_facts_t *f, uint64_t arch) {
   fk_t *k = find(name);
   if (k) {
     k->archs |= arch;
-    for (size_t i = 0; i < f->nplaces; i++) {
-      size_t j;
-      for (j = 0; j < k->n && k->places[j].offset != f->places[i].offset; j++) {
-      }
-      if (j == k->n) {
-        k->flags |= FT_PTX_K_INCOMPLETE; /* different layouts: trust neither */
-        continue;
-      }
-      k->places[j].access = join(k->places[j].access, f->places[i].access);
-      k->places[j].exact &= f->places[i].exact;
-    }
-    k->flags |= f->flags;
+    ft_ptx_facts_join(&k->f, f);
+    ft_ptx_facts_free(f);
     return;
   }
   k = calloc(1, sizeof *k);
-  if (!k) return;
-  k->name = strdup(name);
-  k->places = f->nplaces ? malloc(f->nplaces * sizeof *k->places) : NULL;
-  if (!k->name || (f->nplaces && !k->places)) {
-    free(k->name);
-    free(k->places);
+  if (!k || !(k->name = strdup(name))) {
     free(k);
+    ft_ptx_facts_free(f);
     return;
   }
-  if (f->nplaces) memcpy(k->places, f->places, f->nplaces * sizeof *k->places);
-  k->n = f->nplaces;
-  k->flags = f->flags;
+  k->f = *f;
+  memset(f, 0, sizeof *f);
   k->archs = arch;
   size_t h = hash_name(name);
   k->next = g_facts[h];
@@ -96,7 +76,6 @@ static void add(const char *name, const ft_ptx_facts_t *f, uint64_t arch) {
  * place and the INCOMPLETE flag, so that a kernel of the same name in another
  * module lends it nothing (the join keeps the flag). */
 static void unparsed(const char *text, size_t len) {
-  static const ft_ptx_facts_t none = {NULL, 0, FT_PTX_K_INCOMPLETE};
   const char *end = text + len;
   for (const char *p = text; p < end;) {
     const char *e = memmem(p, (size_t)(end - p), ".entry", 6);
@@ -111,6 +90,7 @@ static void unparsed(const char *text, size_t len) {
       char name[1024];
       memcpy(name, n0, (size_t)(q - n0));
       name[q - n0] = 0;
+      ft_ptx_facts_t none = {NULL, 0, FT_PTX_K_INCOMPLETE, {NULL, 0, 0}};
       add(name, &none, 0);
     }
     p = q > e + 6 ? q : e + 6;
@@ -138,7 +118,6 @@ static void analyse_image(const void *image, size_t size, const char *what) {
       ft_ptx_facts_t f;
       if (ft_ptx_facts(m, &m->funcs[k], &f, err, sizeof err) != 0) continue;
       add(m->funcs[k].name, &f, arch_bit(m->target));
-      ft_ptx_facts_free(&f);
     }
     ft_ptx_module_free(m);
   }
@@ -203,9 +182,9 @@ int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, 
     k = find(name);
   }
   if (!k) return -1;
-  *places = k->places;
-  *n = k->n;
-  *flags = k->flags;
+  *places = k->f.places;
+  *n = k->f.nplaces;
+  *flags = k->f.flags;
   *archs = k->archs;
   return 0;
 }
