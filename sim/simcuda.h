@@ -145,6 +145,11 @@ typedef struct {
    * would treat as unwritten by that launch (whatever the reason: facts, flags,
    * slots without a place, pointers it did not find). */
   uint64_t shim_launches_checked, shim_violations;
+  /* SIMCUDA_CHECK_ACCESS=1: per launch, allocation and direction (load, store), the
+   * extents of the accesses checked against the byte ranges of the argument places
+   * (where the kernel reaches nothing else and every place it uses is bounded), and
+   * those that reached outside every range (analysis bugs). */
+  uint64_t range_checks, range_violations;
 } simcuda_stats_t;
 typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
 typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation's traffic */

@@ -100,6 +100,9 @@ typedef struct {
   intptr_t delta;      /* host address = address + delta */
   uint64_t base;       /* allocation base (counters) */
   uint64_t ld, st;     /* bytes loaded/stored since cached */
+  /* where they lay: [ld_lo, ld_hi) and [st_lo, st_hi), addresses (lo >= hi: none);
+   * kept only when the driver asks (sim_mem_iface_t.extents) */
+  uint64_t ld_lo, ld_hi, st_lo, st_hi;
 } sim_xcache_t;
 
 typedef struct sim_block_s sim_block_t;
@@ -108,9 +111,10 @@ typedef struct sim_block_s sim_block_t;
 typedef struct {
   /* Finds the live, usable allocation holding address p: false if none. */
   bool (*find)(void *ctx, uint64_t p, sim_xcache_t *out);
-  /* Adds a warp's byte counts for the allocation at base. */
-  void (*count)(void *ctx, uint64_t base, uint64_t ld, uint64_t st);
+  /* Adds a warp's byte counts (and extents) for the allocation x->base. */
+  void (*count)(void *ctx, const sim_xcache_t *x);
   void *ctx;
+  bool extents; /* keep the extents of the accesses (SIMCUDA_CHECK_ACCESS) */
 } sim_mem_iface_t;
 
 typedef struct {

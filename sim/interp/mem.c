@@ -37,6 +37,17 @@ static void shadow_access(sim_warp_t *w, uint32_t lane, uint64_t off, unsigned n
 }
 
 /* Host address of [addr, addr+n) for a lane, or NULL after raising the fault. */
+/* [lo, hi) grown to hold [a, a + n). */
+static inline void extend(uint64_t *lo, uint64_t *hi, uint64_t a, unsigned n) {
+  if (a < *lo) *lo = a;
+  if (a + n > *hi) *hi = a + n;
+}
+
+static inline void extend_xc(sim_xcache_t *x, uint64_t a, unsigned n, bool store) {
+  if (store) extend(&x->st_lo, &x->st_hi, a, n);
+  else extend(&x->ld_lo, &x->ld_hi, a, n);
+}
+
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store) {
   sim_block_t *b = w->blk;
   const sim_grid_t *g = b->g;
@@ -80,13 +91,17 @@ void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t 
       if (addr >= x->lo && addr + n <= x->hi && addr + n > addr) {
         if (store) x->st += n;
         else x->ld += n;
+        if (g->mem->extents) extend_xc(x, addr, n, store);
         return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
       }
       sim_xcache_t nx;
       if (g->mem && g->mem->find(g->mem->ctx, addr, &nx) && addr + n <= nx.hi) {
-        if (x->hi && (x->ld || x->st)) g->mem->count(g->mem->ctx, x->base, x->ld, x->st);
+        if (x->hi && (x->ld || x->st)) g->mem->count(g->mem->ctx, x);
         nx.ld = store ? 0 : n;
         nx.st = store ? n : 0;
+        nx.ld_lo = nx.st_lo = UINT64_MAX;
+        nx.ld_hi = nx.st_hi = 0;
+        if (g->mem->extents) extend_xc(&nx, addr, n, store);
         *x = nx;
         return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
       }
@@ -264,8 +279,10 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     /* An atomic also reads its word: count it as a load as well. */
     if (w->xc.hi && A[l] + (uint64_t)in->off >= w->xc.lo && A[l] + (uint64_t)in->off < w->xc.hi &&
         (in->space == FT_PTX_SP_GLOBAL || in->space == FT_PTX_SP_GENERIC) &&
-        A[l] + (uint64_t)in->off - SIM_WIN_SHARED >= SIM_WIN_SIZE)
+        A[l] + (uint64_t)in->off - SIM_WIN_SHARED >= SIM_WIN_SIZE) {
       w->xc.ld += n;
+      if (w->blk->g->mem->extents) extend_xc(&w->xc, A[l] + (uint64_t)in->off, n, false);
+    }
   });
   w->atomic_access = false;
 }

@@ -423,7 +423,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
     sim_warp_t *wp = &b.warps[w];
     for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
     n += wp->n_insns;
-    if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, wp->xc.base, wp->xc.ld, wp->xc.st);
+    if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, &wp->xc);
   }
   atomic_fetch_add_explicit(&g->insns, n, memory_order_relaxed);
 }

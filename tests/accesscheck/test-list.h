@@ -1,5 +1,6 @@
 /* The analysis check (SIMCUDA_CHECK_ACCESS=1) over every program of the tests, on
- * the PTX interpreter: no READ-classified argument place's allocation was stored to. */
+ * the PTX interpreter: no READ-classified argument place's allocation was stored to,
+ * and no load or store outside the byte ranges of the places (docs/ptx.md "Ranges"). */
 TEST_ENTRY(apps_no_read_place_written, 240)
 TEST_ENTRY(samples_no_read_place_written, 240)
 TEST_ENTRY(static_runtime_no_read_place_written, 60)

@@ -153,22 +153,26 @@ TEST_IMPL(static_runtime_under_gpuft_no_unwritten_store) { return no_unwritten_s
 
 static int no_read_place_written(const prog_t *progs, size_t n) {
   if (!*progs[0].argv[0]) return TEST_SKIPF("programs not built (no nvcc)");
-  uint64_t total_checked = 0;
+  uint64_t total_checked = 0, total_ranges = 0;
   for (size_t i = 0; i < n; i++) {
     proc_result_t r;
     uint64_t checked, violations, interpreted;
     ASSERT_EQ(run_checked(&progs[i], "SIMCUDA_CHECK_ACCESS=1", &checked, &violations, &interpreted, &r), 0);
     if (r.status != 0) FT_FAIL_("%s exited %d\n%s%s", progs[i].name, r.status, r.out, r.err);
-    if (violations || strstr(r.err, "analysis bug"))
-      FT_FAIL_("%s: %ju launches stored into READ-only places' allocations\n%s", progs[i].name,
-               (uintmax_t)violations, r.err);
+    uint64_t ranges = sim_stat(r.err, "range_checks"), outside = sim_stat(r.err, "range_violations");
+    if (violations || outside || strstr(r.err, "analysis bug"))
+      FT_FAIL_("%s: %ju launches stored into READ-only places' allocations, %ju accesses outside "
+               "the places' byte ranges\n%s", progs[i].name, (uintmax_t)violations, (uintmax_t)outside, r.err);
     if (!interpreted) FT_FAIL_("%s: no kernel ran on the interpreter\n%s", progs[i].name, r.err);
-    printf("# %s: %ju launches interpreted, %ju READ places checked, 0 violations\n", progs[i].name,
-           (uintmax_t)interpreted, (uintmax_t)checked);
+    printf("# %s: %ju launches interpreted, %ju READ places checked, %ju access extents against "
+           "byte ranges, 0 violations\n", progs[i].name, (uintmax_t)interpreted, (uintmax_t)checked,
+           (uintmax_t)ranges);
     total_checked += checked;
+    total_ranges += ranges;
     proc_free(&r);
   }
   ASSERT(total_checked > 0); /* the check looked at something */
+  ASSERT(total_ranges > 0);  /* and so did the range check */
   return TEST_OK;
 }
 
@@ -192,6 +196,11 @@ TEST_IMPL(self_test_reports_every_written_argument) {
       FT_FAIL_("%s: the self-test reported nothing\n%s", progs[i]->name, r.err);
     if (progs[i] == &apps[2] && violations != interpreted)
       FT_FAIL_("jacobi: %ju of %ju launches reported", (uintmax_t)violations, (uintmax_t)interpreted);
+    /* every range taken as empty: every access extent checked is reported */
+    uint64_t ranges = sim_stat(r.err, "range_checks"), outside = sim_stat(r.err, "range_violations");
+    if (progs[i] != &samples[3] && (ranges == 0 || outside != ranges))
+      FT_FAIL_("%s: range self-test: %ju of %ju extents reported\n%s", progs[i]->name, (uintmax_t)outside,
+               (uintmax_t)ranges, r.err);
     proc_free(&r);
   }
   return TEST_OK;

@@ -27,6 +27,7 @@ typedef struct {
   int status;
   char out[256];
   uint64_t violations, shim_violations, shim_checked, interpreted, detected, reach_all, scanned;
+  uint64_t range_checks, range_violations;
 } outcome_t;
 
 /* Runs one case; gpuft: NULL natively, else "MODE/CHECK"; check: the access-check mode;
@@ -66,6 +67,8 @@ static int run_case(const char *name, const char *gpuft, const char *check, cons
   o->status = r.status;
   snprintf(o->out, sizeof o->out, "%s", r.out);
   o->violations = sim_stat(r.err, "analysis_violations");
+  o->range_checks = sim_stat(r.err, "range_checks");
+  o->range_violations = sim_stat(r.err, "range_violations");
   o->shim_violations = sim_stat(r.err, "shim_violations");
   o->shim_checked = sim_stat(r.err, "shim_launches_checked");
   o->interpreted = sim_stat(r.err, "kernels_interpreted");
@@ -93,7 +96,7 @@ TEST_IMPL(every_case_native_and_under_gpuft) {
   int n = list_cases(names, 64);
   ASSERT_GE(n, 20);
   int real = proc_real_driver(); /* on a GPU: the same outputs, without the simulator's checks */
-  uint64_t all = 0, scanned = 0;
+  uint64_t all = 0, scanned = 0, ranges = 0;
   /* sanitizer builds (several times slower): two modes, one of each check */
   size_t nmodes = ft_test_timeout_scale() > 1 ? 2 : sizeof modes / sizeof *modes;
   static const char *const few[] = {"recover/launch", "detect/epoch"};
@@ -105,6 +108,9 @@ TEST_IMPL(every_case_native_and_under_gpuft) {
     if (!real) { /* the simulator's interpreter ran it and its access check agreed */
       ASSERT_GE(nat.interpreted, 1u);
       ASSERT_EQ(nat.violations, 0u);
+      if (nat.range_violations) FT_FAIL_("%s: %ju accesses outside its places' byte ranges", names[i],
+                                         (uintmax_t)nat.range_violations);
+      ranges += nat.range_checks;
     }
     for (size_t m = 0; m < nmodes; m++) {
       ASSERT_EQ(run_case(names[i], ms[m], "1", NULL, &g), 0);
@@ -126,6 +132,7 @@ TEST_IMPL(every_case_native_and_under_gpuft) {
         FT_FAIL_("%s under %s: %ju launches reached everything", names[i], ms[m], (uintmax_t)g.reach_all);
     }
   }
+  printf("# %ju access extents checked against byte ranges, natively\n", (uintmax_t)ranges);
   /* the conservative paths were taken (tables scanned, unknown origins: everything) */
   ASSERT_GE(scanned, 1u);
   ASSERT_GE(all, 1u);

@@ -71,7 +71,7 @@ typedef struct {
   atomic_uint_fast64_t allocs, frees, flips_applied, kernel_bytes_args;
   atomic_uint_fast64_t kernel_bytes_loaded, kernel_bytes_stored, kernel_thread_insns, kernels_interpreted;
   atomic_uint_fast64_t analysis_places_checked, analysis_violations, ub_reports;
-  atomic_uint_fast64_t shim_launches_checked, shim_violations;
+  atomic_uint_fast64_t shim_launches_checked, shim_violations, range_checks, range_violations;
 } sim_stats_t;
 extern sim_stats_t sim_stats;
 #define SIM_COUNT(field, n) atomic_fetch_add_explicit(&sim_stats.field, (n), memory_order_relaxed)

@@ -11,6 +11,8 @@
  *      allocation explain the store (a buffer's class is the union over slots).
  *   2: self-test: every place is taken as READ, so every launch that stores
  *      through an argument must be reported; proves the check sees stores.
+ * Both also check the places' byte ranges against where the loads and stores lay
+ * (compare_ranges; in self-test mode every range is taken as empty).
  * With gpuft loaded, the check also covers what gpuft does with the facts: before
  * each launch it declares the protected allocations it treats as unwritten
  * (simcudaDeclareUnwritten); a store into one of them is a violation, whatever
@@ -25,6 +27,7 @@
 
 typedef struct {
   uint64_t base, stored;
+  uint64_t ext[4]; /* load lo, hi, store lo, hi (lo >= hi: none) */
 } acheck_alloc_t;
 
 struct sim_acheck_s {
@@ -41,7 +44,7 @@ struct sim_acheck_s *sim_acheck_begin(const sim_launch_t *l) {
   return c;
 }
 
-void sim_acheck_store(struct sim_acheck_s *c, uint64_t base, uint64_t stored) {
+void sim_acheck_access(struct sim_acheck_s *c, uint64_t base, uint64_t stored, const uint64_t ext[4]) {
   pthread_mutex_lock(&c->mu);
   size_t i = 0;
   while (i < c->n && c->a[i].base != base) i++;
@@ -51,9 +54,15 @@ void sim_acheck_store(struct sim_acheck_s *c, uint64_t base, uint64_t stored) {
       c->a = realloc(c->a, c->cap * sizeof *c->a);
       if (!c->a) abort();
     }
-    c->a[c->n++] = (acheck_alloc_t){base, 0};
+    c->a[c->n++] = (acheck_alloc_t){base, 0, {UINT64_MAX, 0, UINT64_MAX, 0}};
   }
-  c->a[i].stored += stored;
+  acheck_alloc_t *a = &c->a[i];
+  a->stored += stored;
+  for (int d = 0; d < 4; d += 2)
+    if (ext[d] < ext[d + 1]) {
+      if (ext[d] < a->ext[d]) a->ext[d] = ext[d];
+      if (ext[d + 1] > a->ext[d + 1]) a->ext[d + 1] = ext[d + 1];
+    }
   pthread_mutex_unlock(&c->mu);
 }
 
@@ -68,6 +77,70 @@ static uint64_t place_alloc(const sim_launch_t *l, const ft_ptx_place_t *p) {
 
 static bool is_read(const ft_ptx_place_t *p) {
   return sim_opt.check_access == 2 || p->access == FT_PTX_ACC_READ || p->access == FT_PTX_ACC_NONE;
+}
+
+static bool uses(const ft_ptx_place_t *p, unsigned dir) {
+  return dir ? p->access == FT_PTX_ACC_WRITE || p->access == FT_PTX_ACC_READ_WRITE || p->access == FT_PTX_ACC_ESCAPES
+             : p->access != FT_PTX_ACC_NONE && p->access != FT_PTX_ACC_WRITE;
+}
+
+/* The places' byte ranges (docs/ptx.md, "Ranges") against where the launch's loads
+ * (dir 0) and stores (dir 1) really lay: per allocation, the first and the last
+ * byte touched must each lie in the span [pointer + lo, pointer + hi) of some place
+ * used in that direction. Checked only where the ranges are the whole story: the
+ * kernel reaches memory only through its places, each bounded where it is used,
+ * and only in allocations a place points into.
+ * Self-test (SIMCUDA_CHECK_ACCESS=2): every range is taken as empty, so every
+ * access checked is reported. */
+#define MAX_SPANS 64
+static void compare_ranges(const sim_launch_t *l, const struct sim_acheck_s *c, const ft_ptx_facts_t *f) {
+  if (f->flags & (FT_PTX_K_REACHES_BEYOND | FT_PTX_K_GLOBAL_VAR)) return;
+  const unsigned grid[3] = {l->grid.x, l->grid.y, l->grid.z}, block[3] = {l->block.x, l->block.y, l->block.z};
+  size_t pb = l->func->lay.param_bytes;
+  for (unsigned dir = 0; dir < 2; dir++) {
+    uint64_t lo[MAX_SPANS], hi[MAX_SPANS];
+    size_t ns = 0;
+    bool ok = true;
+    for (size_t i = 0; i < f->nplaces && ok; i++) {
+      const ft_ptx_place_t *p = &f->places[i];
+      if (!uses(p, dir)) continue;
+      int64_t a, b;
+      uint64_t v;
+      ok = p->exact && p->access != FT_PTX_ACC_ESCAPES && (size_t)p->offset + 8 <= pb &&
+           ft_ptx_place_range_eval(f, p, dir, l->args, pb, grid, block, &a, &b) == 0;
+      if (!ok || a >= b || sim_opt.check_access == 2) continue;
+      if (ns == MAX_SPANS) {
+        ok = false;
+        break;
+      }
+      memcpy(&v, l->args + p->offset, 8);
+      lo[ns] = v + (uint64_t)a;
+      hi[ns] = v + (uint64_t)b;
+      ns++;
+    }
+    if (!ok) continue;
+    for (size_t k = 0; k < c->n; k++) {
+      uint64_t first = c->a[k].ext[2 * dir], last = c->a[k].ext[2 * dir + 1] - 1;
+      if (c->a[k].ext[2 * dir] >= c->a[k].ext[2 * dir + 1]) continue;
+      /* only allocations a place points into: others are module variables (a
+       * printf's format string, read by the simulator's vprintf) */
+      bool placed = false;
+      for (size_t i = 0; i < f->nplaces && !placed; i++) placed = place_alloc(l, &f->places[i]) == c->a[k].base;
+      if (!placed) continue;
+      SIM_COUNT(range_checks, 1);
+      bool in_first = false, in_last = false;
+      for (size_t s = 0; s < ns; s++) {
+        in_first |= first - lo[s] < hi[s] - lo[s];
+        in_last |= last - lo[s] < hi[s] - lo[s];
+      }
+      if (in_first && in_last) continue;
+      SIM_COUNT(range_violations, 1);
+      sim_log("analysis bug: kernel %s %s bytes [0x%" PRIx64 ", 0x%" PRIx64 "] of the allocation at 0x%" PRIx64
+              ", outside the %s ranges of its argument places (%zu spans)",
+              l->func->lay.k->name, dir ? "stored" : "loaded", first, last, c->a[k].base,
+              dir ? "write" : "read", ns);
+    }
+  }
 }
 
 static void compare(const sim_launch_t *l, const struct sim_acheck_s *c) {
@@ -98,6 +171,7 @@ static void compare(const sim_launch_t *l, const struct sim_acheck_s *c) {
             name, c->a[k].stored, c->a[k].base, sim_opt.check_access == 2 ? "READ (self-test)" : "READ",
             read->param, read->field, ft_ptx_access_name(read->access), read->exact ? ", exact" : "");
   }
+  compare_ranges(l, c, &f);
   ft_ptx_facts_free(&f);
 }
 

@@ -241,9 +241,12 @@ void sim_launch_retire(sim_launch_t *l); /* executed or skipped: drops the funct
 /* ---- accesscheck.c: SIMCUDA_CHECK_ACCESS, the check of gpuft's PTX analysis ----
  * An interpreted launch's stores, per allocation, against the classes ptx/ gives
  * the kernel's argument places: an allocation the launch stored into that only
- * READ places point into is an analysis bug, reported and counted. */
+ * READ places point into is an analysis bug, reported and counted. The extents of
+ * its loads and stores, against the places' byte ranges, likewise. */
 struct sim_acheck_s *sim_acheck_begin(const sim_launch_t *l);
-void sim_acheck_store(struct sim_acheck_s *c, uint64_t base, uint64_t stored); /* any thread */
+/* A warp's accesses to the allocation at base: bytes stored, and the extents
+ * {load lo, load hi, store lo, store hi} (addresses; lo >= hi: none). Any thread. */
+void sim_acheck_access(struct sim_acheck_s *c, uint64_t base, uint64_t stored, const uint64_t ext[4]);
 void sim_acheck_end(sim_launch_t *l); /* compares, reports, frees l->acheck */
 /* The calling thread's pending simcudaDeclareUnwritten list, taken by its launch. */
 struct sim_decl_s *sim_acheck_take_declared(void);

@@ -70,12 +70,12 @@ static bool interp_find(void *ctx, uint64_t p, sim_xcache_t *out) {
   return true;
 }
 
-static void interp_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
+static void interp_count(void *ctx, const sim_xcache_t *x) {
   sim_launch_t *l = ctx;
-  if (l->acheck && st) sim_acheck_store(l->acheck, base, st);
-  SIM_COUNT(kernel_bytes_loaded, ld);
-  SIM_COUNT(kernel_bytes_stored, st);
-  sim_mem_traffic_add(base, ld, st);
+  if (l->acheck) sim_acheck_access(l->acheck, x->base, x->st, (const uint64_t[4]){x->ld_lo, x->ld_hi, x->st_lo, x->st_hi});
+  SIM_COUNT(kernel_bytes_loaded, x->ld);
+  SIM_COUNT(kernel_bytes_stored, x->st);
+  sim_mem_traffic_add(x->base, x->ld, x->st);
 }
 
 static void interp_block(void *arg, uint64_t i) { sim_interp_run_block(arg, i); }
@@ -130,7 +130,7 @@ static void ub_report(void *ctx, const char *msg) {
 }
 
 static void interp_run(sim_launch_t *l) {
-  sim_mem_iface_t mem = {interp_find, interp_count, l};
+  sim_mem_iface_t mem = {interp_find, interp_count, l, false};
   sim_grid_t *g = calloc(1, sizeof *g);
   if (!g) abort();
   g->prog = l->func->prog;
@@ -143,6 +143,7 @@ static void interp_run(sim_launch_t *l) {
   g->ub_report = ub_report;
   SIM_COUNT(kernels_interpreted, 1);
   if (sim_opt.check_access) l->acheck = sim_acheck_begin(l);
+  mem.extents = l->acheck != NULL; /* where the accesses lay, for the range check */
   run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
   if (l->acheck) sim_acheck_end(l);
   SIM_COUNT(kernel_thread_insns, atomic_load(&g->insns));

@@ -11,7 +11,7 @@ static pid_t init_pid;
   X(bytes_h2d) X(bytes_d2h) X(bytes_d2d) X(memsets) X(bytes_memset) X(syncs) X(allocs) X(frees) \
   X(flips_applied) X(kernel_bytes_args) X(kernel_bytes_loaded) X(kernel_bytes_stored) \
   X(kernel_thread_insns) X(kernels_interpreted) X(analysis_places_checked) X(analysis_violations) \
-  X(ub_reports) X(shim_launches_checked) X(shim_violations)
+  X(ub_reports) X(shim_launches_checked) X(shim_violations) X(range_checks) X(range_violations)
 
 __attribute__((visibility("default"))) void simcudaGetStats(simcuda_stats_t *out) {
   if (!out) return;

@@ -33,11 +33,9 @@ static bool hz_find(void *ctx, uint64_t p, sim_xcache_t *out) {
     }
   return false;
 }
-static void hz_count(void *ctx, uint64_t base, uint64_t ld, uint64_t st) {
+static void hz_count(void *ctx, const sim_xcache_t *x) {
   (void)ctx;
-  (void)base;
-  (void)ld;
-  (void)st;
+  (void)x;
 }
 
 unsigned hz_threads = 1;
@@ -80,7 +78,7 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
     ft_ptx_module_free(m);
     return -2;
   }
-  sim_mem_iface_t mem = {hz_find, hz_count, NULL};
+  sim_mem_iface_t mem = {hz_find, hz_count, NULL, false};
   sim_grid_t *g = calloc(1, sizeof *g);
   if (!g) abort();
   g->prog = p;
