@@ -495,7 +495,7 @@ static void drain(findings_t *f) {
     ft_job_rec_t *next = j->next;
     ftk_job_t *res = ft_job_result(j);
     int done = __atomic_load_n(&res->done, __ATOMIC_ACQUIRE);
-    if (!done && ft_ord_ctx_synced_at(j->a->dev->ctx) >= j->sync_after) {
+    if (!done && ft_ord_ctx_synced_at(j->dev->ctx) >= j->sync_after) {
       /* its kernel has finished, and its results never came: a flip in the device
        * accumulator (ftk.h). Its groups are scanned on the host instead. */
       FT_WARN_CAPPED(2, "a verification's results were lost in gpuft's own device memory: "
@@ -504,9 +504,11 @@ static void drain(findings_t *f) {
       done = 1;
     }
     if (done) {
-      int in = ft_dev_enter(j->a->dev); /* its repairs run in its context */
-      process(j, res, f);
-      ft_dev_leave(in);
+      if (j->a) { /* (an orphan's allocation is gone: nothing to repair) */
+        int in = ft_dev_enter(j->dev); /* its repairs run in its context */
+        process(j, res, f);
+        ft_dev_leave(in);
+      }
       ft_job_retire(prev, j);
     } else {
       prev = j;

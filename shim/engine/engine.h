@@ -198,9 +198,9 @@ ft_dev_t *ft_dev_find(CUcontext ctx);
 /* Release a context's gpuft state (module, stream, ledger, staging) while the
  * context still exists; the slot can serve a later context. Engine lock held. */
 void ft_dev_release(ft_dev_t *d);
-/* Drop the jobs of allocations in d, or of allocation a (its context or memory is
- * gone: no result will come). */
-void ft_jobs_forget(const ft_dev_t *d, const ft_alloc_t *a);
+/* Drop the jobs of context d (it is gone: no result will come), or detach those of
+ * allocation a (its memory is gone; they keep their slots until done). */
+void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a);
 /* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
 void ft_alloc_untrack(ft_alloc_t *a);
 extern ftk_driver_t ft_kdrv;
@@ -216,7 +216,9 @@ enum {                /* why a job was issued, for the report */
 };
 typedef struct ft_job_rec_s {
   int kind, why;
-  ft_alloc_t *a;
+  ft_alloc_t *a;   /* NULL once the allocation is gone (ft_jobs_forget): an orphan that
+                    * keeps its slot until its kernel is seen done */
+  ft_dev_t *dev;   /* where its slot lives */
   uint64_t g0, g1;
   int slot;
   uint64_t seq;

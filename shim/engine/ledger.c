@@ -28,17 +28,29 @@ void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) {
   if (prev) prev->next = j->next;
   else g_head = j->next;
   if (g_tail == j) g_tail = prev;
-  j->a->pending--;
+  if (j->a) j->a->pending--;
   g_free[g_nfree++] = j->slot;
   g_pending--;
   __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
 }
 
-void ft_jobs_forget(const ft_dev_t *d, const ft_alloc_t *a) {
+/* A context's jobs go with it (its kernels are gone). An allocation's jobs lose
+ * their allocation but keep their slots: a free that does not synchronise
+ * (cuMemFreeAsync) leaves their kernels still to run, and a slot given to another
+ * job meanwhile would take their results. The commit retires them once done. */
+void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a) {
   for (ft_job_rec_t *prev = NULL, *j = g_head, *next; j; j = next) {
     next = j->next;
-    if ((d && j->a->dev == d) || j->a == a) ft_job_retire(prev, j);
-    else prev = j;
+    if (d && j->dev == d) {
+      ft_job_retire(prev, j);
+      continue;
+    }
+    if (a && j->a == a) {
+      a->pending--;
+      j->a = NULL;
+      j->voided = 1;
+    }
+    prev = j;
   }
 }
 
@@ -58,6 +70,7 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->kind = kind;
   j->why = why;
   j->a = a;
+  j->dev = d;
   j->g0 = g0;
   j->g1 = g1;
   j->slot = slot;
@@ -132,7 +145,7 @@ void ft_jobs_void_unordered(const ft_alloc_t *a, int i) {
 }
 
 /* The device state a job was issued in (for reading its slot). */
-ftk_job_t *ft_job_result(ft_job_rec_t *j) { return &j->a->dev->jobs[j->slot]; }
+ftk_job_t *ft_job_result(ft_job_rec_t *j) { return &j->dev->jobs[j->slot]; }
 
 size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap) {
   size_t n = 0;
