@@ -21,10 +21,10 @@ extern "C" {
  * there, with device-scope atomics; the last block (blocks_done reaching gridDim.x,
  * or passing it when a flip raised the count) copies the results to the host job,
  * zeroes the accumulator, fences system-wide and sets `done` = 1. The accumulator
- * is device memory and its bits may flip: gpuft zeroes it before every launch, takes
- * a listed group outside the span as a reason to scan the span on the host, and
- * takes a job that never completed although a synchronisation saw its kernel end as
- * lost results, scanned on the host too (shim/engine/ledger.c, commit.c). Mapped host memory is across
+ * is device memory and its bits may flip: gpuft zeroes it before every launch and
+ * takes a listed group outside the span as a reason to scan the span on the host
+ * (shim/engine/ledger.c, commit.c). A count a flip lowered leaves the job
+ * incomplete: its slot stays taken and that verification is lost. Mapped host memory is across
  * PCIe: an atomic per block there serialises (measured on an H200: about 1 ms for
  * 512 blocks, whatever the span's size; docs/gpu-results.md), one copy per launch
  * does not.

@@ -494,16 +494,10 @@ static void drain(findings_t *f) {
   while (j) {
     ft_job_rec_t *next = j->next;
     ftk_job_t *res = ft_job_result(j);
-    int done = __atomic_load_n(&res->done, __ATOMIC_ACQUIRE);
-    if (!done && ft_ord_ctx_synced_at(j->dev->ctx) >= j->sync_after) {
-      /* its kernel has finished, and its results never came: a flip in the device
-       * accumulator (ftk.h). Its groups are scanned on the host instead. */
-      FT_WARN_CAPPED(2, "a verification's results were lost in gpuft's own device memory: "
-                        "its groups are checked on the host");
-      res->n_bad = FTK_JOB_BAD + 1;
-      done = 1;
-    }
-    if (done) {
+    /* (a job whose count a flip lowered never completes: it keeps its slot, and
+     * its kernel's verification is lost; telling that its kernel has ended would
+     * need an event per job, ftk.h) */
+    if (__atomic_load_n(&res->done, __ATOMIC_ACQUIRE)) {
       if (j->a) { /* (an orphan's allocation is gone: nothing to repair) */
         int in = ft_dev_enter(j->dev); /* its repairs run in its context */
         process(j, res, f);

@@ -229,8 +229,6 @@ typedef struct ft_job_rec_s {
   int ord_s;     /* stream index and tick it was issued at (order.c) */
   uint64_t ord_t;
   int voided;    /* its result may show a concurrent write: ignored */
-  uint64_t sync_after; /* a whole-context synchronisation numbered this or later
-                        * (order.c) has seen its kernel finish */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
 /* Enqueue a verification of groups [g0, g1) of `a` on `stream`, with a ledger

@@ -81,7 +81,6 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->epoch = ft_epoch;
   j->ord_s = ft_ord_stream_index(stream);
   j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
-  j->sync_after = ft_ord_ctx_syncs + 1;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t),
                    d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
