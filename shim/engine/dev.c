@@ -37,9 +37,10 @@ static int setup(ft_dev_t *d) {
   memset(jobs, 0, jb);
   d->jobs = jobs;
   if ((r = ft_drv.cuMemHostGetDevicePointer_v2(&d->jobs_dev, jobs, 0)) != CUDA_SUCCESS) goto fail;
-  /* the kernels' device-side accumulators, one per slot, zero between launches (ftk.h) */
+  /* the kernels' device-side accumulators, one per slot (ftk.h), zeroed on the job's
+   * own stream before each launch (ledger.c): a zeroing here, on the legacy stream,
+   * would be unordered with gpuft's non-blocking stream */
   if ((r = ft_real.cuMemAlloc_v2(&d->djobs, jb)) != CUDA_SUCCESS) goto fail;
-  if ((r = ft_real.cuMemsetD8_v2(d->djobs, 0, jb)) != CUDA_SUCCESS) goto fail;
   return 0;
 fail:
   FT_WARN("cannot set up gpuft's device state (error %d): protection is off (pass-through)",
