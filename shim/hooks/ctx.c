@@ -36,8 +36,7 @@ static void forget(CUcontext c) {
   for (size_t i = ft_reg_count(); i-- > 0;) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->ctx != c) continue;
-    ft_jobs_forget(NULL, a);
-    ft_alloc_untrack(a);
+    ft_alloc_untrack(a); /* (its jobs too: registry.c) */
   }
   if (d) ft_dev_release(d);
   ft_ord_forget_ctx(c);

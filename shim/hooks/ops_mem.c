@@ -47,10 +47,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
     if (!old) old = ft_reg_find(p + size - 1);
     FT_WARN_CAPPED(3, "allocation %#llx overlaps one gpuft still tracks; forgetting the old one",
                    (unsigned long long)p);
-    if (old) {
-      ft_jobs_forget(NULL, old);
-      ft_alloc_untrack(old);
-    }
+    if (old) ft_alloc_untrack(old); /* (its jobs too: registry.c) */
     if (ft_reg_insert(a) != 0) {
       if (a->code) ft_real.cuMemFree_v2(a->code);
       free(a);
