@@ -93,9 +93,8 @@ void ft_inject_init(void) {
 
 int ft_inject_active(void) { return g_n > 0; }
 
-/* Flip the fault's bits in [base, base+size) of device memory, at rest on stream s. */
-static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstream s,
-                  const char *where) {
+/* Flip the fault's bits in [base, base+size) of device memory, at rest. */
+static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, const char *where) {
   const ftc_fault_t *sp = &f->s;
   uint64_t seed = sp->seed;
   uint64_t off = sp->have_offset ? (uint64_t)sp->offset : mix(&seed) % size;
@@ -104,7 +103,9 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
   uint64_t b0 = ft_block_start_of(off);
   size_t blen = size - b0 < FT_BLOCK_BYTES ? size - b0 : FT_BLOCK_BYTES;
   uint8_t blk[FT_BLOCK_BYTES];
-  if (ft_real.cuStreamSynchronize(s) != CUDA_SUCCESS ||
+  /* at rest: the program's stream and every other one of the context (gpuft's
+   * snapshot stream may still be copying the block, which the flip would race) */
+  if (ft_real.cuCtxSynchronize() != CUDA_SUCCESS ||
       ft_real.cuMemcpyDtoH_v2(blk, base + b0, blen) != CUDA_SUCCESS) {
     set_missed(f, "its block could not be read back");
     return;
@@ -130,7 +131,7 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
   /* a pageable upload may return once staged: the flip must have landed before
    * anything (gpuft's own snapshot stream included) reads the block */
   if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS ||
-      ft_real.cuStreamSynchronize(NULL) != CUDA_SUCCESS) {
+      ft_real.cuCtxSynchronize() != CUDA_SUCCESS) {
     set_missed(f, "its block could not be written back");
     return;
   }
@@ -144,14 +145,14 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, CUstre
 }
 
 /* Inject into the tracked allocation containing device address p, if any. */
-static void inject_at(fault_t *f, CUdeviceptr p, CUstream s, const char *where) {
+static void inject_at(fault_t *f, CUdeviceptr p, const char *where) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   CUdeviceptr base = a ? a->base : 0;
   size_t size = a ? a->size : 0;
   uint64_t id = a ? a->id : 0;
   ft_unlock();
-  if (size) apply(f, base, size, id, s, where);
+  if (size) apply(f, base, size, id, where);
   else set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
 }
 
@@ -169,20 +170,20 @@ static ft_alloc_t *random_alloc(uint64_t *seed) {
   return NULL;
 }
 
-static void inject_random(fault_t *f, CUstream s, const char *where) {
+static void inject_random(fault_t *f, const char *where) {
   ft_lock();
   uint64_t seed = f->s.seed ^ 0x5851f42d4c957f2dull;
   ft_alloc_t *a = random_alloc(&seed);
   CUdeviceptr base = a ? a->base : 0;
   ft_unlock();
-  if (base) inject_at(f, base, s, where);
+  if (base) inject_at(f, base, where);
   else set_missed(f, "the program had no allocation at that moment");
 }
 
 static int is_done(const fault_t *f) { return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE); }
 
 /* The fault is taken by one thread under g_mu, then applied without the lock:
- * applying drains a stream, and no gpuft lock is held across a blocking call. */
+ * applying drains the context, and no gpuft lock is held across a blocking call. */
 static int claim(fault_t *f, int count) {
   pthread_mutex_lock(&g_mu);
   int mine = !f->claimed && (!count || ++f->seen == f->s.k);
@@ -197,13 +198,12 @@ void ft_inject_call(void) {
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
     if (f->s.at != FTC_AT_CALL || is_done(f) || n != f->s.k) continue;
-    if (claim(f, 0)) inject_random(f, CU_STREAM_LEGACY, "at a driver call");
+    if (claim(f, 0)) inject_random(f, "at a driver call");
   }
 }
 
 void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
-                      const uint32_t *param_off, const uint32_t *param_size, int nparams,
-                      CUstream s) {
+                      const uint32_t *param_off, const uint32_t *param_size, int nparams) {
   if (!g_n) return;
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
@@ -218,19 +218,19 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
             param_off[sp->arg] + at + 8 <= len) {
           uint64_t v;
           memcpy(&v, params + param_off[sp->arg] + at, 8);
-          inject_at(f, (CUdeviceptr)v, s, where);
+          inject_at(f, (CUdeviceptr)v, where);
         } else {
           set_missed(f, sp->arg >= nparams ? "the kernel has fewer arguments"
                                          : "that argument (or field) is not a pointer");
         }
       } else {
-        inject_random(f, s, where);
+        inject_random(f, where);
       }
     }
   }
 }
 
-void ft_inject_d2h(CUdeviceptr src, CUstream s) {
+void ft_inject_d2h(CUdeviceptr src) {
   if (!g_n) return;
   __atomic_add_fetch(&g_d2h, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < g_n; i++) {
@@ -240,9 +240,9 @@ void ft_inject_d2h(CUdeviceptr src, CUstream s) {
       char where[64];
       snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->s.k);
       if (f->s.target == FTC_TG_SRC) {
-        inject_at(f, src, s, where);
+        inject_at(f, src, where);
       } else {
-        inject_random(f, s, where);
+        inject_random(f, where);
       }
     }
   }

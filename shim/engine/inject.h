@@ -13,9 +13,8 @@ int ft_inject_active(void);
  * before a device-to-host copy. None may be called with the engine lock held. */
 void ft_inject_call(void);
 void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
-                      const uint32_t *param_off, const uint32_t *param_size, int nparams,
-                      CUstream s);
-void ft_inject_d2h(CUdeviceptr src, CUstream s);
+                      const uint32_t *param_off, const uint32_t *param_size, int nparams);
+void ft_inject_d2h(CUdeviceptr src);
 /* At exit: one warning for each requested fault that was never applied, with why (a
  * misspelt kernel name, fewer events than asked): a hand test must not mistake it for
  * a fault the program survived. */

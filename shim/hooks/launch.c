@@ -171,7 +171,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     int ok = fi && fi->layout_ok && param_bytes(fi, params, extra, buf, &len) == 0;
     ft_unlock();
     if (ok)
-      ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams, s);
+      ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams);
   }
   FT_OP_BEGIN();
   ft_lock();

@@ -182,7 +182,7 @@ static CUresult d2h_return(CUresult r, void *dst) {
 
 #define D2H_SYNC(name, ptsz)                                           \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
-    ft_inject_d2h(src, FT_STREAM(0, ptsz));                            \
+    ft_inject_d2h(src);                                                \
     FT_OP_BEGIN();                                                     \
     uint64_t vc_[FT_ORD_STREAMS];                                      \
     d2h_sync_begin(FT_STREAM(0, ptsz), vc_);                           \
@@ -200,7 +200,7 @@ static CUresult d2h_return(CUresult r, void *dst) {
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
-    ft_inject_d2h(src, FT_STREAM(s, ptsz));                                    \
+    ft_inject_d2h(src);                                                        \
     FT_OP_BEGIN();                                                             \
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \
