@@ -39,6 +39,9 @@ static const app_t apps[] = {
      "before=launch:fft_lines:3,arg=2,offset=40,bits=1"},
     {"simplestreams 4 streams", {APP_SIMPLESTREAMS, "262144", "4", "3", "1"},
      "before=launch:init_array:3,arg=1,offset=0,bits=2"},
+    /* issue 22's program: two 16 KiB tensors in a 512 MiB pool, 50 axpy launches */
+    {"pool 512 MiB, 16 KiB tensors", {APP_POOL, "512", "16", "50"},
+     "before=launch:axpy:5,arg=1,offset=103,bits=3"},
 };
 
 static const char *const modes[] = {"launch", "epoch"};

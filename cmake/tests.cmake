@@ -71,7 +71,7 @@ endfunction()
 # tests/apps that are built (none without nvcc) to the list variable `out`.
 function(ft_app_defs out)
   set(defs ${${out}})
-  foreach(app vecadd sgemm jacobi multistream multistream_ptds simplestreams userpatterns)
+  foreach(app vecadd sgemm jacobi multistream multistream_ptds simplestreams userpatterns pool)
     if(TARGET ${app})
       string(TOUPPER ${app} up)
       list(APPEND defs APP_${up}="$<TARGET_FILE:${app}>")

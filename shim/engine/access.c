@@ -310,6 +310,7 @@ static void fill_layout(ft_func_t *fn) {
     }
     set_reach(fn, kf);
     other_arch(fn, archs);
+    fn->ranges = ft_facts_handle(name);
     FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)%s%s", fn->name,
              fn->places_exact, fn->places_conservative, fn->why ? ": " : "", fn->why ? fn->why : "");
     ft_st.kernels_ptx++;

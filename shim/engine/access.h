@@ -27,6 +27,7 @@ struct ft_func_s {
   int scan_unplaced; /* may use parameter bytes that are no place as a pointer */
   const char *why;  /* why it reaches beyond its arguments (report), or NULL */
   int other_arch;   /* its facts come from PTX of another architecture than the device's */
+  const void *ranges; /* ft_facts_handle: the byte ranges of its places, or NULL (unbounded) */
 };
 enum {
   FT_REACH_ARGS = 0, /* only through its argument places */

@@ -20,6 +20,7 @@ enum {
   FT_ST_INFLIGHT    /* written, code stale: in flight until it comes to rest (rest.c) */
 };
 #define FT_REST_USERS 16
+#define FT_RP_RUNS 8
 /* A use of an allocation: stream index (order.c), its tick, whether it wrote. */
 typedef struct {
   int16_t s;
@@ -44,6 +45,10 @@ typedef struct ft_alloc_s {
   /* rollback (epoch.c): the restore point of the current epoch */
   uint64_t rp_epoch; /* epoch the restore point belongs to (0: none yet) */
   int rp;            /* FT_RP_* */
+  /* FT_RP_SHADOW: the groups the shadow holds (what the epoch may write), as up to
+   * FT_RP_RUNS sorted disjoint runs [g0, g1) */
+  uint64_t rp_run[FT_RP_RUNS][2];
+  int rp_nrun;
   CUdeviceptr shadow; /* device copy: data, then (128-aligned) code */
   uint64_t h2d_epoch; /* epoch in which an upload to it was logged */
   int read_since_upload; /* something read it since that upload (a replay needs it) */
@@ -54,6 +59,10 @@ typedef struct ft_alloc_s {
   uint64_t written_epoch; /* last epoch a kernel or copy wrote it */
   int read_owed;          /* GPUFT_CHECK=epoch: read since last verified, verify owed at commit */
   int busy;               /* a copy into it is being enqueued in pieces */
+  /* in flight with its code still valid outside groups [dirty_g0, dirty_g1): what
+   * launches wrote by their range facts (ft_set_state clears it on any other change) */
+  int dirty_part;
+  uint64_t dirty_g0, dirty_g1;
   struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
   int freeing;               /* a free of it is under way: no new snapshot copy of it */
   /* pointers its content holds (reach.c), for kernels that load pointers */
@@ -150,9 +159,11 @@ void ft_rest_verify_owed(ft_alloc_t *a);
 void ft_rest_commit(void);
 /* Bring `a` back under a code now, on stream s (its uses are ordered before s). */
 void ft_rest_encode(ft_alloc_t *a, CUstream s);
-/* A copy or memset about to write `a` on stream s: restore point when at rest,
- * in flight when another stream may be writing it. Returns the stream index. */
-int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole);
+/* A copy or memset about to write bytes [off, off+n) of `a` on stream s (whole: all
+ * of them): restore point when at rest (the groups it touches verified first: those
+ * re-encoded after it), in flight when another stream may be writing it. Returns the
+ * stream index. */
+int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole, size_t off, size_t n);
 /* After its code was updated: in flight if another stream's writes are unordered. */
 void ft_rest_write_end(ft_alloc_t *a, CUstream s);
 /* The calling thread's operation has issued its writes (ft_op_end, engine lock not
@@ -247,12 +258,14 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
 int ft_jobs_pending(void);
 /* Set by a commit while it replays (engine lock). */
 extern int ft_replaying;
-/* Jobs one operation may issue at most (a launch: a restore point and a check per
- * referenced allocation). */
-#define FT_JOBS_PER_OP (2 * 64 + 8)
-/* A write on stream index i not ordered after pending verifications of `a` on other
- * streams: their results could show the write, not damage; they are dropped. */
-void ft_jobs_void_unordered(const ft_alloc_t *a, int i);
+/* Jobs one operation may issue at most (a launch, per referenced allocation: a
+ * restore point grown on both sides, a check before, two of what it only read after). */
+#define FT_JOBS_PER_OP (5 * 64 + 8)
+/* A write of groups [g0, g1) of `a` on stream index i not ordered after pending
+ * verifications of those groups on other streams: their results could show the
+ * write, not damage; they are dropped (those of other groups read neither its data
+ * nor its codes: each group's code words are its own). */
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1);
 extern int ft_jobs_pending_hint;
 /* The result slots of the verifications pending now (at most cap). Their slots may
  * be reused later: a reader without the lock must take what it finds as a hint. */
@@ -286,9 +299,15 @@ extern uint64_t ft_epoch; /* current epoch number, from 1 */
 /* Before the first write of `a` in this epoch on stream s: take its restore point
  * (checkpoint, or a shadow copy made by the fused verify+copy kernel, which also
  * verifies the content about to be overwritten). `whole`: the write overwrites all
- * of it (no restore point needed). Issues the "verify before write" job itself. */
+ * of it (no restore point needed). Issues the "verify before write" job itself,
+ * over groups [g0, g1): those the write may read or change (a shadow copy, the one
+ * restore point that reads the data, covers all of it). */
 void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct ft_func_s *fn,
-                      int slot);
+                      int slot, uint64_t g0, uint64_t g1);
+/* Copy the code words of groups [g0, g1) of a `size`-byte allocation from the code
+ * buffer src to dst (same layout), on s. */
+CUresult ft_code_copy_groups(CUdeviceptr dst, CUdeviceptr src, size_t size, uint64_t g0, uint64_t g1,
+                             CUstream s);
 /* The same when `a` is not at rest (another stream may be using it): only a
  * restore point that needs no read of it now (its valid checkpoint) is taken. */
 void ft_restore_point_unread(ft_alloc_t *a);
@@ -296,10 +315,10 @@ void ft_restore_point_unread(ft_alloc_t *a);
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
                    unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
-/* A second upload to `a` in this epoch: 1 if the first one can be dropped from the
- * log (nothing read `a` since: the replay only needs the last), 0 if the epoch must
- * end first (the checkpoint holds only the last upload). */
-int ft_log_h2d_supersede(ft_alloc_t *a);
+/* Another upload to `a` in this epoch, of [off, off+n): 1 if the earlier ones can be
+ * dropped from the log (it covers each of them and nothing read `a` since: the replay
+ * only needs the last), 0 if the epoch must end first. */
+int ft_log_h2d_supersede(ft_alloc_t *a, size_t off, size_t n);
 /* sync: a synchronous read-back, settled by ft_epoch_settle_sync before it returns. */
 void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync);
 /* At the end of every commit (the program may look at what has completed): read-
@@ -399,6 +418,13 @@ int ft_facts_lookup(const char *name, const struct ft_ptx_place_s **places, size
 void ft_facts_image(const void *image, size_t size);
 /* The same for an image in a file (a cubin, fatbin or PTX file, or an ELF object). */
 void ft_facts_path(const char *path);
+/* The facts of kernel `name` as a handle that stays valid for the process, or NULL. */
+const void *ft_facts_handle(const char *name);
+/* Bytes [lo, hi) relative to the pointer at parameter offset off that kernel h may
+ * access in direction dir (0 read, 1 write) at this launch (params: its parameter
+ * buffer): 0, or -1 when unbounded (the whole allocation). Lock held. */
+int ft_facts_range(const void *h, uint32_t off, unsigned dir, const uint8_t *params, size_t len,
+                   const unsigned grid[3], const unsigned block[3], int64_t *lo, int64_t *hi);
 typedef struct ft_func_s ft_func_t;
 void ft_access_learn_write(ft_func_t *fn, int argslot);
 /* One object per kernel that reaches beyond its arguments, into the open array (report). */
@@ -468,6 +494,8 @@ typedef struct {
   uint64_t kernels_facts_other_arch; /* facts from PTX of another architecture than the device's */
   uint64_t launches_reach_scan, launches_reach_all, launches_reach_params, reach_bytes_scanned;
   uint64_t reach_bytes_read_back; /* device-written buffers read back for a pointer scan */
+  uint64_t launch_refs_bounded, launch_refs_whole; /* allocations a launch uses: by range facts,
+                                                      or all of each (no bound) */
   /* snapshots (snapshot.c) */
   uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
       snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,

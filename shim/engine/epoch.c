@@ -88,12 +88,23 @@ void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n) {
   a->read_since_upload = 0;
 }
 
-int ft_log_h2d_supersede(ft_alloc_t *a) {
+int ft_log_h2d_supersede(ft_alloc_t *a, size_t off, size_t n) {
+  size_t end = off + n;
   if (a->read_since_upload) return 0;
-  /* the earlier upload is wholly replaced, as far as anyone could tell */
+  for (size_t i = 0; i < g_nops; i++) {
+    const op_t *o = &g_ops[i];
+    /* one it does not cover whole (elsewhere in a pool, say): the epoch ends too.
+     * (Keeping it would be sound, the checkpoint still holding its bytes, but that
+     * commit is what lets several streams' read-backs be verified before the next
+     * stream's writes to a are issued: their pending verifications would be voided,
+     * an allocation's in-flight state being one for all of it.) */
+    if (o->kind == FT_OP_H2D && o->a == a && (o->off < off || o->off + o->n > end)) return 0;
+  }
+  /* the earlier uploads it covers are replaced, as far as anyone could tell */
   size_t k = 0;
   for (size_t i = 0; i < g_nops; i++) {
-    if (g_ops[i].kind == FT_OP_H2D && g_ops[i].a == a) continue;
+    const op_t *o = &g_ops[i];
+    if (o->kind == FT_OP_H2D && o->a == a && o->off >= off && o->off + o->n <= end) continue;
     g_ops[k++] = g_ops[i];
   }
   set_nops(k);
@@ -269,19 +280,101 @@ void ft_shadow_release(ft_alloc_t *a) {
 /* Verify `a` on s before a write: what the write leaves must not be taken in as
  * data by the encode after it. A refused verification (counted in
  * verifications_refused) cannot be owed: the write comes first. */
-static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, CUstream s, ft_func_t *fn, int slot) {
-  if (ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, 0, ft_groups_of(a->size), s, fn, slot))
+static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s,
+                                ft_func_t *fn, int slot) {
+  if (g0 < g1 && ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot))
     FT_WARN_CAPPED(1,
                    "a verification before a write could not be issued: what the write leaves "
                    "of allocation #%ju is encoded unchecked",
                    (uintmax_t)a->id);
 }
 
-void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func_t *fn, int slot) {
-  uint64_t ng = ft_groups_of(a->size);
+/* Copy into the shadow, on s, the codes of groups [g0, g1) and (verifying them on the
+ * way) their data: 0, or -1 when it could not be issued. */
+static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
+                       int slot) {
+  if (g0 >= g1) return 0;
+  CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
+  if (ft_code_copy_groups(code, a->code, a->size, g0, g1, s) != CUDA_SUCCESS) return -1;
+  return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);
+}
+
+/* Whether groups [g0, g1) of `a` are under a valid code now: it is clean, or they
+ * lie outside what launches left in flight. */
+static int coded(const ft_alloc_t *a, uint64_t g0, uint64_t g1) {
+  if (a->state == FT_ST_CLEAN) return 1;
+  return a->state == FT_ST_INFLIGHT && a->dirty_part &&
+         (a->dirty_g0 >= a->dirty_g1 || a->dirty_g1 <= g0 || a->dirty_g0 >= g1);
+}
+
+/* Add run [g0, g1) (copied) to a's shadow runs, merging what touches it; with more
+ * runs than fit, the two closest merge, the groups between copied too. 0, or -1. */
+static int runs_add(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
+                    int slot) {
+  uint64_t (*r)[2] = a->rp_run;
+  int n = a->rp_nrun, k = 0;
+  while (k < n && r[k][1] < g0) k++;
+  /* runs k.. that touch [g0, g1) merge into it */
+  int e = k;
+  while (e < n && r[e][0] <= g1) {
+    if (r[e][0] < g0) g0 = r[e][0];
+    if (r[e][1] > g1) g1 = r[e][1];
+    e++;
+  }
+  memmove(&r[k + 1], &r[e], (size_t)(n - e) * sizeof r[0]);
+  r[k][0] = g0;
+  r[k][1] = g1;
+  n = n - (e - k) + 1;
+  while (n > FT_RP_RUNS) {
+    int best = 0;
+    for (int i = 1; i + 1 < n; i++)
+      if (r[i + 1][0] - r[i][1] < r[best + 1][0] - r[best][1]) best = i;
+    uint64_t gap0 = r[best][1], gap1 = r[best + 1][0];
+    if (!coded(a, gap0, gap1) || shadow_take(d, a, gap0, gap1, s, fn, slot) != 0) return -1;
+    r[best][1] = r[best + 1][1];
+    memmove(&r[best + 1], &r[best + 2], (size_t)(n - best - 2) * sizeof r[0]);
+    n--;
+  }
+  a->rp_nrun = n;
+  return 0;
+}
+
+/* A write of groups [g0, g1) in an epoch whose restore point is a shadow: what the
+ * shadow lacks of them is copied while it still holds what the epoch began with
+ * (every write of the epoch passes here first) and is under a valid code. Else the
+ * checkpoint, or no restore point. */
+static void shadow_extend(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
+                          int slot) {
+  uint64_t miss[FT_RP_RUNS + 1][2];
+  int nm = 0;
+  uint64_t at = g0;
+  for (int i = 0; i < a->rp_nrun && at < g1; i++) {
+    if (a->rp_run[i][1] <= at) continue;
+    if (a->rp_run[i][0] >= g1) break;
+    if (a->rp_run[i][0] > at) {
+      miss[nm][0] = at;
+      miss[nm++][1] = a->rp_run[i][0];
+    }
+    at = a->rp_run[i][1];
+  }
+  if (at < g1) {
+    miss[nm][0] = at;
+    miss[nm++][1] = g1;
+  }
+  int ok = 1;
+  for (int i = 0; i < nm && ok; i++)
+    ok = coded(a, miss[i][0], miss[i][1]) && shadow_take(d, a, miss[i][0], miss[i][1], s, fn, slot) == 0;
+  if (ok && nm) ok = runs_add(d, a, g0, g1, s, fn, slot) == 0;
+  if (!ok) a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
+}
+
+void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func_t *fn, int slot,
+                      uint64_t g0, uint64_t g1) {
   if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) {
-    /* restore point already taken: still check what is about to be overwritten */
-    if (a->state == FT_ST_CLEAN && !whole) verify_before_write(d, a, s, fn, slot);
+    /* restore point already taken: a shadow grows to what this write may change;
+     * still check what is about to be overwritten */
+    if (a->rp == FT_RP_SHADOW && g0 < g1) shadow_extend(d, a, g0, g1, s, fn, slot);
+    if (a->state == FT_ST_CLEAN && !whole) verify_before_write(d, a, g0, g1, s, fn, slot);
     return;
   }
   a->rp_epoch = ft_epoch;
@@ -297,23 +390,29 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
   }
   if (a->mirror && a->mirror_valid) {
     a->rp = FT_RP_MIRROR;
-    verify_before_write(d, a, s, fn, slot);
+    verify_before_write(d, a, g0, g1, s, fn, slot);
     return;
   }
-  if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0) {
-    CUresult r = ft_real.cuMemcpyDtoDAsync_v2(a->shadow + ft_mirror_code_off(a), a->code,
-                                              a->code_bytes, s);
-    if (r == CUDA_SUCCESS &&
-        ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, 0, ng, a->shadow, s, fn, slot) == 0) {
-      a->rp = FT_RP_SHADOW;
-      return;
-    }
+  /* a shadow of the groups the write may read or change (verified while copied),
+   * grown by later writes of the epoch */
+  if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0 && shadow_take(d, a, g0, g1, s, fn, slot) == 0) {
+    a->rp = FT_RP_SHADOW;
+    a->rp_nrun = g0 < g1;
+    a->rp_run[0][0] = g0;
+    a->rp_run[0][1] = g1;
+    return;
   }
   a->rp = FT_RP_LOST;
-  verify_before_write(d, a, s, fn, slot);
+  verify_before_write(d, a, g0, g1, s, fn, slot);
 }
 
 void ft_restore_point_unread(ft_alloc_t *a) {
+  if (a->rp_epoch == ft_epoch && a->rp == FT_RP_SHADOW &&
+      !(a->rp_nrun == 1 && a->rp_run[0][0] == 0 && a->rp_run[0][1] == ft_groups_of(a->size))) {
+    /* a shadow of part of it, and a write of unknown extent that cannot read it now */
+    a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
+    return;
+  }
   if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) return;
   a->rp_epoch = ft_epoch;
   a->rp = a->state == FT_ST_UNINIT ? FT_RP_NOT_NEEDED
@@ -372,11 +471,15 @@ static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
                                          a->code_bytes, s);
       return r;
     }
-    case FT_RP_SHADOW: {
-      CUresult r = ft_real.cuMemcpyDtoDAsync_v2(a->base, a->shadow, a->size, s);
-      if (r == CUDA_SUCCESS)
-        r = ft_real.cuMemcpyDtoDAsync_v2(a->code, a->shadow + ft_mirror_code_off(a),
-                                         a->code_bytes, s);
+    case FT_RP_SHADOW: { /* the groups it holds: the epoch wrote no others */
+      CUresult r = CUDA_SUCCESS;
+      for (int i = 0; i < a->rp_nrun && r == CUDA_SUCCESS; i++) {
+        uint64_t g0 = a->rp_run[i][0], g1 = a->rp_run[i][1];
+        size_t b0 = ft_group_start(g0), b1 = ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size;
+        r = ft_real.cuMemcpyDtoDAsync_v2(a->base + b0, a->shadow + b0, b1 - b0, s);
+        if (r == CUDA_SUCCESS)
+          r = ft_code_copy_groups(a->code, a->shadow + ft_mirror_code_off(a), a->size, g0, g1, s);
+      }
       return r;
     }
     case FT_RP_LOST:
@@ -429,8 +532,10 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
       if (ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream, o->fn,
                        (int)(off / 8)))
         ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
-    } else
+    } else {
+      a->dirty_part = 0; /* the replay's writes are not bounded here: all of it */
       ft_rest_encode(a, d->stream);
+    }
   }
   return CUDA_SUCCESS;
 }

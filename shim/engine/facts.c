@@ -188,3 +188,16 @@ int ft_facts_lookup(const char *name, const ft_ptx_place_t **places, size_t *n, 
   *archs = k->archs;
   return 0;
 }
+
+const void *ft_facts_handle(const char *name) { return name ? find(name) : NULL; }
+
+int ft_facts_range(const void *h, uint32_t off, unsigned dir, const uint8_t *params, size_t len,
+                   const unsigned grid[3], const unsigned block[3], int64_t *lo, int64_t *hi) {
+  const fk_t *k = h;
+  /* read through k at every launch: a module loaded since may have joined in */
+  if (!k || (k->f.flags & FT_PTX_K_INCOMPLETE)) return -1;
+  for (size_t i = 0; i < k->f.nplaces; i++)
+    if (k->f.places[i].offset == off)
+      return ft_ptx_place_range_eval(&k->f, &k->f.places[i], dir, params, len, grid, block, lo, hi);
+  return -1;
+}

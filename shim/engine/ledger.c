@@ -138,9 +138,10 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
   ft_st.encodes++;
 }
 
-void ft_jobs_void_unordered(const ft_alloc_t *a, int i) {
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
-    if (j->a == a && !ft_ord_covers(i, j->ord_s, j->ord_t)) j->voided = 1;
+    if (j->a == a && j->g0 < g1 && g0 < j->g1 && !ft_ord_covers(i, j->ord_s, j->ord_t))
+      j->voided = 1;
 }
 
 /* The device state a job was issued in (for reading its slot). */
@@ -151,4 +152,16 @@ size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap) {
   for (ft_job_rec_t *j = g_head; j && n < cap; j = j->next)
     if (!j->voided) out[n++] = ft_job_result(j);
   return n;
+}
+
+CUresult ft_code_copy_groups(CUdeviceptr dst, CUdeviceptr src, size_t size, uint64_t g0, uint64_t g1,
+                             CUstream s) {
+  uint64_t off[6];
+  ft_code_group_offsets(size, g0, off);
+  uint64_t end = ft_group_start(g1) < size ? ft_group_start(g1) : size;
+  uint64_t nb = ft_blocks_of(end) - g0 * FT_GROUP_BLOCKS, ng = g1 - g0;
+  CUresult r = CUDA_SUCCESS;
+  for (int k = 0; k < 6 && r == CUDA_SUCCESS; k++) /* V and D per block, then four per group */
+    r = ft_real.cuMemcpyDtoDAsync_v2(dst + off[k], src + off[k], (k < 2 ? nb : ng) * sizeof(uint32_t), s);
+  return r;
 }

@@ -91,6 +91,7 @@ void ft_set_state(ft_alloc_t *a, int state) {
   double t = ft_now();
   ft_exposure_add(a->state, (double)a->size * (t - a->t_state));
   a->t_state = t;
+  if (state != FT_ST_INFLIGHT || a->state != FT_ST_INFLIGHT) a->dirty_part = 0;
   a->state = state;
 }
 

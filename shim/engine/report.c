@@ -273,6 +273,10 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "launches_reaching_everything", s->launches_reach_all);
   ft_jw_u(w, "pointer_scan_bytes", s->reach_bytes_scanned);
   ft_jw_u(w, "pointer_scan_bytes_read_back", s->reach_bytes_read_back);
+  /* allocations launches used, checked over the bytes their range facts bound, or
+   * over all of each (no bound: no facts, a place without a range, reaching beyond) */
+  ft_jw_u(w, "launch_uses_bounded", s->launch_refs_bounded);
+  ft_jw_u(w, "launch_uses_whole", s->launch_refs_whole);
   /* on a GPU: facts from PTX of another architecture than the device runs (an
    * assumption, docs/ptx.md "Facts for the code that really runs") */
   ft_jw_u(w, "kernels_facts_from_other_arch", s->kernels_facts_other_arch);

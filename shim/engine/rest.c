@@ -128,8 +128,10 @@ int ft_rest_done(ft_alloc_t *a) {
 }
 
 void ft_rest_encode(ft_alloc_t *a, CUstream s) {
+  int part = a->state == FT_ST_INFLIGHT && a->dirty_part;
+  uint64_t g0 = part ? a->dirty_g0 : 0, g1 = part ? a->dirty_g1 : ft_groups_of(a->size);
   ft_set_state(a, FT_ST_CLEAN);
-  ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s); /* back to in flight if it fails */
+  ft_reencode(a->dev, a, g0, g1, s); /* back to in flight (all of it) if it fails */
   ft_content_changed(a);
 }
 
@@ -174,13 +176,14 @@ void ft_rest_commit(void) {
   if (owed) ft_rest_mark_owed();
 }
 
-int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole) {
+int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole, size_t off, size_t n) {
   int j = ft_ord_op(s);
   int rest = ft_rest_ordered(a, j, 1);
   if (a->state == FT_ST_INFLIGHT && rest) ft_rest_encode(a, s);
-  if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j);
+  /* (all of a: what a copy leaves in flight is encoded whole when it comes to rest) */
+  if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j, 0, ft_groups_of(a->size));
   ft_snap_before_write(a, s);
-  if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1);
+  if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1, ft_group_of(off), ft_groups_of(off + n));
   else ft_restore_point_unread(a);
   ft_rest_use(a, j, 1);
   issuing(a, s);

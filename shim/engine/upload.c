@@ -292,20 +292,12 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
  * take in whatever the device holds, a stuck bit included), edge groups
  * re-encoded on the device as the first time. */
 CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s) {
-  size_t end = off + n;
   CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, a->mirror + off, n, s);
   if (r != CUDA_SUCCESS) return r;
-  size_t hs = ft_group_start(ft_groups_of(off));
-  size_t he = end == a->size ? end : ft_group_start(ft_group_of(end));
-  if (hs < he) {
-    ft_code_t view;
-    mirror_view(a, ft_group_of(hs), &view);
-    r = upload_codes(a, &view, ft_group_of(hs), ft_groups_of(he), s);
-    if (r != CUDA_SUCCESS) return r;
-    if (off < hs) ft_reencode(d, a, ft_group_of(off), ft_group_of(hs), s);
-    if (he < end) ft_reencode(d, a, ft_group_of(he), ft_groups_of(end), s);
-  } else {
-    ft_reencode(d, a, ft_group_of(off), ft_groups_of(end), s);
-  }
+  /* encoded on the device: the checkpoint holds codes only for the groups an upload
+   * encoded on the host (not one into a never-written allocation, encoded on the
+   * device): codes from it could be stale, and a "correction" by them would damage
+   * what the replay restored */
+  ft_reencode(d, a, ft_group_of(off), ft_groups_of(off + n), s);
   return CUDA_SUCCESS;
 }

@@ -16,7 +16,58 @@ typedef struct {
   ft_alloc_t *a;
   int acc;  /* FT_ACC_*: the most writing of its slots */
   int slot; /* a slot of that access, for learning */
+  /* the bytes of a the launch may read and write, by the kernel's range facts
+   * (DESIGN.md 5): [lo, hi) from a's base per direction, empty when lo == hi;
+   * whole: unbounded, all of a */
+  int64_t lo[2], hi[2];
+  uint8_t whole[2];
 } ref_t;
+
+/* Widens direction dir of r by what the place at parameter offset off (pointer
+ * value v into r->a) may access at this launch. */
+static void widen(ref_t *r, int dir, const ft_func_t *fn, uint32_t off, uint64_t v, const uint8_t *buf,
+                  size_t len, const unsigned grid[3], const unsigned block[3]) {
+  if (r->whole[dir]) return;
+  int64_t lo, hi;
+  if (!fn->ranges || ft_facts_range(fn->ranges, off, (unsigned)dir, buf, len, grid, block, &lo, &hi) != 0) {
+    r->whole[dir] = 1;
+    return;
+  }
+  if (lo >= hi) return; /* nothing in that direction */
+  int64_t at = (int64_t)(v - r->a->base), size = (int64_t)r->a->size;
+  if (__builtin_add_overflow(at, lo, &lo) || __builtin_add_overflow(at, hi, &hi) || lo < 0 || hi > size) {
+    r->whole[dir] = 1; /* beyond the allocation: not a range of it */
+    return;
+  }
+  if (r->lo[dir] == r->hi[dir]) {
+    r->lo[dir] = lo;
+    r->hi[dir] = hi;
+    return;
+  }
+  if (lo < r->lo[dir]) r->lo[dir] = lo;
+  if (hi > r->hi[dir]) r->hi[dir] = hi;
+}
+
+/* The groups [*g0, *g1) holding what r may access in direction dir (both: 2); 0
+ * when that is nothing. */
+static int groups(const ref_t *r, int dir, uint64_t *g0, uint64_t *g1) {
+  int d0 = dir == 2 ? 0 : dir, d1 = dir == 2 ? 1 : dir;
+  if (r->whole[d0] || r->whole[d1]) {
+    *g0 = 0;
+    *g1 = ft_groups_of(r->a->size);
+    return 1;
+  }
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (int d = d0; d <= d1; d++)
+    if (r->lo[d] < r->hi[d]) {
+      if (r->lo[d] < lo) lo = r->lo[d];
+      if (r->hi[d] > hi) hi = r->hi[d];
+    }
+  if (lo >= hi) return 0;
+  *g0 = ft_group_of((uint64_t)lo);
+  *g1 = ft_groups_of((uint64_t)hi);
+  return 1;
+}
 
 /* The parameter buffer as the kernel will see it. */
 static int param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *buf,
@@ -45,8 +96,10 @@ static int param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t
   return fn->nparams == 0 ? 0 : -1;
 }
 
-/* Protected allocations referenced by the arguments (deduplicated). */
-static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int cap) {
+/* Protected allocations referenced by the arguments (deduplicated), with the
+ * bytes of each the launch may access. */
+static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, const unsigned grid[3],
+                const unsigned block[3], ref_t *refs, int cap) {
   int n = 0;
   for (size_t off = 0; off + 8 <= len; off += 8) {
     uint64_t v;
@@ -62,6 +115,7 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
     a->read_since_upload = 1; /* any argument may be read */
     if (i == n) {
       if (n == cap) return -1;
+      memset(&refs[n], 0, sizeof refs[n]);
       refs[n].a = a;
       refs[n].acc = acc;
       refs[n].slot = slot;
@@ -70,6 +124,10 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, ref_t *refs, int 
       refs[i].acc = acc;
       refs[i].slot = slot;
     }
+    /* without facts (or with a place not bounded) a slot may reach all of it */
+    if (!fn->facts) refs[i].whole[0] = refs[i].whole[1] = 1;
+    widen(&refs[i], 0, fn, (uint32_t)off, v, buf, len, grid, block);
+    if (acc != FT_ACC_READ) widen(&refs[i], 1, fn, (uint32_t)off, v, buf, len, grid, block);
   }
   return n;
 }
@@ -88,14 +146,21 @@ static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, siz
   int m = ft_reach(fn, d, buf, len, set, written, n, MAX_REFS);
   if (m < 0) return -1;
   int k = n;
+  /* reaching beyond its argument places (through loaded pointers, parameter bytes
+   * that are no place), it may use any byte of what it reaches; ft_reach marks an
+   * argument's allocation written when anything else reaches it */
+  int beyond = fn->reach != FT_REACH_ARGS || fn->scan_unplaced;
   for (int i = 0; i < m; i++) {
     ft_alloc_t *a = set[i];
     if (i < n) {
       if (written[i] && refs[i].acc == FT_ACC_READ) refs[i].acc = FT_ACC_WRITE;
+      if (written[i] || beyond) refs[i].whole[0] = refs[i].whole[1] = 1;
       continue;
     }
     if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
     a->read_since_upload = 1;
+    memset(&refs[k], 0, sizeof refs[k]);
+    refs[k].whole[0] = refs[k].whole[1] = 1;
     refs[k].a = a;
     refs[k].acc = written[i] ? FT_ACC_WRITE : FT_ACC_READ;
     refs[k].slot = -1;
@@ -149,6 +214,20 @@ static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) {
   free(bases);
 }
 
+/* The groups of r->a a launch only reads, verified as a read-only argument is:
+ * after it (what it was given may have been damaged after the check before it), or
+ * before it when its output stays in flight. (Not for learning: no function named.) */
+static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) {
+  uint64_t r0, r1, w0 = 0, w1 = 0;
+  if (!groups(r, 0, &r0, &r1) || r->whole[1]) return;
+  if (!groups(r, 1, &w0, &w1)) w0 = w1 = r1;
+  uint64_t part[2][2] = {{r0, w0 < r1 ? w0 : r1}, {w1 > r0 ? w1 : r0, r1}};
+  for (int k = 0; k < 2; k++)
+    if (part[k][0] < part[k][1] &&
+        ft_job_issue(d, FT_WHY_READ_AFTER, r->a, part[k][0], part[k][1], s, NULL, -1))
+      ft_rest_verify_owed(r->a);
+}
+
 typedef CUresult (*launch_fn)(const void *call);
 
 /* The launch of kernel f with its arguments, on stream s; `real` performs the
@@ -180,7 +259,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   ft_func_t *fn = d ? ft_func_get(f) : NULL;
   int nref = -1;
   if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
-    nref = scan(fn, buf, len, refs, MAX_REFS);
+    nref = scan(fn, buf, len, grid, block, refs, MAX_REFS);
   if (d && nref >= 0) nref = reach(fn, d, buf, len, refs, nref);
   if (!d) {
     ft_unlock();
@@ -210,10 +289,12 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   if (!skip) ft_st.launches_protected++;
   int epoch_mode = FT_OPT(CHECK) == FT_CHECK_EPOCH;
   int j = ft_ord_op(s);
-  int verify_after[MAX_REFS], alone[MAX_REFS];
+  int verify_after[MAX_REFS], alone[MAX_REFS], coded[MAX_REFS], part[MAX_REFS];
   for (int i = 0; i < nref; i++) {
     ft_alloc_t *a = refs[i].a;
     int write = refs[i].acc != FT_ACC_READ;
+    if (refs[i].whole[0] || refs[i].whole[1]) ft_st.launch_refs_whole++;
+    else ft_st.launch_refs_bounded++;
     /* at rest for this launch: every earlier write of it is ordered before */
     int rest = ft_rest_ordered(a, j, 1);
     alone[i] = rest;
@@ -225,7 +306,13 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       verify_after[i] = a->state == FT_ST_CLEAN && rest && !skip;
       continue;
     }
-    if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j);
+    if (!ft_rest_ordered(a, j, 0)) {
+      /* what it may write; all of a unless it is clean (what is in flight is
+       * encoded whole when it comes to rest) */
+      uint64_t w0 = 0, w1 = ft_groups_of(a->size);
+      if (a->state == FT_ST_CLEAN && !groups(&refs[i], 1, &w0, &w1)) w1 = 0;
+      ft_jobs_void_unordered(a, j, w0, w1);
+    }
     ft_snap_before_write(a, s);
     if (a->state == FT_ST_CLEAN && !rest) {
       /* another stream's work on it may still be running: it is not at rest, so
@@ -233,8 +320,17 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       ft_restore_point_unread(a);
       ft_set_state(a, FT_ST_INFLIGHT);
     } else {
-      ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot);
+      /* the restore point and the check before: what it may write; what it only
+       * reads is checked after it (verify_read_only), or now when it will not be */
+      uint64_t g0 = 0, g1 = 0;
+      groups(&refs[i], 1, &g0, &g1);
+      ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot, g0, g1);
+      if (a->state == FT_ST_CLEAN && !skip && (!rest || epoch_mode)) verify_read_only(d, &refs[i], s);
     }
+    /* its code holds for every group the launch does not write (in flight: but
+     * for what earlier launches wrote, by their ranges) */
+    coded[i] = a->state == FT_ST_CLEAN;
+    part[i] = rest && (coded[i] || (a->state == FT_ST_INFLIGHT && a->dirty_part));
   }
   declare_unwritten(d, refs, nref);
   CUresult r = real(call);
@@ -246,13 +342,14 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
       uint64_t ng = ft_groups_of(a->size);
+      uint64_t g0 = 0, g1 = 0;
       if (refs[i].acc == FT_ACC_READ) {
         if (verify_after[i] && epoch_mode) {
           a->read_owed = 1; /* verified once, after its last reader: at commit */
           ft_rest_mark_owed();
-        } else if (verify_after[i] &&
-                   ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ng, s, refs[i].slot >= 0 ? fn : NULL,
-                                 refs[i].slot)) {
+        } else if (verify_after[i] && groups(&refs[i], 0, &g0, &g1) &&
+                   ft_job_issue(d, FT_WHY_READ_AFTER, a, g0, g1, s, refs[i].slot >= 0 ? fn : NULL,
+                                refs[i].slot)) {
           ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
         }
         ft_rest_use(a, j, 0);
@@ -261,12 +358,31 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       ft_content_changed(a);
       a->written_epoch = ft_epoch;
       if (alone[i] && !epoch_mode) {
-        /* the only writer: its output comes back under a code behind it */
+        /* the only writer: its output comes back under a code behind it (only
+         * the groups it may have written, when the rest of the code holds) */
         ft_set_state(a, FT_ST_CLEAN);
-        ft_reencode(d, a, 0, ng, s);
+        if (!coded[i]) ft_reencode(d, a, 0, ng, s);
+        else if (groups(&refs[i], 1, &g0, &g1)) ft_reencode(d, a, g0, g1, s);
+        if (coded[i] && !skip) verify_read_only(d, &refs[i], s);
       } else {
-        /* in flight until every writer is done: a commit encodes it */
+        /* in flight until every writer is done: a commit encodes it (only what
+         * launches wrote, when their ranges are known) */
+        int had = a->state == FT_ST_INFLIGHT && a->dirty_part;
         ft_set_state(a, FT_ST_INFLIGHT);
+        if (!part[i] || refs[i].whole[1]) {
+          a->dirty_part = 0;
+        } else if (groups(&refs[i], 1, &g0, &g1)) {
+          if (had && a->dirty_g0 < a->dirty_g1) { /* the span of both */
+            if (a->dirty_g0 < g0) g0 = a->dirty_g0;
+            if (a->dirty_g1 > g1) g1 = a->dirty_g1;
+          }
+          a->dirty_g0 = g0;
+          a->dirty_g1 = g1;
+          a->dirty_part = 1;
+        } else if (!had) {
+          a->dirty_g0 = a->dirty_g1 = 0; /* it writes nothing this time */
+          a->dirty_part = 1;
+        }
         ft_rest_mark_owed();
       }
       ft_rest_use(a, j, 1);

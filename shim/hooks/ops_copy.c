@@ -35,11 +35,11 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   if (!n || !ft_host_readable(src, n)) return CUDA_SUCCESS;
   ft_lock();
   ft_alloc_t *a = protected_range(dst, n);
-  int again = a && a->h2d_epoch == ft_epoch && !ft_log_h2d_supersede(a);
+  int again = a && a->h2d_epoch == ft_epoch && !ft_log_h2d_supersede(a, dst - a->base, n);
   ft_unlock();
   if (again) {
-    /* a second upload to it in one epoch: its checkpoint holds only the last one,
-     * so the epoch ends here */
+    /* a second upload to it in one epoch that does not replace the first: the
+     * epoch ends here */
     CUresult v = ft_commit_all();
     if (v != CUDA_SUCCESS) return *handled = 1, v;
   }
@@ -52,7 +52,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
     size_t off = (size_t)(dst - a->base);
     /* (not at rest until the operation ends: the upload lets go of the lock
      * between chunks) */
-    ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size);
+    ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size, off, n);
     r = ft_upload(a->dev, a, off, src, n, FT_STREAM(s, ptsz), sync);
     if (r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
     ft_rest_write_end(a, FT_STREAM(s, ptsz));
@@ -221,7 +221,7 @@ static void before_d2d(CUdeviceptr dst, size_t n, CUstream s) {
   if (!n) return;
   ft_lock();
   ft_alloc_t *da = protected_range(dst, n);
-  if (da) ft_rest_write_begin(da, s, dst == da->base && n == da->size);
+  if (da) ft_rest_write_begin(da, s, dst == da->base && n == da->size, dst - da->base, n);
   ft_unlock();
 }
 

@@ -182,7 +182,7 @@ static void before_memset(CUdeviceptr p, size_t bytes, CUstream s, int dense) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
-    ft_rest_write_begin(a, s, dense && p == a->base && bytes == a->size);
+    ft_rest_write_begin(a, s, dense && p == a->base && bytes == a->size, p - a->base, bytes);
   ft_unlock();
 }
 

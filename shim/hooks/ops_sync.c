@@ -162,7 +162,7 @@ GRAPH(cuGraphLaunch_ptsz, 1)
 static void touching(CUdeviceptr p, CUstream s) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
-  if (a && a->dev && a->code && a->state != FT_ST_UNPROT) ft_rest_write_begin(a, s, 0);
+  if (a && a->dev && a->code && a->state != FT_ST_UNPROT) ft_rest_write_begin(a, s, 0, 0, a->size);
   ft_unlock();
 }
 

@@ -24,6 +24,7 @@
 #define APP_JACOBI ""
 #define APP_MULTISTREAM ""
 #define APP_MULTISTREAM_PTDS ""
+#define APP_POOL ""
 #endif
 #define NEED_APPS() \
   if (!HAVE_APPS) return TEST_SKIPF("nvcc not found: the example programs were not built")
@@ -341,5 +342,65 @@ TEST_IMPL(report_json_fields) {
   /* the stderr summary */
   ASSERT(strstr(g.err, "1 detected, 1 corrected") != NULL);
   gp_free(&g);
+  return TEST_OK;
+}
+
+/* ---- tensors carved out of one pool (issue 22) ---- */
+
+/* The pool program (tests/apps/pool.cu: a 16 MiB pool, 16 KiB tensors from its
+ * middle and one at its end, 20 axpy launches): under gpuft in both check modes, the result is
+ * native's, launches use the pool by range facts, and what gpuft's kernels read
+ * follows the tensors, not the pool: beyond the one encode of all of it at its
+ * first upload (per-group state is not built yet), a run that checked the pool per
+ * launch would read 24 x 16 MiB or more. Then flips at rest: in a tensor before a launch
+ * reads it (corrected, or recovered: the pool is also written), and in pool bytes no
+ * tensor holds (no wrong result, nothing uncorrectable). */
+TEST_IMPL(pool_tensors_by_range) {
+  NEED_APPS();
+  const char *argv[] = {APP_POOL, "16", "16", "20", NULL};
+  uint64_t gold = gp_golden(argv);
+  static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
+  for (int m = 0; m < 2; m++) {
+    const char *extra[] = {modes[m], NULL};
+    run_t g;
+    gp_run(argv, 1, NULL, extra, &g);
+    if (g.status != 0 || g.checksum != gold) FT_FAIL_("%s: status %d\n%s", modes[m], g.status, g.err);
+    ASSERT_EQ(gp_get(&g, "detected"), 0u);
+    ASSERT_GT(gp_get(&g, "launch_uses_bounded"), 0u);
+    ASSERT_EQ(gp_get(&g, "launch_uses_whole"), 0u);
+    uint64_t read = gp_get(&g, "verified_device") + gp_get(&g, "encoded_device");
+    printf("# %s: gpuft's kernels read %ju bytes (pool 16 MiB, 24 launches)\n", modes[m], (uintmax_t)read);
+    ASSERT_LT(read, (uint64_t)16 << 20 << 1); /* one pass over the pool (its first upload), not one per launch */
+    gp_free(&g);
+  }
+  /* (offsets from the argument's pointer) x and y lie at 8 MiB and 8 MiB + 16 KiB
+   * of the pool (its allocator starts in the middle); the pool's first half holds
+   * no tensor, nor does what follows the third one */
+  static const struct {
+    const char *flip;
+    int corrected; /* lands in a tensor */
+  } flips[] = {
+      {"before=launch:axpy:5,arg=1,offset=103,bits=3", 1},        /* x, read by the launch */
+      {"before=launch:scale:2,arg=0,offset=11,bits=2", 1},        /* y, read by scale and axpy, written by axpy */
+      {"before=launch:scale:3,arg=0,offset=7,bits=6", 1},         /* y as the far tensor is written from it */
+      {"before=launch:axpy:15,arg=1,offset=4099,bits=5", 1},      /* x, in the middle of the loop */
+      {"before=launch:axpy:5,arg=1,offset=-1000000,bits=1", 0},   /* no tensor there */
+      {"before=launch:axpy:5,arg=2,offset=4000000,bits=2", 0},    /* no tensor there */
+  };
+  for (size_t i = 0; i < sizeof flips / sizeof *flips; i++) {
+    run_t g;
+    gp_run(argv, 1, flips[i].flip, NULL, &g);
+    if (g.status != 0 || g.checksum != gold)
+      FT_FAIL_("%s: status %d, wrong result\n%s", flips[i].flip, g.status, g.err);
+    ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
+    /* in a tensor: repaired in place, or (a group the launch writes) by a replay */
+    if (flips[i].corrected) ASSERT_GT(gp_get(&g, "corrected") + gp_get(&g, "recovered"), 0u);
+    gp_free(&g);
+    run_t p; /* the flip bites without gpuft when it lands in a tensor */
+    gp_run(argv, 0, flips[i].flip, NULL, &p);
+    if (flips[i].corrected && p.checksum == gold) FT_FAIL_("%s: the flip did not bite", flips[i].flip);
+    if (!strstr(p.err, "dropped") == 0) FT_FAIL_("%s: not applied:\n%s", flips[i].flip, p.err);
+    gp_free(&p);
+  }
   return TEST_OK;
 }
