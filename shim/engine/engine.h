@@ -10,6 +10,7 @@
 #include "ft.h"
 #include "ftk_launch.h"
 #include "json_writer.h"
+#include "runs.h"
 
 
 /* ---- Allocations (registry.c) ---- */
@@ -20,7 +21,6 @@ enum {
   FT_ST_INFLIGHT    /* written, code stale: in flight until it comes to rest (rest.c) */
 };
 #define FT_REST_USERS 16
-#define FT_RP_RUNS 8
 /* A use of an allocation: stream index (order.c), its tick, whether it wrote. */
 typedef struct {
   int16_t s;
@@ -45,10 +45,7 @@ typedef struct ft_alloc_s {
   /* rollback (epoch.c): the restore point of the current epoch */
   uint64_t rp_epoch; /* epoch the restore point belongs to (0: none yet) */
   int rp;            /* FT_RP_* */
-  /* FT_RP_SHADOW: the groups the shadow holds (what the epoch may write), as up to
-   * FT_RP_RUNS sorted disjoint runs [g0, g1) */
-  uint64_t rp_run[FT_RP_RUNS][2];
-  int rp_nrun;
+  ft_runs_t rp_runs; /* FT_RP_SHADOW: the groups the shadow holds (what the epoch may write) */
   CUdeviceptr shadow; /* device copy: data, then (128-aligned) code */
   uint64_t h2d_epoch; /* epoch in which an upload to it was logged */
   int read_since_upload; /* something read it since that upload (a replay needs it) */
@@ -59,10 +56,10 @@ typedef struct ft_alloc_s {
   uint64_t written_epoch; /* last epoch a kernel or copy wrote it */
   int read_owed;          /* GPUFT_CHECK=epoch: read since last verified, verify owed at commit */
   int busy;               /* a copy into it is being enqueued in pieces */
-  /* in flight with its code still valid outside groups [dirty_g0, dirty_g1): what
+  /* in flight with its code still valid outside the groups of `dirty`: what
    * launches wrote by their range facts (ft_set_state clears it on any other change) */
   int dirty_part;
-  uint64_t dirty_g0, dirty_g1;
+  ft_runs_t dirty;
   struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
   int freeing;               /* a free of it is under way: no new snapshot copy of it */
   /* pointers its content holds (reach.c), for kernels that load pointers */
@@ -383,9 +380,13 @@ int ft_snap_log_room(size_t n);
 /* At a clean epoch close: promote a snapshot whose copies have landed, take a
  * new one when due. Engine lock held. */
 void ft_snap_epoch_closed(void);
-/* Before an operation on stream s writes `a`: it waits for a snapshot copy of
- * `a` still in flight (counted: snapshot time exposed). */
-void ft_snap_before_write(ft_alloc_t *a, CUstream s);
+/* Before an operation on stream s writes groups [g0, g1) of `a` (what the next
+ * snapshot copies): it waits for a snapshot copy of `a` still in flight (counted:
+ * snapshot time exposed). */
+void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1);
+/* Groups [g0, g1) of `a` may hold new content (every re-encode says so too: writes
+ * gpuft cannot place, graphs, are caught there). */
+void ft_snap_written(ft_alloc_t *a, uint64_t g0, uint64_t g1);
 /* Before a write gpuft cannot attribute to one allocation and stream (2-D/3-D
  * copies and memsets, graphs): wait for a snapshot's copies in flight. No lock held. */
 void ft_snap_drain(void);

@@ -303,68 +303,26 @@ static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUs
  * lie outside what launches left in flight. */
 static int coded(const ft_alloc_t *a, uint64_t g0, uint64_t g1) {
   if (a->state == FT_ST_CLEAN) return 1;
-  return a->state == FT_ST_INFLIGHT && a->dirty_part &&
-         (a->dirty_g0 >= a->dirty_g1 || a->dirty_g1 <= g0 || a->dirty_g0 >= g1);
-}
-
-/* Add run [g0, g1) (copied) to a's shadow runs, merging what touches it; with more
- * runs than fit, the two closest merge, the groups between copied too. 0, or -1. */
-static int runs_add(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
-                    int slot) {
-  uint64_t (*r)[2] = a->rp_run;
-  int n = a->rp_nrun, k = 0;
-  while (k < n && r[k][1] < g0) k++;
-  /* runs k.. that touch [g0, g1) merge into it */
-  int e = k;
-  while (e < n && r[e][0] <= g1) {
-    if (r[e][0] < g0) g0 = r[e][0];
-    if (r[e][1] > g1) g1 = r[e][1];
-    e++;
-  }
-  memmove(&r[k + 1], &r[e], (size_t)(n - e) * sizeof r[0]);
-  r[k][0] = g0;
-  r[k][1] = g1;
-  n = n - (e - k) + 1;
-  while (n > FT_RP_RUNS) {
-    int best = 0;
-    for (int i = 1; i + 1 < n; i++)
-      if (r[i + 1][0] - r[i][1] < r[best + 1][0] - r[best][1]) best = i;
-    uint64_t gap0 = r[best][1], gap1 = r[best + 1][0];
-    if (!coded(a, gap0, gap1) || shadow_take(d, a, gap0, gap1, s, fn, slot) != 0) return -1;
-    r[best][1] = r[best + 1][1];
-    memmove(&r[best + 1], &r[best + 2], (size_t)(n - best - 2) * sizeof r[0]);
-    n--;
-  }
-  a->rp_nrun = n;
-  return 0;
+  return a->state == FT_ST_INFLIGHT && a->dirty_part && !ft_runs_meets(&a->dirty, g0, g1);
 }
 
 /* A write of groups [g0, g1) in an epoch whose restore point is a shadow: what the
  * shadow lacks of them is copied while it still holds what the epoch began with
- * (every write of the epoch passes here first) and is under a valid code. Else the
- * checkpoint, or no restore point. */
+ * (every write of the epoch passes here first) and is under a valid code (with more
+ * runs than fit, the groups between the two closest too). Else the checkpoint, or
+ * no restore point. */
 static void shadow_extend(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
                           int slot) {
-  uint64_t miss[FT_RP_RUNS + 1][2];
-  int nm = 0;
-  uint64_t at = g0;
-  for (int i = 0; i < a->rp_nrun && at < g1; i++) {
-    if (a->rp_run[i][1] <= at) continue;
-    if (a->rp_run[i][0] >= g1) break;
-    if (a->rp_run[i][0] > at) {
-      miss[nm][0] = at;
-      miss[nm++][1] = a->rp_run[i][0];
-    }
-    at = a->rp_run[i][1];
+  uint64_t miss[FT_RUNS + 2][2], m0, m1;
+  int nm = ft_runs_missing(&a->rp_runs, g0, g1, miss), ok = 1;
+  if (nm) {
+    ft_runs_add(&a->rp_runs, g0, g1, &m0, &m1);
+    miss[nm][0] = m0;
+    miss[nm++][1] = m1;
   }
-  if (at < g1) {
-    miss[nm][0] = at;
-    miss[nm++][1] = g1;
-  }
-  int ok = 1;
   for (int i = 0; i < nm && ok; i++)
-    ok = coded(a, miss[i][0], miss[i][1]) && shadow_take(d, a, miss[i][0], miss[i][1], s, fn, slot) == 0;
-  if (ok && nm) ok = runs_add(d, a, g0, g1, s, fn, slot) == 0;
+    ok = miss[i][0] >= miss[i][1] ||
+         (coded(a, miss[i][0], miss[i][1]) && shadow_take(d, a, miss[i][0], miss[i][1], s, fn, slot) == 0);
   if (!ok) a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
 }
 
@@ -397,9 +355,9 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
    * grown by later writes of the epoch */
   if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0 && shadow_take(d, a, g0, g1, s, fn, slot) == 0) {
     a->rp = FT_RP_SHADOW;
-    a->rp_nrun = g0 < g1;
-    a->rp_run[0][0] = g0;
-    a->rp_run[0][1] = g1;
+    a->rp_runs.n = 0;
+    uint64_t m0, m1; /* (one run: nothing merges) */
+    ft_runs_add(&a->rp_runs, g0, g1, &m0, &m1);
     return;
   }
   a->rp = FT_RP_LOST;
@@ -408,7 +366,7 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
 
 void ft_restore_point_unread(ft_alloc_t *a) {
   if (a->rp_epoch == ft_epoch && a->rp == FT_RP_SHADOW &&
-      !(a->rp_nrun == 1 && a->rp_run[0][0] == 0 && a->rp_run[0][1] == ft_groups_of(a->size))) {
+      !ft_runs_all(&a->rp_runs, ft_groups_of(a->size))) {
     /* a shadow of part of it, and a write of unknown extent that cannot read it now */
     a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
     return;
@@ -473,8 +431,8 @@ static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
     }
     case FT_RP_SHADOW: { /* the groups it holds: the epoch wrote no others */
       CUresult r = CUDA_SUCCESS;
-      for (int i = 0; i < a->rp_nrun && r == CUDA_SUCCESS; i++) {
-        uint64_t g0 = a->rp_run[i][0], g1 = a->rp_run[i][1];
+      for (int i = 0; i < a->rp_runs.n && r == CUDA_SUCCESS; i++) {
+        uint64_t g0 = a->rp_runs.r[i][0], g1 = a->rp_runs.r[i][1];
         size_t b0 = ft_group_start(g0), b1 = ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size;
         r = ft_real.cuMemcpyDtoDAsync_v2(a->base + b0, a->shadow + b0, b1 - b0, s);
         if (r == CUDA_SUCCESS)

@@ -120,6 +120,7 @@ int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t
 
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
   if (g1 <= g0 || !a->code) return;
+  ft_snap_written(a, g0, g1);
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0, 0};
   int in = ft_dev_enter(d);
   CUresult r = ftk_launch(&d->mod, &ft_kdrv, FTK_ENCODE, &sp, NULL, stream);

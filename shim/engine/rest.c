@@ -128,10 +128,11 @@ int ft_rest_done(ft_alloc_t *a) {
 }
 
 void ft_rest_encode(ft_alloc_t *a, CUstream s) {
-  int part = a->state == FT_ST_INFLIGHT && a->dirty_part;
-  uint64_t g0 = part ? a->dirty_g0 : 0, g1 = part ? a->dirty_g1 : ft_groups_of(a->size);
+  ft_runs_t runs = {{{0, ft_groups_of(a->size)}}, 1};
+  if (a->state == FT_ST_INFLIGHT && a->dirty_part) runs = a->dirty;
   ft_set_state(a, FT_ST_CLEAN);
-  ft_reencode(a->dev, a, g0, g1, s); /* back to in flight (all of it) if it fails */
+  for (int i = 0; i < runs.n && a->state == FT_ST_CLEAN; i++)
+    ft_reencode(a->dev, a, runs.r[i][0], runs.r[i][1], s); /* back to in flight (all of it) if it fails */
   ft_content_changed(a);
 }
 
@@ -182,7 +183,7 @@ int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole, size_t off, size_t
   if (a->state == FT_ST_INFLIGHT && rest) ft_rest_encode(a, s);
   /* (all of a: what a copy leaves in flight is encoded whole when it comes to rest) */
   if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j, 0, ft_groups_of(a->size));
-  ft_snap_before_write(a, s);
+  ft_snap_before_write(a, s, ft_group_of(off), ft_groups_of(off + n));
   if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1, ft_group_of(off), ft_groups_of(off + n));
   else ft_restore_point_unread(a);
   ft_rest_use(a, j, 1);

@@ -19,8 +19,47 @@ typedef struct ft_snapent_s {
   int in_gen, src, idx;
   /* the snapshot being taken */
   int in_pend, psrc, pidx, copying;
-  int dirty; /* written since its latest copy */
+  ft_runs_t copied; /* what the pending copy into buf[pidx] brought up to date */
+  /* buf[i] holds the content as of its last copy (filled), but for the groups
+   * written since: a copy into it takes only those (issue 22) */
+  int filled[2];
+  ft_runs_t since[2];
 } ft_snapent_t;
+
+/* Groups [g0, g1) of a were written, or may have been, since every copy. */
+static void written(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
+  uint64_t m0, m1;
+  for (int i = 0; i < 2; i++) ft_runs_add(&a->snap->since[i], g0, g1, &m0, &m1);
+}
+
+void ft_snap_written(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
+  if (a->snap) written(a, g0, g1);
+}
+
+/* A view of a's code in buf for groups [g0, g1) alone, their data at *b0, *len bytes. */
+static void run_view(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint64_t g1, ft_code_t *c, size_t *b0,
+                     size_t *len) {
+  ft_code_bind_at(c, buf + ft_mirror_code_off(a), a->size, g0);
+  *b0 = ft_group_start(g0);
+  *len = (ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size) - *b0;
+  c->len = *len;
+  c->nblocks = ft_blocks_of(*len);
+  c->ngroups = g1 - g0;
+}
+
+/* Copy groups [g0, g1) of a, data and code, into buf on s. */
+static int copy_groups(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint64_t g1, CUstream s) {
+  size_t b0 = ft_group_start(g0), b1 = ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size;
+  if (ft_real.cuMemcpyDtoHAsync_v2(buf + b0, a->base + b0, b1 - b0, s) != CUDA_SUCCESS) return -1;
+  uint64_t off[6], nb = ft_blocks_of(b1) - g0 * FT_GROUP_BLOCKS;
+  ft_code_group_offsets(a->size, g0, off);
+  uint8_t *code = buf + ft_mirror_code_off(a);
+  for (int k = 0; k < 6; k++) /* V and D per block, then four per group */
+    if (ft_real.cuMemcpyDtoHAsync_v2(code + off[k], a->code + off[k], (k < 2 ? nb : g1 - g0) * sizeof(uint32_t),
+                                     s) != CUDA_SUCCESS)
+      return -1;
+  return 0;
+}
 
 static uint64_t g_gen;        /* snapshots promoted (0: none yet) */
 static uint64_t g_gen_id_max; /* allocations with a larger id were made after it */
@@ -177,7 +216,7 @@ static void discard_pending(void) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_snapent_t *e = ft_reg_at(i)->snap;
     if (!e || !e->in_pend) continue;
-    if (e->copying) e->dirty = 1; /* the promoted copy is older than the content */
+    if (e->copying) e->filled[e->pidx] = 0; /* partly copied */
     e->in_pend = e->copying = 0;
   }
   g_pending = 0;
@@ -214,20 +253,25 @@ static void take(ft_dev_t *d) {
       e->psrc = SRC_NONE; /* nothing written yet: nothing to come back to */
     } else if (a->mirror && a->mirror_valid) {
       e->psrc = SRC_MIRROR; /* the checkpoint is a copy already */
-    } else if (e->in_gen && e->src == SRC_COPY && !e->dirty) {
+    } else if (e->in_gen && e->src == SRC_COPY && !e->since[e->idx].n) {
       e->psrc = SRC_COPY; /* unchanged since the promoted copy */
       e->pidx = e->idx;
     } else {
       int b = e->in_gen && e->src == SRC_COPY ? 1 - e->idx : 0;
       uint8_t *buf = buffer(a, b);
-      size_t co = ft_mirror_code_off(a);
-      ok = buf && ft_real.cuMemcpyDtoHAsync_v2(buf, a->base, a->size, d->snap_stream) == CUDA_SUCCESS &&
-           ft_real.cuMemcpyDtoHAsync_v2(buf + co, a->code, a->code_bytes, d->snap_stream) == CUDA_SUCCESS;
+      uint64_t ng = ft_groups_of(a->size), m0, m1;
+      e->copied.n = 0;
+      if (!e->filled[b]) ft_runs_add(&e->copied, 0, ng, &m0, &m1);
+      else e->copied = e->since[b];
+      for (int k = 0; ok && k < e->copied.n; k++) {
+        ok = buf && copy_groups(a, buf, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream) == 0;
+        copied += ft_group_start(e->copied.r[k][1] - e->copied.r[k][0]);
+      }
       e->psrc = SRC_COPY;
       e->pidx = b;
       e->copying = 1;
-      e->dirty = 0;
-      copied += a->size + a->code_bytes;
+      e->filled[b] = 1;
+      e->since[b].n = 0;
     }
   }
   if (ok) ok = ft_drv.cuEventRecord(g_ev, d->snap_stream) == CUDA_SUCCESS;
@@ -258,16 +302,18 @@ static void promote(void) {
     ft_alloc_t *a = ft_reg_at(i);
     ft_snapent_t *e = a->snap;
     if (!e || !e->in_pend || !e->copying) continue;
-    uint8_t *buf = e->buf[e->pidx];
-    ft_code_t code;
-    ft_code_bind(&code, buf + ft_mirror_code_off(a), a->size);
-    uint64_t total = 0;
-    ft_verify(buf, a->size, &code, NULL, 0, &total);
-    if (!total) continue;
-    ft_event_t ev[8];
-    size_t nev = 0;
-    ft_repair_t rep;
-    if (ft_correct(buf, a->size, &code, ev, 8, &nev, &rep) != 0) {
+    for (int k = 0; k < e->copied.n; k++) { /* what the copy brought: the rest was checked before */
+      ft_code_t code;
+      size_t b0, len;
+      run_view(a, e->buf[e->pidx], e->copied.r[k][0], e->copied.r[k][1], &code, &b0, &len);
+      uint8_t *buf = e->buf[e->pidx] + b0;
+      uint64_t total = 0;
+      ft_verify(buf, len, &code, NULL, 0, &total);
+      if (!total) continue;
+      ft_event_t ev[8];
+      size_t nev = 0;
+      ft_repair_t rep;
+      if (ft_correct(buf, len, &code, ev, 8, &nev, &rep) == 0) continue;
       /* the device copy was damaged at rest: the checks that use it will find it,
        * and the promoted snapshot still covers it */
       FT_INFO("snapshot copy of allocation #%ju shows an uncorrectable error: snapshot "
@@ -335,10 +381,10 @@ void ft_snap_epoch_closed(void) {
   take(d);
 }
 
-void ft_snap_before_write(ft_alloc_t *a, CUstream s) {
+void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1) {
   ft_snapent_t *e = a->snap;
   if (!e) return;
-  e->dirty = 1;
+  written(a, g0, g1);
   if (g_pending && e->in_pend && e->copying && ft_real.cuEventQuery(g_ev) != CUDA_SUCCESS) {
     /* the copy is still reading it: this write must come after */
     ft_drv.cuStreamWaitEvent(s, g_ev, 0);
@@ -383,6 +429,11 @@ void ft_snap_before_upload(ft_alloc_t *a) {
     return;
   }
   memcpy(buf, a->mirror, ft_mirror_bytes(a));
+  /* (what was written since that snapshot is not known: all of it, next time) */
+  uint64_t m0, m1;
+  e->filled[b] = 1;
+  e->since[b].n = 0;
+  ft_runs_add(&e->since[b], 0, ft_groups_of(a->size), &m0, &m1);
   if (gen) e->src = SRC_COPY, e->idx = b;
   if (pend) e->psrc = SRC_COPY, e->pidx = b;
 }
@@ -454,7 +505,7 @@ int ft_snap_recover(ft_dev_t *d, const char **why) {
     }
     ft_set_state(a, FT_ST_CLEAN);
     a->mirror_valid = e->src == SRC_MIRROR;
-    e->dirty = 1;
+    written(a, 0, ft_groups_of(a->size)); /* and the replay below writes it unseen */
   }
   int differs = 0;
   for (size_t i = 0; i < g_nlog; i++)

@@ -191,7 +191,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   double t0 = ft_cpu_now(), wall0 = ft_now();
   int whole = off == 0 && end == a->size;
   ft_snap_before_upload(a); /* the checkpoint is about to change */
-  ft_snap_before_write(a, s);
+  ft_snap_before_write(a, s, ft_group_of(off), ft_groups_of(end));
   /* Host-encodable range: whole groups, or up to the allocation's end. */
   size_t hs = ft_group_start(ft_groups_of(off));
   size_t he = end == a->size ? end : ft_group_start(ft_group_of(end));

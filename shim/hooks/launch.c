@@ -313,7 +313,11 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       if (a->state == FT_ST_CLEAN && !groups(&refs[i], 1, &w0, &w1)) w1 = 0;
       ft_jobs_void_unordered(a, j, w0, w1);
     }
-    ft_snap_before_write(a, s);
+    {
+      uint64_t w0 = 0, w1 = ft_groups_of(a->size); /* what the next snapshot copies */
+      if (!groups(&refs[i], 1, &w0, &w1)) w1 = 0;
+      ft_snap_before_write(a, s, w0, w1);
+    }
     if (a->state == FT_ST_CLEAN && !rest) {
       /* another stream's work on it may still be running: it is not at rest, so
        * it is neither verified nor copied now */
@@ -371,16 +375,10 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
         ft_set_state(a, FT_ST_INFLIGHT);
         if (!part[i] || refs[i].whole[1]) {
           a->dirty_part = 0;
-        } else if (groups(&refs[i], 1, &g0, &g1)) {
-          if (had && a->dirty_g0 < a->dirty_g1) { /* the span of both */
-            if (a->dirty_g0 < g0) g0 = a->dirty_g0;
-            if (a->dirty_g1 > g1) g1 = a->dirty_g1;
-          }
-          a->dirty_g0 = g0;
-          a->dirty_g1 = g1;
-          a->dirty_part = 1;
-        } else if (!had) {
-          a->dirty_g0 = a->dirty_g1 = 0; /* it writes nothing this time */
+        } else {
+          uint64_t m0, m1; /* (two runs merged: the groups between are encoded too) */
+          if (!had) a->dirty.n = 0;
+          if (groups(&refs[i], 1, &g0, &g1)) ft_runs_add(&a->dirty, g0, g1, &m0, &m1);
           a->dirty_part = 1;
         }
         ft_rest_mark_owed();
