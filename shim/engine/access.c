@@ -310,7 +310,10 @@ static void fill_layout(ft_func_t *fn) {
     }
     set_reach(fn, kf);
     other_arch(fn, archs);
-    fn->ranges = ft_facts_handle(name);
+    /* byte ranges only from PTX of the device's own architecture: SASS for another
+     * may index differently (#if __CUDA_ARCH__), and a range too small would have a
+     * correct result taken for damage; access classes keep the documented assumption */
+    fn->ranges = fn->other_arch ? NULL : ft_facts_handle(name);
     FT_DEBUG("kernel %s: access facts from its PTX (%d places exact, %d conservative)%s%s", fn->name,
              fn->places_exact, fn->places_conservative, fn->why ? ": " : "", fn->why ? fn->why : "");
     ft_st.kernels_ptx++;

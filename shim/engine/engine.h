@@ -55,6 +55,7 @@ typedef struct ft_alloc_s {
   uint64_t uses_lost;     /* a use could not be recorded: unordered until this many ctx syncs */
   uint64_t written_epoch; /* last epoch a kernel or copy wrote it */
   int read_owed;          /* GPUFT_CHECK=epoch: read since last verified, verify owed at commit */
+  ft_runs_t owed;         /* the groups owed (ft_rest_read_owed) */
   int busy;               /* a copy into it is being enqueued in pieces */
   /* in flight with its code still valid outside the groups of `dirty`: what
    * launches wrote by their range facts (ft_set_state clears it on any other change) */
@@ -151,6 +152,10 @@ void ft_rest_mark_owed(void);
 /* A verification of `a` that could not be issued did not happen: when `a` is
  * clean it is owed, issued when `a` next comes to rest (ft_rest_commit). */
 void ft_rest_verify_owed(ft_alloc_t *a);
+/* Groups [g0, g1) of `a` were read by a launch: verified after their last reader,
+ * at the commit that finds `a` at rest (GPUFT_CHECK=epoch; in flight too: its
+ * encode covers only what launches wrote). */
+void ft_rest_read_owed(ft_alloc_t *a, uint64_t g0, uint64_t g1);
 /* At a commit: encode what came to rest, verify what GPUFT_CHECK=epoch deferred,
  * on gpuft's stream, and wait for it. Lock held. */
 void ft_rest_commit(void);

@@ -8,10 +8,26 @@ int ft_rest_owed_hint;
 
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
 
-void ft_rest_verify_owed(ft_alloc_t *a) {
-  if (a->state != FT_ST_CLEAN) return; /* in flight: its encode at rest covers it */
+void ft_rest_read_owed(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
+  uint64_t m0, m1;
+  if (!a->read_owed) a->owed.n = 0;
+  ft_runs_add(&a->owed, g0, g1, &m0, &m1);
   a->read_owed = 1;
   ft_rest_mark_owed();
+}
+
+void ft_rest_verify_owed(ft_alloc_t *a) {
+  if (a->state != FT_ST_CLEAN) return; /* in flight: its encode at rest covers it */
+  ft_rest_read_owed(a, 0, ft_groups_of(a->size));
+}
+
+/* At rest and clean: what reads left owed is verified on d's stream. 0, or -1 (a
+ * full ledger: owed until the next commit). */
+static int verify_owed(ft_dev_t *d, ft_alloc_t *a) {
+  for (int i = 0; i < a->owed.n; i++)
+    if (ft_job_issue(d, FT_WHY_READ_AFTER, a, a->owed.r[i][0], a->owed.r[i][1], d->stream, NULL, -1))
+      return -1; /* (those issued are verified twice next time: harmless) */
+  return 0;
 }
 
 /* Lost uses are found again by a synchronisation of the allocation's own context. */
@@ -157,13 +173,12 @@ void ft_rest_commit(void) {
     FT_DEBUG("allocation #%ju came to rest: %s", (uintmax_t)a->id,
              a->state == FT_ST_INFLIGHT ? "encoded" : "verified after its readers");
     if (a->state == FT_ST_INFLIGHT) {
+      /* encoded whole, what was read is taken in as it is; over what launches
+       * wrote, the groups only read keep their code and are verified */
+      if (!a->dirty_part) a->read_owed = 0;
       ft_rest_encode(a, d->stream);
-      a->read_owed = 0;
-    } else if (a->state == FT_ST_CLEAN &&
-               ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream,
-                            NULL, -1) == 0) {
-      a->read_owed = 0; /* (a full ledger: owed until the next commit) */
     }
+    if (a->state == FT_ST_CLEAN && a->read_owed && verify_owed(d, a) == 0) a->read_owed = 0;
     if (a->state == FT_ST_INFLIGHT || a->read_owed) owed = 1;
     int k;
     for (k = 0; k < nused && used[k] != d; k++) {

@@ -214,18 +214,37 @@ static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) {
   free(bases);
 }
 
-/* The groups of r->a a launch only reads, verified as a read-only argument is:
- * after it (what it was given may have been damaged after the check before it), or
- * before it when its output stays in flight. (Not for learning: no function named.) */
-static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) {
+/* The groups of r->a a launch reads and does not write (up to two runs): how many. */
+static int read_only_parts(const ref_t *r, uint64_t part[2][2]) {
   uint64_t r0, r1, w0 = 0, w1 = 0;
-  if (!groups(r, 0, &r0, &r1) || r->whole[1]) return;
+  if (!groups(r, 0, &r0, &r1) || r->whole[1]) return 0;
   if (!groups(r, 1, &w0, &w1)) w0 = w1 = r1;
-  uint64_t part[2][2] = {{r0, w0 < r1 ? w0 : r1}, {w1 > r0 ? w1 : r0, r1}};
+  uint64_t p[2][2] = {{r0, w0 < r1 ? w0 : r1}, {w1 > r0 ? w1 : r0, r1}};
+  int n = 0;
   for (int k = 0; k < 2; k++)
-    if (part[k][0] < part[k][1] &&
-        ft_job_issue(d, FT_WHY_READ_AFTER, r->a, part[k][0], part[k][1], s, NULL, -1))
+    if (p[k][0] < p[k][1]) {
+      part[n][0] = p[k][0];
+      part[n++][1] = p[k][1];
+    }
+  return n;
+}
+
+/* Those groups verified after the launch, as a read-only argument is (what it was
+ * given may have been damaged after the check before it). (Not for learning: no
+ * function named.) */
+static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) {
+  uint64_t part[2][2];
+  int n = read_only_parts(r, part);
+  for (int k = 0; k < n; k++)
+    if (ft_job_issue(d, FT_WHY_READ_AFTER, r->a, part[k][0], part[k][1], s, NULL, -1))
       ft_rest_verify_owed(r->a);
+}
+
+/* The same left owed to the commit (an output in flight). */
+static void owe_read_only(const ref_t *r) {
+  uint64_t part[2][2];
+  int n = read_only_parts(r, part);
+  for (int k = 0; k < n; k++) ft_rest_read_owed(r->a, part[k][0], part[k][1]);
 }
 
 typedef CUresult (*launch_fn)(const void *call);
@@ -325,11 +344,10 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       ft_set_state(a, FT_ST_INFLIGHT);
     } else {
       /* the restore point and the check before: what it may write; what it only
-       * reads is checked after it (verify_read_only), or now when it will not be */
+       * reads is checked after it (verify_read_only, owe_read_only) */
       uint64_t g0 = 0, g1 = 0;
       groups(&refs[i], 1, &g0, &g1);
       ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot, g0, g1);
-      if (a->state == FT_ST_CLEAN && !skip && (!rest || epoch_mode)) verify_read_only(d, &refs[i], s);
     }
     /* its code holds for every group the launch does not write (in flight: but
      * for what earlier launches wrote, by their ranges) */
@@ -349,8 +367,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       uint64_t g0 = 0, g1 = 0;
       if (refs[i].acc == FT_ACC_READ) {
         if (verify_after[i] && epoch_mode) {
-          a->read_owed = 1; /* verified once, after its last reader: at commit */
-          ft_rest_mark_owed();
+          /* verified once, after its last reader: at commit */
+          if (groups(&refs[i], 0, &g0, &g1)) ft_rest_read_owed(a, g0, g1);
         } else if (verify_after[i] && groups(&refs[i], 0, &g0, &g1) &&
                    ft_job_issue(d, FT_WHY_READ_AFTER, a, g0, g1, s, refs[i].slot >= 0 ? fn : NULL,
                                 refs[i].slot)) {
@@ -380,6 +398,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
           if (!had) a->dirty.n = 0;
           if (groups(&refs[i], 1, &g0, &g1)) ft_runs_add(&a->dirty, g0, g1, &m0, &m1);
           a->dirty_part = 1;
+          /* what it only read keeps its code: verified after its last reader */
+          if (!skip) owe_read_only(&refs[i]);
         }
         ft_rest_mark_owed();
       }

@@ -102,6 +102,10 @@ static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc
       *out = a;
     else
       ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
+  } else if (a && a->read_owed) {
+    /* what kernels read of it is owed a check (GPUFT_CHECK=epoch): a synchronous
+     * read-back settles it first, and is copied again if a replay rewrote it */
+    *out = a;
   }
   ft_unlock();
 }
