@@ -1,5 +1,5 @@
 # check_run.cmake: CTest driver of `bench/run --sim --quick`: it must exit 0 and print
-# a table with an overhead ratio for both workloads (PASS_REGULAR_EXPRESSION alone
+# a table with an overhead ratio for each workload (PASS_REGULAR_EXPRESSION alone
 # would ignore the exit code).
 set(lib_args "")
 if(SAN_RUNTIME) # a sanitized libgpuft.so needs its runtime preloaded first
@@ -14,7 +14,7 @@ endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "bench/run --sim --quick exited with ${rc}")
 endif()
-foreach(bench matmul fft3d)
+foreach(bench matmul fft3d pool)
   if(NOT out MATCHES "${bench}[^\n]*\n([^\n]*\n)*[^\n]*[0-9]+\\.[0-9]+x")
     message(FATAL_ERROR "no ${bench} table with ratios in the output")
   endif()

@@ -8,16 +8,7 @@
 #include <vector>
 
 #include "app_common.h"
-
-__global__ void axpy(float a, const float *x, float *y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-
-__global__ void scale(const float *x, float *out, float s, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = x[i] * s;
-}
+#include "pool_kernels.cuh"
 
 // The pool's allocator: blocks of 512-byte multiples from the pool's middle on
 // (tensors not at the allocation's start), a one-entry free list for reuse.
