@@ -13,6 +13,7 @@
 #define APP_JACOBI NULL
 #define APP_MULTISTREAM NULL
 #define APP_MULTISTREAM_PTDS NULL
+#define APP_POOL NULL
 #endif
 
 #define NEED_APP(exe)                                           \
@@ -121,7 +122,8 @@ TEST_IMPL(twins_vs_interpreter) {
                                   {APP_JACOBI, "40", "20", NULL},
                                   {APP_VECADD, "100000", NULL, NULL},
                                   {APP_MULTISTREAM, NULL, NULL, NULL},
-                                  {APP_MULTISTREAM_PTDS, NULL, NULL, NULL}};
+                                  {APP_MULTISTREAM_PTDS, NULL, NULL, NULL},
+                                  {APP_POOL, "4", "3", NULL}};
   setenv("SIMCUDA_STATS", "1", 1); /* the counters say which path ran */
   for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
     unsetenv("SIMCUDA_TWINS");
