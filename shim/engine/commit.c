@@ -548,6 +548,10 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   f.watch = aref(watch);
   g_commit_ev0 = ft_nevents;
   int replayed = 0;
+  /* the results first: what came to rest is encoded next, and an encode over damage
+   * a finished verification found (in a part another stream did not write) would
+   * make its code agree with the damage before the result is read */
+  drain(&f);
   ft_rest_commit(); /* encode what came to rest, verify what was read in the epoch */
   drain(&f);
   if (f.consumed && FT_OPT(MODE) != FT_MODE_RECOVER && !f.lost) {

@@ -28,6 +28,21 @@ static int is_host_memory(const void *p) {
 
 /* ---- host to device ---- */
 
+/* A synchronous copy returns once the work issued before it on its stream (and the
+ * streams that stream waits for) has finished: as a stream sync, which the host
+ * has seen when sync_end is called after it. */
+static void sync_begin(CUstream s, uint64_t *vc) {
+  ft_lock();
+  ft_ord_op(s);
+  ft_ord_snap_stream(s, vc);
+  ft_unlock();
+}
+static void sync_end(const uint64_t *vc) {
+  ft_lock();
+  ft_ord_synced(vc, 0);
+  ft_unlock();
+}
+
 static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync, int ptsz,
                     int *handled) {
   *handled = 0;
@@ -59,6 +74,13 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   }
   ft_unlock();
   ft_op_end();
+  if (sync && *handled && r == CUDA_SUCCESS) {
+    /* done (ft_upload waited): the host sees so, the write use the operation's end
+     * took included, and later work on any stream finds the allocation at rest */
+    uint64_t vc[FT_ORD_STREAMS];
+    sync_begin(FT_STREAM(s, ptsz), vc);
+    if (ft_real.cuStreamSynchronize(FT_STREAM(s, ptsz)) == CUDA_SUCCESS) sync_end(vc);
+  }
   return r;
 }
 
@@ -117,20 +139,6 @@ static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync)
   ft_unlock();
 }
 
-/* A synchronous read-back returns once the work issued before it on its stream
- * (and the streams that stream waits for) has finished: as a stream sync. */
-static void d2h_sync_begin(CUstream s, uint64_t *vc) {
-  ft_lock();
-  ft_ord_op(s);
-  ft_ord_snap_stream(s, vc);
-  ft_unlock();
-}
-static void d2h_sync_end(const uint64_t *vc) {
-  ft_lock();
-  ft_ord_synced(vc, 0);
-  ft_unlock();
-}
-
 /* The source of a synchronous read-back needed repairing after every copy: what
  * the program received is not known good. */
 static CUresult d2h_unsettled(ft_alloc_t *a, CUdeviceptr src) {
@@ -155,10 +163,10 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
   int max = FT_OPT(MAX_RETRIES) > 0 ? (int)FT_OPT(MAX_RETRIES) : 1;
   for (int copies = 1; a; copies++) {
     uint64_t vc[FT_ORD_STREAMS];
-    d2h_sync_begin(s, vc); /* the copy and its verification are done after this */
+    sync_begin(s, vc); /* the copy and its verification are done after this */
     CUresult r = ft_real.cuStreamSynchronize(s);
     if (r != CUDA_SUCCESS) return r;
-    d2h_sync_end(vc);
+    sync_end(vc);
     int repaired = 0;
     CUresult v = ft_commit_ex(a, &repaired);
     if (v != CUDA_SUCCESS) verdict = v;
@@ -189,9 +197,9 @@ static CUresult d2h_return(CUresult r, void *dst) {
     ft_inject_d2h(src);                                                \
     FT_OP_BEGIN();                                                     \
     uint64_t vc_[FT_ORD_STREAMS];                                      \
-    d2h_sync_begin(FT_STREAM(0, ptsz), vc_);                           \
+    sync_begin(FT_STREAM(0, ptsz), vc_);                               \
     CUresult r = ft_real.name(dst, src, n);                            \
-    if (r == CUDA_SUCCESS) d2h_sync_end(vc_);                          \
+    if (r == CUDA_SUCCESS) sync_end(vc_);                              \
     ft_alloc_t *a = NULL;                                              \
     CUstream s = FT_STREAM(0, ptsz);                                   \
     if (r == CUDA_SUCCESS) {                                           \

@@ -250,6 +250,43 @@ __global__ void k_offset_param(const int *base, long long delta_words) {
   if (i < N) p[i] = base[i] * 3 + 1;
 }
 
+// ---- byte ranges (issue 22): tensors carved out of one allocation. gpuft checks and
+// encodes only the bytes a launch's range facts cover: each case writes a part of a
+// pool and checks that the whole pool holds what it should, the bytes it did not
+// write included.
+
+// the input and the output in one allocation
+__global__ void k_r_pool(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * 3 + 1;
+}
+// a grid-stride loop over more elements than threads
+__global__ void k_r_stride(const int *in, int *out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    out[i] = in[i] * 3 + 1;
+}
+// the guarded elements, and one more at an offset the host passes
+__global__ void k_r_extra(const int *in, int *out, int n, int extra) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * 3 + 1;
+  if (i == 0) out[n + extra] = 77;
+}
+// a scatter through an index array (no bound but the allocation)
+__global__ void k_r_scatter(const int *in, int *out, const int *idx, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[idx[i]] = in[i] * 3 + 1;
+}
+// a 2-D tile of a larger row-major matrix (leading dimension ld)
+__global__ void k_r_tile(const int *in, int *out, int ld, int rows, int cols) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < cols && y < rows) out[y * ld + x] = in[y * cols + x] * 3 + 1;
+}
+// a pointer past the output, indexed backwards from it
+__global__ void k_r_negative(const int *in, int *end, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) end[i - n] = in[i] * 3 + 1;
+}
+
 // ---- host side ----
 
 static int *dev_copy(const std::vector<int> &h) {
@@ -519,6 +556,90 @@ static int c_offset_param(uint64_t *s) {
   return check(host_of(b, N), in, N, 3, 1, s);
 }
 
+// ---- byte ranges: a pool of 8 N ints (8 groups of 4 KiB), the input at its start
+// (what flips_in_inputs_repaired flips), every other int a sentinel
+#define POOL (8 * N)
+static int *pool_new(std::vector<int> *h) {
+  h->assign(POOL, 0);
+  for (int i = 0; i < POOL; i++) (*h)[i] = i < N ? i * 7 - 300 : -1000 - i;
+  return dev_copy(*h);
+}
+// The pool read back against `want` (the sentinels, the input and what the case wrote).
+static int pool_check(const int *d, const std::vector<int> &want, uint64_t *s) {
+  auto got = host_of(d, POOL);
+  int bad = 0;
+  for (int i = 0; i < POOL; i++) {
+    if (got[i] != want[i]) {
+      if (bad < 3) fprintf(stderr, "  pool[%d] = %d, want %d\n", i, got[i], want[i]);
+      bad++;
+    }
+    *s = *s * 31 + (uint32_t)got[i];
+  }
+  return bad;
+}
+static void want_out(std::vector<int> *w, int at, int n) {
+  for (int i = 0; i < n; i++) (*w)[at + i] = (*w)[i] * 3 + 1;
+}
+static int c_r_pool(uint64_t *s) {
+  std::vector<int> h;
+  int *p = pool_new(&h);
+  k_r_pool<<<GRID>>>(p, p + 4 * N + 5, N);
+  want_out(&h, 4 * N + 5, N);
+  return pool_check(p, h, s);
+}
+static int c_r_stride(uint64_t *s) {
+  std::vector<int> h;
+  int *p = pool_new(&h);
+  k_r_stride<<<2, 64>>>(p, p + 3 * N, N);
+  want_out(&h, 3 * N, N);
+  return pool_check(p, h, s);
+}
+static int c_r_extra(uint64_t *s) {
+  std::vector<int> h;
+  int *p = pool_new(&h);
+  k_r_extra<<<GRID>>>(p, p + 2 * N, N, 3 * N + 17); /* the extra one four groups on */
+  want_out(&h, 2 * N, N);
+  h[2 * N + N + 3 * N + 17] = 77;
+  return pool_check(p, h, s);
+}
+static int c_r_scatter(uint64_t *s) {
+  std::vector<int> h, idx(N);
+  int *p = pool_new(&h);
+  for (int i = 0; i < N; i++) idx[i] = (i * 389) % N * 5; /* spread over five groups */
+  int *d = dev_copy(idx);
+  k_r_scatter<<<GRID>>>(p, p + 2 * N, d, N);
+  for (int i = 0; i < N; i++) h[2 * N + idx[i]] = h[i] * 3 + 1;
+  return pool_check(p, h, s);
+}
+static int c_r_tile(uint64_t *s) {
+  std::vector<int> h;
+  int *p = pool_new(&h);
+  const int ld = 1024, rows = 4, cols = 256; /* 4 rows of a 1024-wide matrix at 2 N */
+  k_r_tile<<<dim3(cols / 32, rows), dim3(32, 1)>>>(p, p + 2 * N + 100, ld, rows, cols);
+  for (int y = 0; y < rows; y++)
+    for (int x = 0; x < cols; x++) h[2 * N + 100 + y * ld + x] = h[y * cols + x] * 3 + 1;
+  return pool_check(p, h, s);
+}
+static int c_r_negative(uint64_t *s) {
+  std::vector<int> h;
+  int *p = pool_new(&h);
+  k_r_negative<<<GRID>>>(p, p + 6 * N + 3, N);
+  want_out(&h, 5 * N + 3, N);
+  return pool_check(p, h, s);
+}
+static int c_r_streams(uint64_t *s) {
+  std::vector<int> h;
+  int *p = pool_new(&h);
+  cudaStream_t st[2];
+  for (int k = 0; k < 2; k++) CK(cudaStreamCreateWithFlags(&st[k], cudaStreamNonBlocking));
+  for (int k = 0; k < 2; k++) k_r_pool<<<GRID, 0, st[k]>>>(p, p + (3 + 2 * k) * N, N); /* two tensors, two streams */
+  for (int k = 0; k < 2; k++) CK(cudaStreamSynchronize(st[k]));
+  for (int k = 0; k < 2; k++) CK(cudaStreamDestroy(st[k]));
+  want_out(&h, 3 * N, N);
+  want_out(&h, 5 * N, N);
+  return pool_check(p, h, s);
+}
+
 static const struct {
   const char *name;
   case_fn fn;
@@ -537,6 +658,10 @@ static const struct {
     {"list", c_list},               {"jobs", c_jobs},
     {"local_table", c_local_table}, {"uintptr", c_uintptr},
     {"struct_by_ptr", c_struct_by_ptr}, {"offset_param", c_offset_param},
+    {"r_pool", c_r_pool},           {"r_stride", c_r_stride},
+    {"r_extra", c_r_extra},         {"r_scatter", c_r_scatter},
+    {"r_tile", c_r_tile},           {"r_negative", c_r_negative},
+    {"r_streams", c_r_streams},
 };
 
 int main(int argc, char **argv) {
