@@ -260,6 +260,13 @@ static void take(ft_dev_t *d) {
       int b = e->in_gen && e->src == SRC_COPY ? 1 - e->idx : 0;
       uint8_t *buf = buffer(a, b);
       uint64_t ng = ft_groups_of(a->size), m0, m1;
+      if (buf && !e->filled[b] && b != e->idx && e->in_gen && e->src == SRC_COPY && e->filled[e->idx]) {
+        /* the second buffer starts as a host copy of the promoted one: the device is
+         * read only for what was written since (no second whole copy of a pool) */
+        memcpy(buf, e->buf[e->idx], ft_mirror_bytes(a));
+        e->filled[b] = 1;
+        e->since[b] = e->since[e->idx];
+      }
       e->copied.n = 0;
       if (!e->filled[b]) ft_runs_add(&e->copied, 0, ng, &m0, &m1);
       else e->copied = e->since[b];
