@@ -146,6 +146,13 @@ static int takes_write(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64_t g)
   return ctotal == 0;
 }
 
+/* Before a repair writes `a` on d's stream: a snapshot copy of it still in flight
+ * (snapshot.c) reads it first, as the program's own writes wait for it. */
+static void after_snapshot_copy(ft_dev_t *d, const ft_alloc_t *a) {
+  CUevent ev = ft_snap_copying(a);
+  if (ev) ft_drv.cuStreamWaitEvent(d->stream, ev, 0);
+}
+
 /* Repair group g at place pl (the allocation, or its shadow). Returns GROUP_*. */
 static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int why) {
   uint32_t data[FT_GROUP_BYTES / 4], data0[FT_GROUP_BYTES / 4];
@@ -183,6 +190,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   if (!ft_correct(data, len, &c, ev, 40, &nev, &rep)) {
     uint64_t o[6];
     ft_code_group_offsets(a->size, g, o);
+    if (!is_shadow) after_snapshot_copy(d, a);
     CUresult r = put_diff(d, pl.data + at, data, data0, len);
     if (!r) r = put_diff(d, pl.code + o[0], v, v0, nblk * 4);
     if (!r) r = put_diff(d, pl.code + o[1], dv, dv0, nblk * 4);
@@ -230,6 +238,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     uint64_t o[6];
     ft_code_group_offsets(a->size, g, o);
     const uint8_t *mc = a->mirror + ft_mirror_code_off(a);
+    after_snapshot_copy(d, a);
     CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + at, a->mirror + at, len, d->stream);
     if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[0], mc + o[0], nblk * 4, d->stream);
     if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1], mc + o[1], nblk * 4, d->stream);
