@@ -65,4 +65,13 @@ FT_HD void ft_code_group_offsets(uint64_t len, uint64_t g, uint64_t off[6]) {
   for (int i = 0; i < 6; i++) off[i] += (i < 2 ? g * FT_GROUP_BLOCKS : g) * sizeof(uint32_t);
 }
 
+/* Where the code words of groups [g0, g1) (g0 < g1 <= groups of len) of a buffer of
+ * `len` bytes lie in its code buffer: off[k] and bytes[k] in each of the six arrays
+ * (V and D: a word per block; the level-2 arrays: a word per group). */
+FT_HD void ft_code_groups_span(uint64_t len, uint64_t g0, uint64_t g1, uint64_t off[6], uint64_t bytes[6]) {
+  ft_code_group_offsets(len, g0, off);
+  uint64_t nb = ft_blocks_of(ft_groups_len(len, g0, g1));
+  for (int i = 0; i < 6; i++) bytes[i] = (i < 2 ? nb : g1 - g0) * sizeof(uint32_t);
+}
+
 #endif

@@ -306,10 +306,6 @@ extern uint64_t ft_epoch; /* current epoch number, from 1 */
  * restore point that reads the data, covers all of it). */
 void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct ft_func_s *fn,
                       int slot, uint64_t g0, uint64_t g1);
-/* Copy the code words of groups [g0, g1) of a `size`-byte allocation from the code
- * buffer src to dst (same layout), on s. */
-CUresult ft_code_copy_groups(CUdeviceptr dst, CUdeviceptr src, size_t size, uint64_t g0, uint64_t g1,
-                             CUstream s);
 /* The same when `a` is not at rest (another stream may be using it): only a
  * restore point that needs no read of it now (its valid checkpoint) is taken. */
 void ft_restore_point_unread(ft_alloc_t *a);
@@ -452,8 +448,9 @@ void ft_unknown_writer_after(CUstream s);
 
 /* ---- Uploads (upload.c) ---- */
 /* Host-to-device copy of n bytes at offset off of allocation a, from host src,
- * on stream s: copy+encode into the checkpoint or staging, DMA, codes. sync: wait
- * for completion before returning. Returns the real driver's result. */
+ * on stream s: copy+encode into the checkpoint or staging, DMA, codes. sync: the
+ * caller waits for completion before the program sees the call return (src is read
+ * now, never deferred to the stream). Returns the real driver's result. */
 FT_MUST_CHECK CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src, size_t n,
                                  CUstream s, int sync);
 

@@ -289,13 +289,25 @@ static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_
                    (uintmax_t)a->id);
 }
 
+/* Copy the code words of groups [g0, g1) of `a` from code buffer src to dst (the
+ * same layout), on s. */
+static CUresult copy_group_codes(const ft_alloc_t *a, CUdeviceptr dst, CUdeviceptr src, uint64_t g0,
+                                 uint64_t g1, CUstream s) {
+  uint64_t off[6], bytes[6];
+  ft_code_groups_span(a->size, g0, g1, off, bytes);
+  CUresult r = CUDA_SUCCESS;
+  for (int k = 0; k < 6 && r == CUDA_SUCCESS; k++)
+    r = ft_real.cuMemcpyDtoDAsync_v2(dst + off[k], src + off[k], bytes[k], s);
+  return r;
+}
+
 /* Copy into the shadow, on s, the codes of groups [g0, g1) and (verifying them on the
  * way) their data: 0, or -1 when it could not be issued. */
 static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
                        int slot) {
   if (g0 >= g1) return 0;
   CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
-  if (ft_code_copy_groups(code, a->code, a->size, g0, g1, s) != CUDA_SUCCESS) return -1;
+  if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
   return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);
 }
 
@@ -355,9 +367,7 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func
    * grown by later writes of the epoch */
   if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0 && shadow_take(d, a, g0, g1, s, fn, slot) == 0) {
     a->rp = FT_RP_SHADOW;
-    a->rp_runs.n = 0;
-    uint64_t m0, m1; /* (one run: nothing merges) */
-    ft_runs_add(&a->rp_runs, g0, g1, &m0, &m1);
+    ft_runs_one(&a->rp_runs, g0, g1);
     return;
   }
   a->rp = FT_RP_LOST;
@@ -432,11 +442,9 @@ static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
     case FT_RP_SHADOW: { /* the groups it holds: the epoch wrote no others */
       CUresult r = CUDA_SUCCESS;
       for (int i = 0; i < a->rp_runs.n && r == CUDA_SUCCESS; i++) {
-        uint64_t g0 = a->rp_runs.r[i][0], g1 = a->rp_runs.r[i][1];
-        size_t b0 = ft_group_start(g0), b1 = ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size;
-        r = ft_real.cuMemcpyDtoDAsync_v2(a->base + b0, a->shadow + b0, b1 - b0, s);
-        if (r == CUDA_SUCCESS)
-          r = ft_code_copy_groups(a->code, a->shadow + ft_mirror_code_off(a), a->size, g0, g1, s);
+        uint64_t g0 = a->rp_runs.r[i][0], g1 = a->rp_runs.r[i][1], b0 = ft_group_start(g0);
+        r = ft_real.cuMemcpyDtoDAsync_v2(a->base + b0, a->shadow + b0, ft_groups_len(a->size, g0, g1), s);
+        if (r == CUDA_SUCCESS) r = copy_group_codes(a, a->code, a->shadow + ft_mirror_code_off(a), g0, g1, s);
       }
       return r;
     }

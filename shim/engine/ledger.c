@@ -154,15 +154,3 @@ size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap) {
     if (!j->voided) out[n++] = ft_job_result(j);
   return n;
 }
-
-CUresult ft_code_copy_groups(CUdeviceptr dst, CUdeviceptr src, size_t size, uint64_t g0, uint64_t g1,
-                             CUstream s) {
-  uint64_t off[6];
-  ft_code_group_offsets(size, g0, off);
-  uint64_t end = ft_group_start(g1) < size ? ft_group_start(g1) : size;
-  uint64_t nb = ft_blocks_of(end) - g0 * FT_GROUP_BLOCKS, ng = g1 - g0;
-  CUresult r = CUDA_SUCCESS;
-  for (int k = 0; k < 6 && r == CUDA_SUCCESS; k++) /* V and D per block, then four per group */
-    r = ft_real.cuMemcpyDtoDAsync_v2(dst + off[k], src + off[k], (k < 2 ? nb : ng) * sizeof(uint32_t), s);
-  return r;
-}

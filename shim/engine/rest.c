@@ -9,9 +9,8 @@ int ft_rest_owed_hint;
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
 
 void ft_rest_read_owed(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
-  uint64_t m0, m1;
   if (!a->read_owed) a->owed.n = 0;
-  ft_runs_add(&a->owed, g0, g1, &m0, &m1);
+  ft_runs_add(&a->owed, g0, g1, NULL, NULL);
   a->read_owed = 1;
   ft_rest_mark_owed();
 }
@@ -144,8 +143,8 @@ int ft_rest_done(ft_alloc_t *a) {
 }
 
 void ft_rest_encode(ft_alloc_t *a, CUstream s) {
-  ft_runs_t runs = {{{0, ft_groups_of(a->size)}}, 1};
-  if (a->state == FT_ST_INFLIGHT && a->dirty_part) runs = a->dirty;
+  ft_runs_t runs = a->dirty;
+  if (a->state != FT_ST_INFLIGHT || !a->dirty_part) ft_runs_one(&runs, 0, ft_groups_of(a->size));
   ft_set_state(a, FT_ST_CLEAN);
   for (int i = 0; i < runs.n && a->state == FT_ST_CLEAN; i++)
     ft_reencode(a->dev, a, runs.r[i][0], runs.r[i][1], s); /* back to in flight (all of it) if it fails */

@@ -4,6 +4,8 @@
 #include "runs.h"
 
 void ft_runs_add(ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t *m0, uint64_t *m1) {
+  uint64_t gap[2];
+  if (!m0) m0 = &gap[0], m1 = &gap[1];
   *m0 = *m1 = 0;
   if (g0 >= g1) return;
   uint64_t(*r)[2] = s->r;
@@ -36,6 +38,12 @@ void ft_runs_add(ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t *m0, uint64_t 
   r[k][0] = g0;
   r[k][1] = g1;
   s->n = n - (e - k) + 1;
+}
+
+void ft_runs_one(ft_runs_t *s, uint64_t g0, uint64_t g1) {
+  s->n = g0 < g1;
+  s->r[0][0] = g0;
+  s->r[0][1] = g1;
 }
 
 int ft_runs_missing(const ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t out[][2]) {

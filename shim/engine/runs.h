@@ -13,8 +13,10 @@ typedef struct {
 
 /* Add [g0, g1), merging runs it touches. With more runs than fit, the two closest
  * merge: the groups between them join the set, returned in [*m0, *m1) (else
- * *m0 == *m1). */
+ * *m0 == *m1) unless m0 is NULL. */
 void ft_runs_add(ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t *m0, uint64_t *m1);
+/* s = [g0, g1) alone (empty when g0 >= g1). */
+void ft_runs_one(ft_runs_t *s, uint64_t g0, uint64_t g1);
 /* The parts of [g0, g1) not in s, in order, up to FT_RUNS + 1 of them: how many. */
 int ft_runs_missing(const ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t out[][2]);
 /* Whether s holds any group of [g0, g1). */

@@ -28,8 +28,7 @@ typedef struct ft_snapent_s {
 
 /* Groups [g0, g1) of a were written, or may have been, since every copy. */
 static void written(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
-  uint64_t m0, m1;
-  for (int i = 0; i < 2; i++) ft_runs_add(&a->snap->since[i], g0, g1, &m0, &m1);
+  for (int i = 0; i < 2; i++) ft_runs_add(&a->snap->since[i], g0, g1, NULL, NULL);
 }
 
 void ft_snap_written(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
@@ -41,24 +40,24 @@ static void run_view(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint64_t g1
                      size_t *len) {
   ft_code_bind_at(c, buf + ft_mirror_code_off(a), a->size, g0);
   *b0 = ft_group_start(g0);
-  *len = (ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size) - *b0;
+  *len = ft_groups_len(a->size, g0, g1);
   c->len = *len;
   c->nblocks = ft_blocks_of(*len);
   c->ngroups = g1 - g0;
 }
 
-/* Copy groups [g0, g1) of a, data and code, into buf on s. */
-static int copy_groups(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint64_t g1, CUstream s) {
-  size_t b0 = ft_group_start(g0), b1 = ft_group_start(g1) < a->size ? ft_group_start(g1) : a->size;
-  if (ft_real.cuMemcpyDtoHAsync_v2(buf + b0, a->base + b0, b1 - b0, s) != CUDA_SUCCESS) return -1;
-  uint64_t off[6], nb = ft_blocks_of(b1) - g0 * FT_GROUP_BLOCKS;
-  ft_code_group_offsets(a->size, g0, off);
+/* Copy groups [g0, g1) of a, data and code, into buf on s: the bytes copied, or -1. */
+static int64_t copy_groups(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint64_t g1, CUstream s) {
+  size_t b0 = ft_group_start(g0), len = ft_groups_len(a->size, g0, g1);
+  if (ft_real.cuMemcpyDtoHAsync_v2(buf + b0, a->base + b0, len, s) != CUDA_SUCCESS) return -1;
+  uint64_t off[6], bytes[6];
+  ft_code_groups_span(a->size, g0, g1, off, bytes);
   uint8_t *code = buf + ft_mirror_code_off(a);
-  for (int k = 0; k < 6; k++) /* V and D per block, then four per group */
-    if (ft_real.cuMemcpyDtoHAsync_v2(code + off[k], a->code + off[k], (k < 2 ? nb : g1 - g0) * sizeof(uint32_t),
-                                     s) != CUDA_SUCCESS)
-      return -1;
-  return 0;
+  for (int k = 0; k < 6; k++) {
+    if (ft_real.cuMemcpyDtoHAsync_v2(code + off[k], a->code + off[k], bytes[k], s) != CUDA_SUCCESS) return -1;
+    len += bytes[k];
+  }
+  return (int64_t)len;
 }
 
 static uint64_t g_gen;        /* snapshots promoted (0: none yet) */
@@ -259,20 +258,19 @@ static void take(ft_dev_t *d) {
     } else {
       int b = e->in_gen && e->src == SRC_COPY ? 1 - e->idx : 0;
       uint8_t *buf = buffer(a, b);
-      uint64_t ng = ft_groups_of(a->size), m0, m1;
-      if (buf && !e->filled[b] && b != e->idx && e->in_gen && e->src == SRC_COPY && e->filled[e->idx]) {
+      if (buf && !e->filled[b] && e->in_gen && e->src == SRC_COPY && e->filled[e->idx]) {
         /* the second buffer starts as a host copy of the promoted one: the device is
          * read only for what was written since (no second whole copy of a pool) */
         memcpy(buf, e->buf[e->idx], ft_mirror_bytes(a));
         e->filled[b] = 1;
         e->since[b] = e->since[e->idx];
       }
-      e->copied.n = 0;
-      if (!e->filled[b]) ft_runs_add(&e->copied, 0, ng, &m0, &m1);
+      if (!e->filled[b]) ft_runs_one(&e->copied, 0, ft_groups_of(a->size));
       else e->copied = e->since[b];
       for (int k = 0; ok && k < e->copied.n; k++) {
-        ok = buf && copy_groups(a, buf, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream) == 0;
-        copied += ft_group_start(e->copied.r[k][1] - e->copied.r[k][0]);
+        int64_t got = buf ? copy_groups(a, buf, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream) : -1;
+        ok = got >= 0;
+        copied += ok ? (uint64_t)got : 0;
       }
       e->psrc = SRC_COPY;
       e->pidx = b;
@@ -437,10 +435,8 @@ void ft_snap_before_upload(ft_alloc_t *a) {
   }
   memcpy(buf, a->mirror, ft_mirror_bytes(a));
   /* (what was written since that snapshot is not known: all of it, next time) */
-  uint64_t m0, m1;
   e->filled[b] = 1;
-  e->since[b].n = 0;
-  ft_runs_add(&e->since[b], 0, ft_groups_of(a->size), &m0, &m1);
+  ft_runs_one(&e->since[b], 0, ft_groups_of(a->size));
   if (gen) e->src = SRC_COPY, e->idx = b;
   if (pend) e->psrc = SRC_COPY, e->pidx = b;
 }

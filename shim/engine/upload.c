@@ -202,7 +202,6 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   if (!mir && !st) {
     ft_unlock();
     CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, src, n, s);
-    if (r == CUDA_SUCCESS && sync) r = ft_real.cuStreamSynchronize(s);
     ft_lock();
     if (r == CUDA_SUCCESS && a->code) ft_reencode(d, a, 0, ft_groups_of(a->size), s);
     return r;
@@ -275,15 +274,8 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   /* a device re-encode changed code words the mirror does not have */
   if (mir && (off < hs || he < end || !host_enc)) a->mirror_valid = a->mirror_valid && !a->code;
   ft_st.cpu_seconds += ft_cpu_now() - t0;
-  double w0 = ft_now();
-  if (sync) {
-    ft_unlock();
-    r = ft_real.cuStreamSynchronize(s);
-    ft_lock();
-  }
-  FT_DEBUG("upload of %zu bytes to allocation #%ju + %zu (%s%s): staging %.3f ms, then waiting "
-           "%.3f ms", n, (uintmax_t)a->id, off, mir ? "checkpoint" : "staging",
-           deferred ? ", on the stream" : "", (w0 - wall0) * 1e3, (ft_now() - w0) * 1e3);
+  FT_DEBUG("upload of %zu bytes to allocation #%ju + %zu (%s%s): staging %.3f ms", n, (uintmax_t)a->id, off,
+           mir ? "checkpoint" : "staging", deferred ? ", on the stream" : "", (ft_now() - wall0) * 1e3);
   return r;
 }
 

@@ -394,9 +394,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
         if (!part[i] || refs[i].whole[1]) {
           a->dirty_part = 0;
         } else {
-          uint64_t m0, m1; /* (two runs merged: the groups between are encoded too) */
-          if (!had) a->dirty.n = 0;
-          if (groups(&refs[i], 1, &g0, &g1)) ft_runs_add(&a->dirty, g0, g1, &m0, &m1);
+          if (!had) a->dirty.n = 0; /* (two runs merged: the groups between are encoded too) */
+          if (groups(&refs[i], 1, &g0, &g1)) ft_runs_add(&a->dirty, g0, g1, NULL, NULL);
           a->dirty_part = 1;
           /* what it only read keeps its code: verified after its last reader */
           if (!skip) owe_read_only(&refs[i]);

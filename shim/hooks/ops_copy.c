@@ -75,11 +75,13 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   ft_unlock();
   ft_op_end();
   if (sync && *handled && r == CUDA_SUCCESS) {
-    /* done (ft_upload waited): the host sees so, the write use the operation's end
-     * took included, and later work on any stream finds the allocation at rest */
+    /* the synchronous copy's wait, once the operation has ended (no gpuft lock held;
+     * the write use its end took again included): the host sees it done, and later
+     * work on any stream finds the allocation at rest */
     uint64_t vc[FT_ORD_STREAMS];
     sync_begin(FT_STREAM(s, ptsz), vc);
-    if (ft_real.cuStreamSynchronize(FT_STREAM(s, ptsz)) == CUDA_SUCCESS) sync_end(vc);
+    r = ft_real.cuStreamSynchronize(FT_STREAM(s, ptsz));
+    if (r == CUDA_SUCCESS) sync_end(vc);
   }
   return r;
 }
@@ -259,14 +261,10 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
     if (aligned && (da->state == FT_ST_CLEAN || whole)) {
       /* same block and group structure: the codes travel with the data, so an
        * error in the source stays detectable in the copy */
-      uint64_t ds[6], ss[6];
-      ft_code_group_offsets(da->size, ft_group_of(doff), ds);
+      uint64_t ds[6], ss[6], bytes[6];
+      ft_code_groups_span(da->size, ft_group_of(doff), ft_groups_of(doff + n), ds, bytes);
       ft_code_group_offsets(sa->size, ft_group_of(soff), ss);
-      uint64_t nb = ft_blocks_of(n), ng = ft_groups_of(n);
-      for (int k = 0; k < 6; k++) {
-        uint64_t cnt = k < 2 ? nb : ng;
-        ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], cnt * 4, s);
-      }
+      for (int k = 0; k < 6; k++) ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], bytes[k], s);
     } else if (da->state == FT_ST_CLEAN || whole) {
       ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);
     } else {
