@@ -61,6 +61,9 @@ typedef struct ft_alloc_s {
    * launches wrote by their range facts (ft_set_state clears it on any other change) */
   int dirty_part;
   ft_runs_t dirty;
+  /* a bit per group under a valid code, while a never-written allocation is written
+   * in part (coded.c); NULL: the state says for all of it */
+  uint64_t *cmap, ncoded;
   struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
   int freeing;               /* a free of it is under way: no new snapshot copy of it */
   /* pointers its content holds (reach.c), for kernels that load pointers */
@@ -88,6 +91,22 @@ static inline void ft_content_changed(ft_alloc_t *a) {
 /* The checkpoint holds the data, then (128-byte aligned) the code. */
 static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return ft_blocks_bytes(a->size); }
 static inline size_t ft_mirror_bytes(const ft_alloc_t *a) { return ft_mirror_code_off(a) + a->code_bytes; }
+
+/* ---- Groups under a valid code (coded.c; engine lock held) ---- */
+/* A never-written allocation about to be written in part becomes clean with no
+ * group coded yet: 1, or 0 (not never-written, or no memory: all of it is encoded). */
+int ft_coded_begin(ft_alloc_t *a);
+void ft_coded_drop(ft_alloc_t *a);
+/* Groups [g0, g1) are under a valid code now (every encode marks them). */
+void ft_coded_mark(ft_alloc_t *a, uint64_t g0, uint64_t g1);
+/* The next run of coded groups in [*g0, end): 1 with [*g0, *g1) set, or 0. */
+int ft_coded_next(const ft_alloc_t *a, uint64_t *g0, uint64_t *g1, uint64_t end);
+int ft_coded_all_in(const ft_alloc_t *a, uint64_t g0, uint64_t g1);
+uint64_t ft_coded_bytes(const ft_alloc_t *a); /* bytes under a code (size without a map) */
+/* The coded runs of a (more than fit: the groups between the closest join). */
+void ft_coded_runs(const ft_alloc_t *a, ft_runs_t *out);
+/* Encode, on s, the groups of [g0, g1) never written, before a copy that checks them. */
+void ft_coded_cover(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s);
 
 /* All registry functions expect the engine lock held. */
 ft_alloc_t *ft_reg_find(CUdeviceptr p); /* allocation containing p, or NULL */
@@ -309,6 +328,9 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct 
 /* The same when `a` is not at rest (another stream may be using it): only a
  * restore point that needs no read of it now (its valid checkpoint) is taken. */
 void ft_restore_point_unread(ft_alloc_t *a);
+/* Whether the epoch's restore point gives group g of a back (a shadow holds only
+ * the groups the epoch's writes may change). */
+int ft_restore_point_covers(const ft_alloc_t *a, uint64_t g);
 /* Log an operation of the program for replay. */
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
                    unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);

@@ -89,10 +89,11 @@ void ft_exposure_add(int state, double bs) {
 
 void ft_set_state(ft_alloc_t *a, int state) {
   double t = ft_now();
-  ft_exposure_add(a->state, (double)a->size * (t - a->t_state));
+  ft_exposure_add(a->state, (double)ft_coded_bytes(a) * (t - a->t_state));
   a->t_state = t;
   if (state != FT_ST_INFLIGHT || a->state != FT_ST_INFLIGHT) a->dirty_part = 0;
   a->state = state;
+  if (state == FT_ST_UNINIT || state == FT_ST_UNPROT) ft_coded_drop(a); /* nothing coded */
 }
 
 void ft_alloc_untrack(ft_alloc_t *a) {

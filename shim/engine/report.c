@@ -134,7 +134,7 @@ static void exposure(double *cov, double *inflight, double *unprot, double *tot)
   *unprot = ft_st.unprotected_byte_s, *tot = ft_st.total_byte_s;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     const ft_alloc_t *a = ft_reg_at(i);
-    double bs = (double)a->size * (t - a->t_state);
+    double bs = (double)ft_coded_bytes(a) * (t - a->t_state);
     if (a->state == FT_ST_UNINIT) continue; /* nothing written yet: nothing to protect */
     *tot += bs;
     if (a->state == FT_ST_CLEAN) *cov += bs;

@@ -348,6 +348,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       uint64_t g0 = 0, g1 = 0;
       groups(&refs[i], 1, &g0, &g1);
       ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot, g0, g1);
+      /* never written, and the launch writes a bounded part: only that is encoded */
+      if (rest && !refs[i].whole[1]) ft_coded_begin(a);
     }
     /* its code holds for every group the launch does not write (in flight: but
      * for what earlier launches wrote, by their ranges) */
