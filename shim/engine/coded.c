@@ -14,7 +14,7 @@ int ft_coded_begin(ft_alloc_t *a) {
   a->cmap = calloc(WORD(ng) + 1, sizeof *a->cmap);
   if (!a->cmap) return 0; /* the caller encodes all of it, as before */
   a->ncoded = 0;
-  ft_set_state(a, FT_ST_CLEAN);
+  ft_set_state(a, FT_ST_CLEAN); /* (counted as written: 0 bytes of it so far) */
   return 1;
 }
 
@@ -43,6 +43,7 @@ void ft_coded_mark(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
   uint64_t ng = ft_groups_of(a->size);
   if (g1 > ng) g1 = ng;
   ft_set_state(a, a->state); /* exposure so far, at the coded size it had */
+  ft_st.bytes_written -= ft_coded_counted(a);
   for (uint64_t g = g0; g < g1; g++) {
     if (g % 64 == 0 && g + 64 <= g1) {
       a->ncoded += 64 - (uint64_t)__builtin_popcountll(a->cmap[WORD(g)]);
@@ -54,6 +55,7 @@ void ft_coded_mark(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
     a->cmap[WORD(g)] |= BIT(g);
   }
   if (a->ncoded >= ng) ft_coded_drop(a); /* all of it: the state says it again */
+  ft_written_add(a);
 }
 
 int ft_coded_next(const ft_alloc_t *a, uint64_t *g0, uint64_t *g1, uint64_t end) {
@@ -71,6 +73,10 @@ int ft_coded_next(const ft_alloc_t *a, uint64_t *g0, uint64_t *g1, uint64_t end)
 
 int ft_coded_all_in(const ft_alloc_t *a, uint64_t g0, uint64_t g1) {
   return !a->cmap || find(a->cmap, g0, g1, 0) >= g1;
+}
+
+uint64_t ft_coded_counted(const ft_alloc_t *a) {
+  return a->state == FT_ST_CLEAN || a->state == FT_ST_INFLIGHT ? ft_coded_bytes(a) : 0;
 }
 
 uint64_t ft_coded_bytes(const ft_alloc_t *a) {

@@ -103,6 +103,8 @@ void ft_coded_mark(ft_alloc_t *a, uint64_t g0, uint64_t g1);
 int ft_coded_next(const ft_alloc_t *a, uint64_t *g0, uint64_t *g1, uint64_t end);
 int ft_coded_all_in(const ft_alloc_t *a, uint64_t g0, uint64_t g1);
 uint64_t ft_coded_bytes(const ft_alloc_t *a); /* bytes under a code (size without a map) */
+/* Those bytes when they count (clean or in flight: written at least once), else 0. */
+uint64_t ft_coded_counted(const ft_alloc_t *a);
 /* The coded runs of a (more than fit: the groups between the closest join). */
 void ft_coded_runs(const ft_alloc_t *a, ft_runs_t *out);
 /* Encode, on s, the groups of [g0, g1) never written, before a copy that checks them. */
@@ -119,8 +121,12 @@ void ft_reg_remove(ft_alloc_t *a);
 size_t ft_reg_count(void);
 ft_alloc_t *ft_reg_at(size_t i);
 void ft_set_state(ft_alloc_t *a, int state);
+void ft_written_add(const ft_alloc_t *a); /* its coded bytes into bytes_written */
 /* Byte-seconds spent in `state`, into the exposure counters. */
 void ft_exposure_add(int state, double bs);
+/* A launch gpuft counts under a code as soon as it is enqueued wrote `bytes` while it
+ * ran: by the model, for (bytes it is given + bytes encoded after) / bandwidth. */
+void ft_exposure_kernel(const ft_dev_t *d, uint64_t written, uint64_t moved);
 
 /* ---- Order of the program's work (order.c) and rest intervals (rest.c) ---- */
 #define FT_ORD_STREAMS 64
@@ -205,6 +211,7 @@ struct ft_dev_s {
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUdeviceptr jobs_dev;  /* its device address */
   CUdeviceptr djobs;     /* device memory: the kernels' accumulator per slot (ftk.h) */
+  double mem_bps;        /* peak memory bandwidth (bytes/s): the exposure model's */
   struct ft_staging_s *staging; /* pinned staging buffers for uploads beyond the checkpoint
                                    budget: one per concurrent upload (upload.c) */
   int n_staging;
@@ -514,6 +521,10 @@ typedef struct {
   double cpu_seconds;
   double covered_byte_s, total_byte_s; /* coverage */
   double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
+  /* the part of covered time a launch's output spent being written, by the model
+   * (ft_exposure_kernel), and the bandwidth the model used */
+  double kernel_byte_s, kernel_model_bps;
+  uint64_t bytes_written, bytes_written_peak; /* protected bytes written, under a code */
   uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
   uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
   uint64_t kernels_facts_other_arch; /* facts from PTX of another architecture than the device's */

@@ -377,6 +377,10 @@ TEST_IMPL(pool_tensors_by_range) {
       ASSERT_GT(gp_get(&g, "launch_uses_bounded"), 0u);
       ASSERT_EQ(gp_get(&g, "launch_uses_whole"), 0u);
       read[b] = gp_get(&g, "verified_device") + gp_get(&g, "encoded_device");
+      /* four 16 KiB tensors written (x, y, the scratch reused as z, w): the report
+       * says how little of the pool holds anything to protect */
+      ASSERT_EQ(gp_get(&g, "written"), 4u * 16384);
+      if (!strstr(g.err, "(64.0 KiB of it written)")) FT_FAIL_("summary:\n%s", g.err);
       snap[b] = gp_get(&g, "bytes_copied");
       printf("# %s: pool %s MiB: gpuft's kernels read %ju bytes, snapshots copied %ju (24 launches)\n",
              modes[m], (b ? big : argv)[1], (uintmax_t)read[b], (uintmax_t)snap[b]);
