@@ -306,7 +306,9 @@ static CUresult copy_group_codes(const ft_alloc_t *a, CUdeviceptr dst, CUdevicep
 static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
                        int slot) {
   if (g0 >= g1) return 0;
-  ft_coded_cover(d, a, g0, g1, s); /* a shadow is checked and brought back whole */
+  /* (groups never written are not copied: the verification is issued per coded run.
+   * A replay restores them as whatever the shadow holds, and re-encodes what it
+   * rewrites: their content was undefined before the epoch too) */
   CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
   if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
   return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);

@@ -362,9 +362,9 @@ TEST_IMPL(pool_tensors_by_range) {
   const char *argv[] = {APP_POOL, "16", "16", "20", NULL};
   uint64_t gold = gp_golden(argv);
   static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
-  /* the same tensors and launches in a pool 16 times larger: gpuft's device work and
-   * snapshot copies must not grow with it (never-written groups are neither encoded,
-   * verified nor copied) */
+  /* the same tensors and launches in a pool 16 times larger: gpuft's device work must
+   * be the same, and snapshot copies must not grow with it (never-written groups are
+   * neither encoded, verified nor copied) */
   const char *big[] = {APP_POOL, "256", "16", "20", NULL};
   for (int m = 0; m < 2; m++) {
     const char *extra[] = {modes[m], NULL};
@@ -389,7 +389,9 @@ TEST_IMPL(pool_tensors_by_range) {
     /* a few passes over what the 24 launches are given (up to three 16 KiB tensors each) */
     ASSERT_LT(read[0], (uint64_t)4 * 24 * 3 * 16384);
     ASSERT_EQ(read[1], read[0]);
-    ASSERT_EQ(snap[1], snap[0]);
+    /* how many snapshots land depends on timing; each copies the tensors written
+     * since the last (with their codes), never the pool */
+    for (int b = 0; b < 2; b++) ASSERT_LT(snap[b], (uint64_t)1 << 20);
   }
   /* (offsets from the argument's pointer) x and y lie at 8 MiB and 8 MiB + 16 KiB
    * of the pool (its allocator starts in the middle); the pool's first half holds
