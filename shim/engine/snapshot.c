@@ -60,6 +60,25 @@ static int64_t copy_groups(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint6
   return (int64_t)len;
 }
 
+/* buf = what `from` holds of a: all of it, or (written in part) its coded runs, the
+ * only groups a copy ever filled. */
+static void seed(const ft_alloc_t *a, uint8_t *buf, const uint8_t *from) {
+  if (!a->cmap) {
+    memcpy(buf, from, ft_mirror_bytes(a));
+    return;
+  }
+  ft_runs_t runs;
+  ft_coded_runs(a, &runs);
+  size_t co = ft_mirror_code_off(a);
+  for (int k = 0; k < runs.n; k++) {
+    uint64_t g0 = runs.r[k][0], g1 = runs.r[k][1], off[6], bytes[6];
+    size_t b0 = ft_group_start(g0);
+    memcpy(buf + b0, from + b0, ft_groups_len(a->size, g0, g1));
+    ft_code_groups_span(a->size, g0, g1, off, bytes);
+    for (int c = 0; c < 6; c++) memcpy(buf + co + off[c], from + co + off[c], bytes[c]);
+  }
+}
+
 static uint64_t g_gen;        /* snapshots promoted (0: none yet) */
 static uint64_t g_gen_id_max; /* allocations with a larger id were made after it */
 static uint64_t g_pend_id_max;
@@ -261,7 +280,7 @@ static void take(ft_dev_t *d) {
       if (buf && !e->filled[b] && e->in_gen && e->src == SRC_COPY && e->filled[e->idx]) {
         /* the second buffer starts as a host copy of the promoted one: the device is
          * read only for what was written since (no second whole copy of a pool) */
-        memcpy(buf, e->buf[e->idx], ft_mirror_bytes(a));
+        seed(a, buf, e->buf[e->idx]);
         e->filled[b] = 1;
         e->since[b] = e->since[e->idx];
       }
