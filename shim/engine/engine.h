@@ -338,9 +338,16 @@ void ft_restore_point_unread(ft_alloc_t *a);
 /* Whether the epoch's restore point gives group g of a back (a shadow holds only
  * the groups the epoch's writes may change). */
 int ft_restore_point_covers(const ft_alloc_t *a, uint64_t g);
-/* Log an operation of the program for replay. */
+/* Log an operation of the program for replay. A launch carries the groups it may
+ * write of each allocation (its range facts), so that its replay encodes those. */
+#define FT_OP_WRITES 8
+typedef struct {
+  CUdeviceptr base;
+  uint64_t g0, g1;
+} ft_span_t;
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
-                   unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);
+                   unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn,
+                   const ft_span_t *writes, int nwrites);
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
 /* Another upload to `a` in this epoch, of [off, off+n): 1 if the earlier ones can be
  * dropped from the log (it covers each of them and nothing read `a` since: the replay

@@ -367,7 +367,18 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     const char *side = impure(fn, buf, len);
     if (side) ft_epoch_unreplayable(side);
     else if (coop == 2) ft_epoch_unreplayable("a launch with attributes (cuLaunchKernelEx)");
-    else ft_log_launch(f, coop, grid, block, shmem, buf, len, fn);
+    else {
+      ft_span_t w[FT_OP_WRITES];
+      int nw = 0;
+      for (int i = 0; i < nref && nw >= 0; i++) {
+        uint64_t g0 = 0, g1 = 0;
+        if (refs[i].acc == FT_ACC_READ) continue;
+        groups(&refs[i], 1, &g0, &g1); /* (none: nothing to encode) */
+        if (nw == FT_OP_WRITES) nw = -1;
+        else w[nw++] = (ft_span_t){refs[i].a->base, g0, g1};
+      }
+      ft_log_launch(f, coop, grid, block, shmem, buf, len, fn, w, nw);
+    }
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
       uint64_t ng = ft_groups_of(a->size);
