@@ -386,7 +386,11 @@ void ft_snap_epoch_closed(void) {
     return;
   }
   double iv = (double)FT_OPT(SNAPSHOT_INTERVAL_MS) * 1e-3;
-  int due = !g_gen || g_broken || ft_now() - g_t_last >= iv ||
+  /* The first one too waits an interval (from the first epoch boundary): until it,
+   * the log since the start of the run is what recovers (a program that ends
+   * sooner never pays for a copy of what it produced) */
+  if (g_t_last == 0) g_t_last = ft_now();
+  int due = g_broken || ft_now() - g_t_last >= iv ||
             g_log_bytes * 2 >= (uint64_t)FT_OPT(SNAPSHOT_LOG_MAX) ||
             g_epochs >= (uint64_t)FT_OPT(SNAPSHOT_EPOCHS);
   if (!due) return;
