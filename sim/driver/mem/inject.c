@@ -74,6 +74,8 @@ static int parse_one(const char *spec, fault_t *f) {
   if (s.target == FTC_TG_NONE) return bad(spec, "no target= (arg:<i>, src, dst or addr:<a>)");
   if (s.target == FTC_TG_RANDOM) return bad(spec, "target=random: the simulator aims at arg:<i>, src, dst or addr:<a>");
   if (s.field >= 0) return bad(spec, "target=arg:<i>.<byte>: the simulator aims at pointer arguments (GPUFT_INJECT reaches fields)");
+  if (s.old_spelling && (!s.have_offset || !s.nbit))
+    return bad(spec, "the older spelling (before=) names the byte and the bits: offset=<byte>,bits=<b>[+<b>...]");
   if (s.have_offset && s.offset < 0 && !(s.nbit && !s.model))
     return bad(spec, "offset=<byte> below the pointer: only with bit= (a drawn fault lands from the pointer on)");
   /* offset= and bit= alone: exactly those bits; otherwise what is not given is drawn
