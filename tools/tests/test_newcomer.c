@@ -91,6 +91,8 @@ static proc_result_t gpuft(const char *const args[], const char *const env[]) {
   return launch(NULL, args, env);
 }
 
+static int report_path(char *dir, char *path, size_t cap, char *env_out, size_t ecap);
+
 /* A misspelt variable is named with the nearest valid one, by the library and by the
  * simulator (before: ignored without a word, the run went on in the default mode). */
 TEST_IMPL(misspelt_variables_named) {
@@ -382,31 +384,42 @@ TEST_IMPL(demo_current_grammar) {
   return TEST_OK;
 }
 
-/* Detect mode: a single flipped bit in a buffer a kernel only read is named (offset,
- * bit), not "bit -1"; the message does not speak of a correction detect mode never makes. */
+/* A single flipped bit in a buffer a kernel only read is named (offset, bit), not
+ * "bit -1", in every mode; detect mode's message does not speak of a correction it
+ * never makes. In a loop over modes, offsets and bits. */
 TEST_IMPL(detect_mode_names_the_bit) {
   int skip = sim_only();
   if (skip) return skip;
   if (!APP_SGEMM) return TEST_SKIPF("sgemm not built");
-  char dir[] = "/tmp/gpuft-detect-XXXXXX";
-  ASSERT(mkdtemp(dir));
-  char path[64], envrep[96];
-  snprintf(path, sizeof path, "%s/r.json", dir);
-  snprintf(envrep, sizeof envrep, "GPUFT_REPORT=%s", path);
+  static const char *const modes[] = {"detect", "correct", "recover"};
+  static const int where[][2] = {{1000, 3}, {4, 0}, {65532, 31}, {20480, 17}};
   const char *argv[] = {APP_SGEMM, "256", NULL};
-  const char *env[] = {SIMPATH, "LD_PRELOAD=" GPUFT_LIB, "GPUFT_MODE=detect", envrep,
-                       "SIMCUDA_FLIP=at=launch:sgemm:1,target=arg:0,offset=1000,bit=3", NULL};
-  proc_result_t r = run_args(argv, env);
-  char *js = read_file(path);
-  unlink(path);
-  rmdir(dir);
-  if (!js) FT_FAIL_("no report:\n%s", r.err);
-  HAS(js, "\"offset\": 1000, \"bit\": 3");
-  HASNT(js, "\"bit\": -1");
-  HASNT(r.err, "before it was corrected");
-  HAS(r.err, "offset 1000, bit 3");
-  free(js);
-  proc_free(&r);
+  for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+    for (size_t w = 0; w < sizeof where / sizeof *where; w++) {
+      char dir[] = "/tmp/gpuft-detect-XXXXXX", path[64], envrep[96], mode[32], flip[128], want[64];
+      ASSERT_EQ(report_path(dir, path, sizeof path, envrep, sizeof envrep), 0);
+      snprintf(mode, sizeof mode, "GPUFT_MODE=%s", modes[m]);
+      /* bit b of the 32-bit word at offset: bit b%8 of its byte b/8 */
+      snprintf(flip, sizeof flip, "SIMCUDA_FLIP=at=launch:sgemm:1,target=arg:0,offset=%d,bit=%d", where[w][0],
+               where[w][1]);
+      const char *env[] = {SIMPATH, "LD_PRELOAD=" GPUFT_LIB, mode, envrep, flip, NULL};
+      proc_result_t r = run_args(argv, env);
+      char *js = read_file(path);
+      unlink(path);
+      rmdir(dir);
+      if (!js) FT_FAIL_("%s %s: no report:\n%s", mode, flip, r.err);
+      snprintf(want, sizeof want, "\"offset\": %d, \"bit\": %d", where[w][0], where[w][1]);
+      HAS(js, want);
+      HASNT(js, "\"bit\": -1");
+      snprintf(want, sizeof want, "offset %d, bit %d", where[w][0], where[w][1]);
+      HAS(r.err, want);
+      if (m == 0) {
+        HASNT(r.err, "before it was corrected");
+        HAS(r.err, "GPUFT_MODE=detect: nothing is repaired");
+      }
+      free(js);
+      proc_free(&r);
+    }
   return TEST_OK;
 }
 
@@ -679,5 +692,34 @@ TEST_IMPL(injection_path_loads_and_warns) {
   ASSERT_EQ(r.status, 0);
   HAS(r.err, "simcuda: CUDA_INJECTION64_PATH=/nonexistent/libnothing.so cannot be loaded");
   proc_free(&r);
+  return TEST_OK;
+}
+
+/* gpuft campaign --bits takes every fault model, with either injector; stuck cells
+ * only with the simulator's. On sgemm's inputs at rest, none is silent. */
+TEST_IMPL(campaign_fault_models) {
+  int skip = sim_only();
+  if (skip) return skip;
+  if (!APP_SGEMM) return TEST_SKIPF("sgemm not built");
+  static const char *const models[] = {"1", "2", "burst:8", "byte", "word", "sector", "zero", "zero,stuck"};
+  const char *env[] = {SIMPATH, NULL};
+  for (size_t m = 0; m < sizeof models / sizeof *models; m++)
+    for (int sim = 0; sim < 2; sim++) {
+      const char *args[] = {"campaign", "-n", "4", "--json", "--bits", models[m], "--injector", sim ? "sim" : "gpuft",
+                            "--at", "launch:sgemm:1,target=arg:0|1", "--", APP_SGEMM, "64", NULL};
+      proc_result_t r = gpuft(args, env);
+      if (strstr(models[m], "stuck") && !sim) {
+        ASSERT_EQ(r.status, 2);
+        HAS(r.err, "stuck cells are the simulator's");
+      } else {
+        if (r.status != 0) FT_FAIL_("--bits %s --injector %s: %d\n%s", models[m], sim ? "sim" : "gpuft", r.status, r.err);
+        char want[64];
+        snprintf(want, sizeof want, "\"bits\": \"%s\"", models[m]);
+        HAS(r.out, want);
+        HAS(r.out, "\"injected\": 4, \"not_injected\": 0");
+        HAS(r.out, "\"sdc\": 0");
+      }
+      proc_free(&r);
+    }
   return TEST_OK;
 }
