@@ -381,6 +381,17 @@ TEST_IMPL(demo_current_grammar) {
   HAS(r.out, "at=launch:sgemm:1,target=arg:0,offset=1000,bit=3");
   HASNT(r.out, "before=");
   proc_free(&r);
+  /* and so do the examples of the docs the issue named (docs/gpu.md's memtest) */
+  static const char *const docs[] = {SOURCE_DIR "/docs/gpu.md", SOURCE_DIR "/README.md", SOURCE_DIR "/docs/kernels.md"};
+  for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+    char *text = read_file(docs[i]);
+    ASSERT(text);
+    HASNT(text, "SIMCUDA_FLIP=before=");
+    HASNT(text, "SIMCUDA_FLIP=\"before=");
+    HASNT(text, "GPUFT_INJECT=\"before=");
+    HASNT(text, "_FLIP='before=");
+    free(text);
+  }
   return TEST_OK;
 }
 
