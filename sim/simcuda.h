@@ -108,10 +108,11 @@ typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsig
  * keeps the well-formed faults and drops the others with a message). */
 typedef int (*simcuda_inject_fn)(const char *spec);
 
-/* An interposer (gpuft) declares that the next copy this thread submits is the
- * program's ("simcudaProgramCopy"): then only declared device-to-host copies are
- * d2h events of the fault grammar. */
-typedef void (*simcuda_program_copy_fn)(void);
+/* An interposer (gpuft) says which copies are the program's ("simcudaProgramCopy"):
+ * next = 0 once at its start (from then on only declared device-to-host copies are
+ * d2h events of the fault grammar), next = 1 just before each copy of the program
+ * it forwards (the next copy this thread submits). */
+typedef void (*simcuda_program_copy_fn)(int next);
 
 /* Removes all pending faults and stuck bits ("simcudaClearFaults"). Not to be
  * called while work that may fire a fault is running. */

@@ -245,12 +245,15 @@ void ft_inject_d2h(CUdeviceptr src, size_t n) {
 }
 
 /* The simulator's count of the program's copies (simcudaProgramCopy; NULL elsewhere). */
-static void (*g_sim_program_copy)(void);
+static void (*g_sim_program_copy)(int next);
 
-void ft_inject_bind_sim(void (*program_copy)(void)) { g_sim_program_copy = program_copy; }
+void ft_inject_bind_sim(void (*program_copy)(int next)) {
+  g_sim_program_copy = program_copy;
+  if (program_copy) program_copy(0); /* before any copy: gpuft's own never count */
+}
 
 void ft_inject_d2h_issue(void) {
-  if (g_sim_program_copy) g_sim_program_copy();
+  if (g_sim_program_copy) g_sim_program_copy(1);
 }
 
 void ft_inject_warn_unapplied(void) {

@@ -20,7 +20,7 @@ void ft_inject_d2h(CUdeviceptr src, size_t n);
  * run to run, do not), so that d2h:<k> is the same copy in both injectors. */
 void ft_inject_d2h_issue(void);
 /* At start-up: the simulator's simcudaProgramCopy, if the driver is the simulator. */
-void ft_inject_bind_sim(void (*program_copy)(void));
+void ft_inject_bind_sim(void (*program_copy)(int next));
 /* At exit: one warning for each requested fault that was never applied, with why (a
  * misspelt kernel name, fewer events than asked): a hand test must not mistake it for
  * a fault the program survived. */

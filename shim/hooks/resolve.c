@@ -95,7 +95,6 @@ static void resolve(void) {
   ft_drv_complete = missing_drv == 0;
   ft_sim_declare_unwritten = (ft_sim_declare_fn)ft_real_dlsym(g_libcuda, "simcudaDeclareUnwritten");
   ft_drv_is_sim = ft_real_dlsym(g_libcuda, "simcudaGetStats") != NULL;
-  ft_inject_bind_sim((void (*)(void))ft_real_dlsym(g_libcuda, "simcudaProgramCopy"));
   for (int i = 0; i < FT_N_HOOKS; i++) {
     const void *real = ((void *const *)&ft_real)[i];
     if (!real) continue;
@@ -109,6 +108,8 @@ static void resolve(void) {
     if (g_map[i].real == g_map[i - 1].real)
       FT_DEBUG("the driver aliases two hooked entry points at %p", g_map[i].real);
   ft_enabled = FT_OPT(ENABLE) != 0 && !ft_loaded_late(); /* late: some calls could reach the hooks, never all */
+  if (ft_enabled) /* a disabled gpuft forwards the program's copies undeclared */
+    ft_inject_bind_sim((void (*)(int))ft_real_dlsym(g_libcuda, "simcudaProgramCopy"));
   ft_codec_set_threads((int)FT_OPT(THREADS));
   ft_inject_init();
   if (ft_enabled) ft_report_arm();

@@ -42,6 +42,9 @@ static stuck_t *stucks;
 static size_t n_stucks;
 atomic_int sim_stuck_count;
 static atomic_ullong count_d2h, count_h2d, count_sync;
+/* d2h copies a tool on top declared the program's, from the start (simcudaProgramCopy) */
+static atomic_ullong count_d2h_declared;
+static atomic_bool tool_declares;
 
 /* ---- parsing: the shared grammar (common/faultspec.c), then what the simulator does ---- */
 static int bad(const char *spec, const char *why) {
@@ -102,7 +105,7 @@ static int parse_one(const char *spec, fault_t *f) {
 
 static void install(fault_t *f) {
   switch (f->ev) {
-    case EV_D2H: f->base = atomic_load(&count_d2h); break;
+    case EV_D2H: f->base = atomic_load(atomic_load(&tool_declares) ? &count_d2h_declared : &count_d2h); break;
     case EV_H2D: f->base = atomic_load(&count_h2d); break;
     case EV_SYNC: f->base = atomic_load(&count_sync); break;
     default: break;
@@ -325,13 +328,14 @@ static void on_counted(evkind_t ev, uint64_t count, const sim_copy_t *c) {
 }
 
 /* A tool on top (gpuft) says which device-to-host copies are the program's: once it
- * has, its own copies (which vary from run to run) are not d2h events. */
-static atomic_bool tool_declares;
+ * has, its own copies (which vary from run to run) are not d2h events, and d2h:<k>
+ * is the k-th declared copy since the start (the tool's copies before its first
+ * declaration included nothing). */
 static __thread bool tls_program_copy;
 
-__attribute__((visibility("default"))) void simcudaProgramCopy(void) {
+__attribute__((visibility("default"))) void simcudaProgramCopy(int next) {
   atomic_store(&tool_declares, true);
-  tls_program_copy = true;
+  if (next) tls_program_copy = true;
 }
 
 bool sim_inject_take_program_copy(void) {
@@ -341,9 +345,10 @@ bool sim_inject_take_program_copy(void) {
 }
 
 void sim_inject_on_copy(const sim_copy_t *c) {
-  if (c->dir == SIM_DIR_D2H && atomic_load(&tool_declares) && !c->program) return;
   atomic_ullong *ctr = c->dir == SIM_DIR_H2D ? &count_h2d : &count_d2h;
   uint64_t k = atomic_fetch_add(ctr, 1) + 1;
+  if (c->dir == SIM_DIR_D2H && c->program) k = atomic_fetch_add(&count_d2h_declared, 1) + 1;
+  else if (c->dir == SIM_DIR_D2H && atomic_load(&tool_declares)) return;
   if (atomic_load(&n_pending)) on_counted(c->dir == SIM_DIR_H2D ? EV_H2D : EV_D2H, k, c);
 }
 
