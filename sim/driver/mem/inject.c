@@ -1,6 +1,8 @@
 /* inject.c: fault injection: the SIMCUDA_FLIP / simcudaInject grammar (see
- * simcuda.h), firing faults at launches, copies and synchronisations, stuck bits
- * re-applied after every write, and simcudaFlipNow / simcudaClearFaults. */
+ * simcuda.h), firing faults at launches, copies and synchronisations (drawn faults
+ * placed as GPUFT_INJECT places them, common/faultspec.c), stuck bits re-applied
+ * after every write, the copies a tool declares the program's (simcudaProgramCopy),
+ * and simcudaFlipNow / simcudaClearFaults. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
