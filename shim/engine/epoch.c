@@ -306,6 +306,7 @@ static CUresult copy_group_codes(const ft_alloc_t *a, CUdeviceptr dst, CUdevicep
 static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
                        int slot) {
   if (g0 >= g1) return 0;
+  ft_coded_cover(d, a, g0, g1, s); /* a shadow is checked and brought back whole */
   CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
   if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
   return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);
@@ -385,6 +386,12 @@ void ft_restore_point_unread(ft_alloc_t *a) {
   a->rp_epoch = ft_epoch;
   a->rp = a->state == FT_ST_UNINIT ? FT_RP_NOT_NEEDED
           : a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
+}
+
+int ft_restore_point_covers(const ft_alloc_t *a, uint64_t g) {
+  if (a->rp_epoch != ft_epoch) return 0;
+  return a->rp == FT_RP_NOT_NEEDED || a->rp == FT_RP_MIRROR ||
+         (a->rp == FT_RP_SHADOW && ft_runs_meets(&a->rp_runs, g, g + 1));
 }
 
 void ft_op_free(op_t *o) {

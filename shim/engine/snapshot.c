@@ -265,9 +265,11 @@ static void take(ft_dev_t *d) {
         e->filled[b] = 1;
         e->since[b] = e->since[e->idx];
       }
-      if (!e->filled[b]) ft_runs_one(&e->copied, 0, ft_groups_of(a->size));
+      if (!e->filled[b]) ft_coded_runs(a, &e->copied); /* never written: nothing to keep */
       else e->copied = e->since[b];
       for (int k = 0; ok && k < e->copied.n; k++) {
+        /* (groups never written between two runs: encoded, so that the copy checks) */
+        if (buf) ft_coded_cover(d, a, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream);
         int64_t got = buf ? copy_groups(a, buf, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream) : -1;
         ok = got >= 0;
         copied += ok ? (uint64_t)got : 0;
@@ -480,6 +482,9 @@ static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
   CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base, from, a->size, d->stream);
   if (r == CUDA_SUCCESS)
     r = ft_real.cuMemcpyHtoDAsync_v2(a->code, from + ft_mirror_code_off(a), a->code_bytes, d->stream);
+  /* written in part: groups the snapshot never held came back as whatever its buffer
+   * had, and some may be marked coded since; every group is encoded again */
+  if (r == CUDA_SUCCESS && a->cmap) ft_reencode(d, a, 0, ft_groups_of(a->size), d->stream);
   return r;
 }
 

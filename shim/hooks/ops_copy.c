@@ -259,7 +259,9 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
     uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
     int whole = doff == 0 && n == da->size;
     int aligned = src_clean && doff % FT_GROUP_BYTES == 0 && soff % FT_GROUP_BYTES == 0 &&
-                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size));
+                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size)) &&
+                  ft_coded_all_in(sa, ft_group_of(soff), ft_groups_of(soff + n));
+    if (!whole) ft_coded_begin(da); /* never written: only the range */
     if (aligned && (da->state == FT_ST_CLEAN || whole)) {
       /* same block and group structure: the codes travel with the data, so an
        * error in the source stays detectable in the copy */
@@ -267,6 +269,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
       ft_code_groups_span(da->size, ft_group_of(doff), ft_groups_of(doff + n), ds, bytes);
       ft_code_group_offsets(sa->size, ft_group_of(soff), ss);
       for (int k = 0; k < 6; k++) ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], bytes[k], s);
+      ft_coded_mark(da, ft_group_of(doff), ft_groups_of(doff + n));
     } else if (da->state == FT_ST_CLEAN || whole) {
       ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);
     } else {
