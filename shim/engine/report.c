@@ -714,6 +714,10 @@ static void read_cmdline(void) {
 __attribute__((constructor)) static void ft_load(void) {
   g_proc.start = wall_now();
   read_cmdline();
+  /* loaded by the driver at cuInit (CUDA_INJECTION64_PATH), not preloaded: gpuft
+   * sees none of the program's calls, so it keeps no report and catches nothing
+   * (hooks/injection.c says so) */
+  if (ft_loaded_late()) return;
   pthread_atfork(NULL, NULL, atfork_child);
   atexit(at_exit);
   const char *e = getenv("GPUFT_ENABLE");

@@ -196,10 +196,11 @@ static CUresult d2h_return(CUresult r, void *dst) {
 
 #define D2H_SYNC(name, ptsz)                                           \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
-    ft_inject_d2h(src);                                                \
+    ft_inject_d2h(src, n);                                             \
     FT_OP_BEGIN();                                                     \
     uint64_t vc_[FT_ORD_STREAMS];                                      \
     sync_begin(FT_STREAM(0, ptsz), vc_);                               \
+    ft_inject_d2h_issue();                                             \
     CUresult r = ft_real.name(dst, src, n);                            \
     if (r == CUDA_SUCCESS) sync_end(vc_);                              \
     ft_alloc_t *a = NULL;                                              \
@@ -214,8 +215,9 @@ static CUresult d2h_return(CUresult r, void *dst) {
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
-    ft_inject_d2h(src);                                                        \
+    ft_inject_d2h(src, n);                                                     \
     FT_OP_BEGIN();                                                             \
+    ft_inject_d2h_issue();                                                     \
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \
     if (r == CUDA_SUCCESS) verify_read(src, n, FT_STREAM(s, ptsz), FT_WHY_D2H, &a); \

@@ -6,7 +6,11 @@
 
 #include "exec.h"
 
-/* Nothing here is shared yet: init.c, procaddr.c, export.c and memapi.c call only
- * the rooms below and the cu* entry points (cuda.h). */
+/* init.c, procaddr.c, export.c and memapi.c call only the rooms below and the cu*
+ * entry points (cuda.h). */
+
+/* injection.c: at cuInit, after the simulator is up: CUDA_INJECTION64_PATH's
+ * library loaded and its InitializeInjection called, once. */
+void sim_injection_load(void);
 
 #endif

@@ -21,6 +21,7 @@ static void init_all(void) {
 CUresult cuInit(unsigned int flags) {
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   pthread_once(&init_once, init_all);
+  sim_injection_load(); /* outside the once: the library may call the driver */
   return CUDA_SUCCESS;
 }
 

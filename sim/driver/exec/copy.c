@@ -266,6 +266,7 @@ static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool
   }
   op->u.copy = *c;
   op->u.copy.stage = st;
+  op->u.copy.program = sim_inject_take_program_copy();
   uint64_t seq = sim_stream_enqueue(s, op); /* op may be freed from here on */
   if (st) {
     stage_produce(st, c, !async);

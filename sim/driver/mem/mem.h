@@ -68,6 +68,7 @@ typedef struct {
   size_t dpitch, spitch, dslice, sslice;
   sim_dir_t dir;
   sim_stage_t *stage; /* non-NULL: the source arrives in staging chunks (exec/copy.c) */
+  bool program;       /* declared the program's own by a tool on top (simcudaProgramCopy) */
 } sim_copy_t;
 
 /* ---- inject.c ---- */
@@ -76,6 +77,8 @@ void sim_inject_init(const char *env_spec);
 void sim_inject_on_launch(const simcuda_kernel_t *k, const size_t *offsets, const uint8_t *args);
 int sim_inject_add(const char *spec); /* simcudaInject (api/init.c) */
 void sim_inject_on_copy(const sim_copy_t *c);
+/* Whether the copy this thread submits now was declared the program's (and forget it). */
+bool sim_inject_take_program_copy(void);
 void sim_inject_on_sync(void);
 void sim_stuck_apply(uint64_t lo, uint64_t hi); /* after a write to [lo, hi) device */
 void sim_stuck_apply_all(void);
