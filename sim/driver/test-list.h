@@ -63,3 +63,7 @@ TEST_ENTRY(vmm_growing_pool, 60)
 TEST_ENTRY(vmm_reserve_hint, 20)
 TEST_ENTRY(vmm_two_devices, 30)
 TEST_ENTRY(vmm_shareable_fd, 30)
+/* test_ipc.c: device memory shared between processes */
+TEST_ENTRY(ipc_producer_consumer, 60)
+TEST_ENTRY(ipc_errors, 20)
+TEST_ENTRY(fork_child_cuda_refused, 20)

@@ -78,6 +78,7 @@ cuCtxEnablePeerAccess cuCtxDisablePeerAccess
 cuMemGetAllocationGranularity cuMemCreate cuMemRelease cuMemGetAllocationPropertiesFromHandle
 cuMemAddressReserve cuMemAddressFree cuMemMap cuMemUnmap cuMemSetAccess cuMemGetAccess
 cuMemRetainAllocationHandle cuMemExportToShareableHandle cuMemImportFromShareableHandle
+cuIpcGetMemHandle cuIpcOpenMemHandle cuIpcOpenMemHandle_v2 cuIpcCloseMemHandle
 """),
 ]
 

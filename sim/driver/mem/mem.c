@@ -3,7 +3,11 @@
  * page after each allocation, and the registry of every live allocation (device,
  * pinned, registered, managed) with O(log n) lookup of interior pointers. The
  * range holds one slice per device (SIMCUDA_DEVICES) and, after them, the slice
- * from which cuMemAddressReserve takes virtual ranges (mem/vmm.c). */
+ * from which cuMemAddressReserve takes virtual ranges (api/vmm.c). A device's
+ * bytes live in a memory file of its own (memfd), so that another process can map
+ * an allocation exported with cuIpcGetMemHandle (api/ipc.c). */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 static uint8_t *dev_base, *alias_base;
 static size_t range_bytes, page; /* range_bytes: one device's slice */
 static int n_dev;                /* slices: devices 0..n_dev-1, then the VMM slice */
+static int dev_fd[SIM_MAX_DEVICES]; /* each device's memory file: slice offset = file offset */
 
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static sim_alloc_t *reg;   /* sorted by base */
@@ -37,6 +42,8 @@ typedef struct {
   size_t ext_n, ext_cap, cursor;
 } space_t;
 static space_t spaces[SIM_MAX_DEVICES + 1]; /* per device, then the VMM slice */
+
+static void forked_child(void) { atomic_store(&sim_initialized, 0); }
 
 static void *reserve(size_t n) {
   void *p = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -66,6 +73,19 @@ void sim_mem_init(void) {
             sim_opt.mem_bytes, range_bytes);
     sim_opt.mem_bytes = range_bytes;
   }
+  for (int d = 0; d < n_dev; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "simcuda-dev%d", d);
+    dev_fd[d] = memfd_create(name, MFD_CLOEXEC);
+    if (dev_fd[d] < 0 || ftruncate(dev_fd[d], (off_t)range_bytes) != 0) { /* sparse: nothing committed */
+      sim_log("cannot create the memory file of device %d", d);
+      abort();
+    }
+  }
+  /* Device memory is a shared file: a forked child writing it (a fresh allocation's
+   * poison, a free's hole) would change the parent's. CUDA is not usable in a
+   * forked child on a GPU either: there every call answers CUDA_ERROR_NOT_INITIALIZED. */
+  pthread_atfork(NULL, NULL, forked_child);
   for (int d = 0; d <= n_dev; d++) {
     space_t *sp = &spaces[d];
     sp->ext_cap = 64;
@@ -329,8 +349,8 @@ CUresult sim_mem_alloc_device(sim_ctx_t *ctx, int dev, size_t size, uint64_t *ou
   /* The allocation ends (at 256-byte granularity) against the guard page, so an
    * access past its end faults on the host. */
   uint64_t base = (uint64_t)(uintptr_t)dev_base + off + span - rounded;
-  void *m = mmap(alias_base + off, span, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  void *m = mmap(alias_base + off, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, dev_fd[dev],
+                 (off_t)(off - (size_t)dev * range_bytes));
   if (m == MAP_FAILED) {
     ext_give(&spaces[dev], off, span + page);
     pthread_rwlock_unlock(&reg_lock);
@@ -350,7 +370,10 @@ CUresult sim_mem_alloc_device(sim_ctx_t *ctx, int dev, size_t size, uint64_t *ou
 }
 
 static void release_device(const sim_alloc_t *a) {
-  /* Replacing the mapping returns the pages to the OS and makes them PROT_NONE. */
+  /* The pages go back to the OS (a hole in the device's file) and the alias range
+   * becomes PROT_NONE again. */
+  fallocate(dev_fd[a->dev], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+            (off_t)(a->map_lo - (size_t)a->dev * range_bytes), (off_t)(a->map_len - page));
   mmap(alias_base + a->map_lo, a->map_len - page, PROT_NONE,
        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
   ext_give(&spaces[a->dev], a->map_lo, a->map_len);
@@ -525,10 +548,12 @@ void sim_mem_va_release(uint64_t va, size_t size) {
 }
 
 bool sim_mem_va_map(const sim_alloc_t *a, int fd, uint64_t off) {
-  void *at = sim_mem_alias(a->base);
+  /* An IPC import maps whole pages (map_lo, map_len) around the allocation. */
+  void *at = a->ipc ? alias_base + a->map_lo : sim_mem_alias(a->base);
+  size_t len = a->ipc ? a->map_len : a->size;
   pthread_rwlock_wrlock(&reg_lock);
   bool ok = reg_insert(a); /* first: a range mapped already keeps its pages */
-  if (ok && mmap(at, a->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off) == MAP_FAILED) {
+  if (ok && mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off) == MAP_FAILED) {
     reg_erase(reg_find(a->base, 0));
     ok = false;
   }
@@ -593,3 +618,33 @@ bool sim_mem_any_in(uint64_t lo, uint64_t hi) {
   pthread_rwlock_unlock(&reg_lock);
   return any;
 }
+
+bool sim_mem_ipc_export(uint64_t p, sim_ipc_info_t *out) {
+  sim_alloc_t a;
+  if (!sim_mem_find(p, 0, &a) || a.base != p || a.kind != SIM_MEM_DEVICE || a.vmm || a.ipc || a.freeing) return false;
+  size_t lo = (size_t)a.dev * range_bytes;
+  *out = (sim_ipc_info_t){.dev = a.dev, .fd = dev_fd[a.dev], .file_off = a.map_lo - lo,
+                          .span = a.map_len - page, .delta = a.base - ((uint64_t)(uintptr_t)dev_base + a.map_lo),
+                          .size = a.size};
+  return true;
+}
+
+bool sim_mem_ipc_unmap(uint64_t base) {
+  pthread_rwlock_wrlock(&reg_lock);
+  long i = reg_find(base, 0);
+  bool ok = i >= 0 && reg[i].base == base && reg[i].ipc;
+  sim_alloc_t a;
+  if (ok) {
+    a = reg[i];
+    reg_erase(i);
+    mmap(alias_base + a.map_lo, a.map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  if (ok) {
+    void (*hook)(uint64_t, uint64_t) = atomic_load(&release_hook);
+    if (hook) hook(a.base, a.base + a.size);
+  }
+  return ok;
+}
+
+uint64_t sim_mem_range_base(void) { return (uint64_t)(uintptr_t)dev_base; }

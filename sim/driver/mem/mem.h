@@ -74,6 +74,18 @@ bool sim_mem_va_unmap(uint64_t va, size_t size, bool ipc, void (*each)(const sim
 bool sim_mem_va_set_access(uint64_t va, size_t size, unsigned set, unsigned clear); /* device bits */
 bool sim_mem_any_in(uint64_t lo, uint64_t hi); /* a live record overlaps [lo, hi) */
 bool sim_mem_charge(int dev, long long bytes); /* false: the device is full */
+/* Where the pages of the device allocation at base p lie in its device's memory
+ * file (cuIpcGetMemHandle); false for anything else. */
+typedef struct {
+  int dev, fd;
+  uint64_t file_off, span; /* the allocation's pages */
+  uint64_t delta, size;    /* the allocation: its offset in those pages, its size */
+} sim_ipc_info_t;
+bool sim_mem_ipc_export(uint64_t p, sim_ipc_info_t *out);
+/* An import (a record with ipc set, mapped by sim_mem_va_map over its map_lo and
+ * map_len, offsets from sim_mem_range_base()) is released: PROT_NONE again. */
+bool sim_mem_ipc_unmap(uint64_t base);
+uint64_t sim_mem_range_base(void);
 
 /* ---- copies (described here, executed by exec/copy.c) ---- */
 typedef enum { SIM_DIR_H2H, SIM_DIR_H2D, SIM_DIR_D2H, SIM_DIR_D2D } sim_dir_t;

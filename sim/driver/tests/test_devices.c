@@ -162,11 +162,6 @@ TEST_IMPL(peer_access_errors) {
   return TEST_OK;
 }
 
-static void fill(CUfunction f, CUdeviceptr p, unsigned v, unsigned n) {
-  void *args[] = {&p, &v, &n};
-  CK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-}
-
 TEST_IMPL(peer_kernel_access) {
   CUcontext ctx[2];
   setup_devices(2, ctx);
@@ -178,7 +173,7 @@ TEST_IMPL(peer_kernel_access) {
   CK(cuModuleLoadData(&m, &st_image));
   CUfunction f = st_func(m, ST_FILL);
   /* Before peer access: an illegal address, sticky in device 0's context only. */
-  fill(f, remote, 7, 1024);
+  st_fill(f, remote, 7, 1024);
   ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   CUdeviceptr p;
   ASSERT_CU(cuMemAlloc(&p, 16), CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -192,14 +187,14 @@ TEST_IMPL(peer_kernel_access) {
   f = st_func(m, ST_FILL);
   /* Enabled: the kernel writes the peer's memory. */
   CK(cuCtxEnablePeerAccess(ctx[1], 0));
-  fill(f, remote, 7, 1024);
+  st_fill(f, remote, 7, 1024);
   CK(cuCtxSynchronize());
   uint32_t h[1024];
   CK(cuMemcpyDtoH(h, remote, sizeof h));
   for (int i = 0; i < 1024; i++) ASSERT_EQ(h[i], 7u);
   /* Disabled again: new launches fault again. */
   CK(cuCtxDisablePeerAccess(ctx[1]));
-  fill(f, remote, 8, 1024);
+  st_fill(f, remote, 8, 1024);
   ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   return TEST_OK;
 }

@@ -23,11 +23,6 @@ static void grant(CUdeviceptr va, size_t n, int dev) {
   CK(cuMemSetAccess(va, n, &d, 1));
 }
 
-static void fill(CUfunction f, CUdeviceptr p, unsigned v, unsigned n) {
-  void *args[] = {&p, &v, &n};
-  CK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-}
-
 TEST_IMPL(vmm_map_and_access) {
   st_setup();
   CUmemAllocationProp prop = prop_on(0, false);
@@ -81,7 +76,7 @@ TEST_IMPL(vmm_map_and_access) {
   CUmodule m;
   CK(cuModuleLoadData(&m, &st_image));
   CUfunction f = st_func(m, ST_FILL);
-  fill(f, va, 5, 64);
+  st_fill(f, va, 5, 64);
   ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   CK(cuDevicePrimaryCtxReset(0));
   st_setup();
@@ -98,7 +93,7 @@ TEST_IMPL(vmm_map_and_access) {
   CK(cuMemGetAccess(&fl, &loc, va + 100));
   ASSERT_EQ(fl, (unsigned long long)CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
   CK(cuMemcpyHtoD(va + g, hbuf, sizeof hbuf));
-  fill(f, va, 5, 64);
+  st_fill(f, va, 5, 64);
   CK(cuCtxSynchronize());
   /* The second mapping has no access of its own yet, then sees the same bytes. */
   ASSERT_CU(cuMemcpyDtoH(back, vb + g, sizeof back), CUDA_ERROR_INVALID_VALUE);
@@ -162,7 +157,7 @@ TEST_IMPL(vmm_growing_pool) {
     grant(pool + c * g, g, 0);
     /* A "tensor" spanning the new chunk and the end of the previous one. */
     CUdeviceptr t = c ? pool + c * g - 4096 : pool;
-    fill(f, t, 100u + (unsigned)c, words + (c ? 1024 : 0));
+    st_fill(f, t, 100u + (unsigned)c, words + (c ? 1024 : 0));
     CK(cuCtxSynchronize());
     for (int k = 0; k <= c; k++) { /* every chunk still holds what was written last */
       uint32_t w[2];
@@ -224,14 +219,14 @@ TEST_IMPL(vmm_two_devices) {
   CUmodule m;
   CK(cuModuleLoadData(&m, &st_image)); /* device 0's context */
   CUfunction f = st_func(m, ST_FILL);
-  fill(f, va, 9, 256); /* device 0 has no access */
+  st_fill(f, va, 9, 256); /* device 0 has no access */
   ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   CK(cuDevicePrimaryCtxReset(0));
   st_setup();
   CK(cuModuleLoadData(&m, &st_image));
   f = st_func(m, ST_FILL);
   grant(va, g, 0); /* device 1 keeps its access */
-  fill(f, va, 9, 256);
+  st_fill(f, va, 9, 256);
   CK(cuCtxSynchronize());
   CK(cuCtxSetCurrent(c1));
   uint32_t w[256];
