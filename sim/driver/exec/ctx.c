@@ -1,4 +1,4 @@
-/* ctx.c: contexts: the device's primary context, created contexts, the per-thread
+/* ctx.c: contexts: each device's primary context, created contexts, the per-thread
  * context stack, synchronisation and teardown (which releases what a context owns). */
 #include <stdlib.h>
 #include <string.h>
