@@ -289,6 +289,34 @@ TEST_IMPL(unaligned_sizes_and_offsets) {
   return TEST_OK;
 }
 
+/* Cells that do not take writes under a kernel's output: the replay that would
+ * regenerate the output writes them in vain, and its encode would take the stuck
+ * value in as data. Each run is recovered with the fault-free result, or reported
+ * uncorrectable (the program told): never a wrong result counted as recovered. */
+TEST_IMPL(stuck_output_never_recovered) {
+  NEED_APPS();
+  const char *argv[] = {APP_SGEMM, "128", NULL};
+  uint64_t gold = gp_golden(argv);
+  int told = 0;
+  for (int seed = 1; seed <= 6; seed++) {
+    char flip[160];
+    snprintf(flip, sizeof flip, "at=d2h:1,target=src,bits=%s,stuck,seed=%d", seed % 2 ? "zero" : "byte", seed);
+    run_t g;
+    gp_run(argv, 1, flip, NULL, &g);
+    int right = g.status == 0 && g.checksum == gold;
+    if (!right && gp_get(&g, "recovered") > 0)
+      FT_FAIL_("%s: a wrong result reported recovered\n%s", flip, g.err);
+    if (!right && (g.status == 0 || gp_get(&g, "uncorrectable") == 0))
+      FT_FAIL_("%s: a wrong result, the program not told\n%s", flip, g.err);
+    if (!right && !strstr(g.err, "does not take writes"))
+      FT_FAIL_("%s: not named a permanent fault\n%s", flip, g.err);
+    told += !right;
+    gp_free(&g);
+  }
+  ASSERT_GE(told, 3); /* the stuck cells bite: the case is exercised */
+  return TEST_OK;
+}
+
 TEST_IMPL(checkpoint_budget) {
   const char *argv[] = {EXE_PCASES, "budget", NULL};
   const char *env[] = {"GPUFT_CKPT_MAX=64KiB", NULL};
