@@ -57,7 +57,7 @@ static int parse_one(const char *spec, fault_t *f, char *err, size_t cap) {
   if (s->target == FTC_TG_NONE) s->target = FTC_TG_RANDOM;
   if (s->stuck) return snprintf(err, cap, "stuck: a stuck bit is the simulator's (SIMCUDA_FLIP)"), -1;
   if (s->have_offset && s->offset < 0)
-    return snprintf(err, cap, "offset=%jd: gpuft counts from the allocation's start (>= 0)", (intmax_t)s->offset), -1;
+    return snprintf(err, cap, "offset=%jd: gpuft counts from the target's pointer on (>= 0; the simulator's SIMCUDA_FLIP reaches below it)", (intmax_t)s->offset), -1;
   if (s->nbit > 1 && s->have_nbits && s->nbits != s->nbit)
     return snprintf(err, cap, "bits=%d with %d bits named by bit=: give one or the other", s->nbits, s->nbit), -1;
   return 0;
@@ -134,8 +134,10 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, CUdeviceptr w, size
           (uintmax_t)id, (uintmax_t)f->at_offset, where);
 }
 
-/* Inject into the tracked allocation containing device address p, if any: anywhere
- * in it, or (n > 0) in the n bytes from p (what a copy reads: the program's data). */
+/* Inject into the tracked allocation containing device address p, if any: from p
+ * to its end (a pointer argument: offset= counts from the pointer, as in the
+ * simulator's SIMCUDA_FLIP), or (n > 0) in the n bytes from p (what a copy reads:
+ * the program's data). */
 static void inject_at(fault_t *f, CUdeviceptr p, size_t n, const char *where) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
@@ -147,8 +149,8 @@ static void inject_at(fault_t *f, CUdeviceptr p, size_t n, const char *where) {
     set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
     return;
   }
-  CUdeviceptr w = n ? p : base;
-  size_t wlen = n ? (n < base + size - p ? n : base + size - p) : size;
+  CUdeviceptr w = p;
+  size_t wlen = n && n < base + size - p ? n : base + size - p;
   apply(f, base, size, w, wlen, id, where);
 }
 

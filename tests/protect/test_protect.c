@@ -289,6 +289,29 @@ TEST_IMPL(unaligned_sizes_and_offsets) {
   return TEST_OK;
 }
 
+/* offset= counts from the pointer argument in both injectors (x lies 8 MiB into the
+ * pool): the same byte and bit, found and corrected at the same place. */
+TEST_IMPL(inject_offset_from_the_pointer) {
+  NEED_APPS();
+  const char *argv[] = {APP_POOL, "16", "16", "20", NULL};
+  uint64_t gold = gp_golden(argv);
+  const char *spec = "at=launch:axpy:5,target=arg:1,offset=5000,bit=3";
+  char inj[128];
+  snprintf(inj, sizeof inj, "GPUFT_INJECT=%s", spec);
+  for (int gpuft_injects = 0; gpuft_injects < 2; gpuft_injects++) {
+    const char *extra[] = {inj, NULL};
+    run_t g;
+    gp_run(argv, 1, gpuft_injects ? NULL : spec, gpuft_injects ? extra : NULL, &g);
+    if (g.status != 0 || g.checksum != gold) FT_FAIL_("%s: status %d\n%s", inj, g.status, g.err);
+    /* (corrected; recovered when a kernel had read it first) */
+    ASSERT_EQ(gp_get(&g, "corrected") + gp_get(&g, "recovered"), 1u);
+    /* (8 MiB + 5000 into the allocation, bit 3) */
+    if (!strstr(g.err, "+8393608, bit 3)")) FT_FAIL_("%s: not where the pointer says\n%s", inj, g.err);
+    gp_free(&g);
+  }
+  return TEST_OK;
+}
+
 /* Cells that do not take writes under a kernel's output: the replay that would
  * regenerate the output writes them in vain, and its encode would take the stuck
  * value in as data. Each run is recovered with the fault-free result, or reported
