@@ -22,6 +22,15 @@ typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 #undef cuDevicePrimaryCtxReset
 #undef cuMemcpyBatchAsync
 #undef cuMemcpy3DBatchAsync
+#undef cuGraphGetEdges
+#undef cuGraphNodeGetDependencies
+#undef cuGraphNodeGetDependentNodes
+#undef cuGraphAddDependencies
+#undef cuGraphRemoveDependencies
+#undef cuGraphAddNode
+#undef cuStreamBeginCapture
+#undef cuStreamGetCaptureInfo
+#undef cuStreamUpdateCaptureDependencies
 
 /* Declares every implemented symbol with its PFN type: a mismatch between an
  * implementation and NVIDIA's ABI is a compile error. */
