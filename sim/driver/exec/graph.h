@@ -28,6 +28,7 @@ struct sim_gnode_s {
   size_t n_deps;
   const sim_gnode_t *orig; /* in a copy (clone, executable graph): the node it was made from */
   uint64_t mark;          /* graph walks (capture.c, under its lock) */
+  bool disabled;          /* in an executable graph: cuGraphNodeSetEnabled(0) */
   union {
     sim_launch_t *launch;                   /* KERNEL */
     struct { sim_copy_t c; CUDA_MEMCPY3D p; } copy; /* MEMCPY: resolved, and as given */

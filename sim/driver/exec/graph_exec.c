@@ -135,6 +135,7 @@ static void enqueue_graph(sim_graph_t *g, sim_stream_t *s) {
   for (size_t i = 0; i < g->n; i++) {
     sim_gnode_t *n = g->nodes[i];
     sim_op_t *op = NULL;
+    if (n->disabled) continue; /* an empty node until enabled again */
     switch (n->type) {
       case CU_GRAPH_NODE_TYPE_KERNEL:
         op = sim_op_new(SIM_OP_LAUNCH);
@@ -271,4 +272,33 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec he, CUgraph hg, CUgraphExecUpdateResul
   if (e) sim_obj_unref(&e->obj);
   if (g) sim_obj_unref(&g->obj);
   return r;
+}
+
+/* Kernel, memcpy and memset nodes of an executable graph can be disabled. */
+static CUresult node_enabled(CUgraphExec he, CUgraphNode hn, unsigned *get, unsigned set) {
+  SIM_CHECK_INIT();
+  sim_obj_t *o = sim_handle_get(hn, SIM_OBJ_NODE);
+  if (!o) return CUDA_ERROR_INVALID_VALUE;
+  sim_gnode_t *orig = (sim_gnode_t *)o, *n;
+  sim_obj_t *hold;
+  CUresult r = sim_graph_exec_node(he, orig, &n, &hold);
+  sim_obj_unref(o);
+  if (r) return r;
+  if (n->type != CU_GRAPH_NODE_TYPE_KERNEL && n->type != CU_GRAPH_NODE_TYPE_MEMCPY &&
+      n->type != CU_GRAPH_NODE_TYPE_MEMSET)
+    r = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&n->graph->mu); /* launches read it under the executable graph's lock */
+  if (!r && get) *get = !n->disabled;
+  else if (!r) n->disabled = !set;
+  pthread_mutex_unlock(&n->graph->mu);
+  sim_obj_unref(hold);
+  return r;
+}
+CUresult cuGraphNodeSetEnabled(CUgraphExec e, CUgraphNode n, unsigned int on) { return node_enabled(e, n, NULL, on); }
+CUresult cuGraphNodeGetEnabled(CUgraphExec e, CUgraphNode n, unsigned int *on) {
+  if (!on) {
+    SIM_CHECK_INIT();
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return node_enabled(e, n, on, 0);
 }

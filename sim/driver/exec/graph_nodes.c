@@ -23,6 +23,56 @@ bool sim_gmem_find(uint64_t ptr) {
   return found;
 }
 
+/* ---- graph memory attributes of the device ---- */
+static uint64_t used_high, reserved_high; /* under gmem_mu */
+
+/* Sums of graph memory now: allocated by launches (used) and reserved by nodes. */
+static void gmem_sums(uint64_t *used, uint64_t *reserved) {
+  *used = *reserved = 0;
+  for (size_t i = 0; i < n_gmem; i++) {
+    *reserved += gmem_live[i]->size;
+    if (gmem_live[i]->live) *used += gmem_live[i]->size;
+  }
+  if (*used > used_high) used_high = *used;
+  if (*reserved > reserved_high) reserved_high = *reserved;
+}
+
+static CUresult graph_mem_attr(CUdevice dev, CUgraphMem_attribute a, cuuint64_t *v, bool set) {
+  SIM_CHECK_INIT();
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = CUDA_SUCCESS;
+  uint64_t used, reserved;
+  pthread_mutex_lock(&gmem_mu);
+  gmem_sums(&used, &reserved);
+  switch (a) {
+    case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: if (set) r = CUDA_ERROR_INVALID_VALUE; else *v = used; break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: if (set) r = CUDA_ERROR_INVALID_VALUE; else *v = reserved; break;
+    /* the high watermarks can only be reset (to 0: to the current value) */
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+      if (set && *v) r = CUDA_ERROR_INVALID_VALUE;
+      else if (set) used_high = used;
+      else *v = used_high;
+      break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+      if (set && *v) r = CUDA_ERROR_INVALID_VALUE;
+      else if (set) reserved_high = reserved;
+      else *v = reserved_high;
+      break;
+    default: r = CUDA_ERROR_INVALID_VALUE;
+  }
+  pthread_mutex_unlock(&gmem_mu);
+  return r;
+}
+CUresult cuDeviceGetGraphMemAttribute(CUdevice d, CUgraphMem_attribute a, void *v) { return graph_mem_attr(d, a, v, false); }
+CUresult cuDeviceSetGraphMemAttribute(CUdevice d, CUgraphMem_attribute a, void *v) { return graph_mem_attr(d, a, v, true); }
+
+/* Graph memory is reserved per node here, never cached: nothing to trim. */
+CUresult cuDeviceGraphMemTrim(CUdevice dev) {
+  SIM_CHECK_INIT();
+  return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
 bool sim_gmem_live(uint64_t ptr, int set) {
   bool was = false;
   pthread_mutex_lock(&gmem_mu);
@@ -31,6 +81,8 @@ bool sim_gmem_live(uint64_t ptr, int set) {
       was = gmem_live[i]->live;
       if (set >= 0) gmem_live[i]->live = set;
     }
+  uint64_t used, reserved;
+  gmem_sums(&used, &reserved); /* the high watermarks */
   pthread_mutex_unlock(&gmem_mu);
   return was;
 }

@@ -217,6 +217,16 @@ TEST_IMPL(graph_exec_updates) {
     CK(cuMemcpyDtoH(back, a, sizeof back));
     ASSERT_EQ(check_all(back, N, v), -1);
   }
+  /* a disabled node does nothing until enabled again */
+  unsigned on = 0;
+  CK(cuGraphNodeGetEnabled(e, kn, &on));
+  ASSERT_EQ(on, 1u);
+  CK(cuGraphNodeSetEnabled(e, kn, 0));
+  CK(cuMemsetD32(a, 0, N));
+  CK(cuGraphLaunch(e, NULL));
+  CK(cuMemcpyDtoH(back, a, sizeof back));
+  ASSERT_EQ(check_all(back, N, 0), -1);
+  CK(cuGraphNodeSetEnabled(e, kn, 1));
   /* the graph itself kept its own arguments */
   CUDA_KERNEL_NODE_PARAMS got;
   CK(cuGraphKernelNodeGetParams(kn, &got));
@@ -319,6 +329,20 @@ TEST_IMPL(graph_mem_nodes) {
     CK(cuCtxSynchronize());
     ASSERT_EQ(check_all(host, N, v), -1);
   }
+  /* the device's graph memory: freed by the graph, still reserved by its node */
+  cuuint64_t used = 1, reserved = 0, high = 0;
+  CK(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used));
+  CK(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved));
+  CK(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &high));
+  ASSERT_EQ(used, 0u);
+  ASSERT_EQ(reserved, (cuuint64_t)N * 4);
+  ASSERT_EQ(high, (cuuint64_t)N * 4);
+  ASSERT_CU(cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used), CUDA_ERROR_INVALID_VALUE);
+  high = 0;
+  CK(cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &high));
+  CK(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &high));
+  ASSERT_EQ(high, 0u);
+  CK(cuDeviceGraphMemTrim(0));
   CK(cuGraphExecDestroy(e));
   CK(cuGraphDestroy(g));
 
