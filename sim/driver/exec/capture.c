@@ -531,6 +531,7 @@ static CUresult end_capture(CUstream hs, CUgraph *pg, int ptds) {
   CUresult r = locked_stream(hs, ptds, pg, &s);
   if (r) return r;
   *pg = NULL;
+  sim_graph_t *drop = NULL;
   sim_capture_t *c = s->cap;
   if (!c) {
     r = CUDA_ERROR_ILLEGAL_STATE; /* not capturing */
@@ -542,18 +543,16 @@ static CUresult end_capture(CUstream hs, CUgraph *pg, int ptds) {
   } else {
     if (c->invalid) r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     else if (!all_joined(c)) r = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
-    sim_graph_t *g = c->graph;
+    drop = c->graph;
     bool own = c->own_graph;
     capture_end(c);
-    if (!r) {
-      *pg = (CUgraph)g;
-      sim_obj_unref(&g->obj); /* the handle table keeps it (the program destroys it) */
-    } else {
-      if (own) sim_handle_remove(&g->obj);
-      sim_obj_unref(&g->obj);
-    }
+    if (!r) *pg = (CUgraph)drop; /* the handle table keeps it (the program destroys it) */
+    else if (own) sim_handle_remove(&drop->obj);
   }
-  return unlock_stream(s, r);
+  unlock_stream(s, r);
+  /* The capture's reference, dropped unlocked: freeing graph memory drains the context. */
+  if (drop) sim_obj_unref(&drop->obj);
+  return r;
 }
 CUresult cuStreamEndCapture(CUstream h, CUgraph *g) { return end_capture(h, g, 0); }
 CUresult cuStreamEndCapture_ptsz(CUstream h, CUgraph *g) { return end_capture(h, g, 1); }

@@ -108,9 +108,7 @@ sim_graph_t *sim_graph_clone(sim_graph_t *g, sim_gnode_t ***map_out) {
       sim_gnode_t **deps = calloc(o->n_deps ? o->n_deps : 1, sizeof *deps);
       if (!deps) abort();
       for (size_t k = 0; k < o->n_deps; k++) deps[k] = map[index_of(g, o->deps[k])];
-      pthread_mutex_unlock(&g->mu); /* sim_graph_add locks the copy only */
-      map[i] = sim_graph_add(c, o->type, deps, o->n_deps);
-      pthread_mutex_lock(&g->mu);
+      map[i] = sim_graph_add(c, o->type, deps, o->n_deps); /* locks the copy only */
       free(deps);
       map[i]->orig = o->orig ? o->orig : o;
       sim_gnode_copy_params(map[i], o);

@@ -123,8 +123,11 @@ void sim_gmem_unref(sim_gmem_t *m) {
     if (gmem_live[i] == m) gmem_live[i] = gmem_live[--n_gmem];
   pthread_mutex_unlock(&gmem_mu);
   /* Queued launches of the graph may still use it: the context drains first. */
-  if (atomic_load(&m->ctx->alive)) sim_ctx_sync(m->ctx);
-  sim_mem_free_device(m->ptr, false);
+  if (atomic_load(&m->ctx->alive)) {
+    sim_ctx_sync(m->ctx);
+    sim_mem_free_device(m->ptr, false);
+  } /* else the context's teardown released it */
+  sim_obj_unref(&m->ctx->obj);
   free(m);
 }
 
@@ -319,6 +322,7 @@ sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_
   atomic_init(&m->refs, 1);
   m->size = size;
   m->ctx = ctx;
+  sim_obj_ref(&ctx->obj);
   pthread_mutex_lock(&gmem_mu);
   sim_gmem_t **nl = realloc(gmem_live, (n_gmem + 1) * sizeof *nl);
   if (!nl) abort();
