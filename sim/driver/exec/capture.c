@@ -208,16 +208,22 @@ CUresult sim_capture_check_unsafe(const char *call) {
   return r;
 }
 
-CUresult sim_capture_check_copy(sim_stream_t *s, bool pageable) {
-  if (!atomic_load(&s->capturing) || !pageable) return CUDA_SUCCESS;
+CUresult sim_capture_refuse(sim_stream_t *s, const char *what) {
+  if (!atomic_load(&s->capturing)) return CUDA_SUCCESS;
   CUresult r = CUDA_SUCCESS;
   pthread_mutex_lock(&cap_mu);
   if (s->cap) {
-    invalidate(s->cap, "an asynchronous copy with pageable host memory cannot be captured");
+    char why[160];
+    snprintf(why, sizeof why, "%s cannot be captured", what);
+    invalidate(s->cap, why);
     r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   }
   pthread_mutex_unlock(&cap_mu);
   return r;
+}
+
+CUresult sim_capture_check_copy(sim_stream_t *s, bool pageable) {
+  return pageable ? sim_capture_refuse(s, "an asynchronous copy with pageable host memory") : CUDA_SUCCESS;
 }
 
 /* The CUDA_MEMCPY3D a captured copy is reported as (cuGraphMemcpyNodeGetParams). */
@@ -240,7 +246,6 @@ static void copy_params(const sim_copy_t *c, CUDA_MEMCPY3D *p) {
 
 static const char *op_name(sim_optype_t t) {
   switch (t) {
-    case SIM_OP_CALLBACK: return "cuStreamAddCallback";
     case SIM_OP_MEMOP: return "a stream memory operation (cuStreamWriteValue/WaitValue/BatchMemOp)";
     case SIM_OP_FREE: return "a stream-ordered free";
     default: return "an event record of a graph launched into the capture";

@@ -106,6 +106,9 @@ bool sim_capture_event_is_captured(sim_event_t *ev);
 /* cuMemAllocAsync / cuMemFreeAsync on a capturing stream: mem nodes. */
 CUresult sim_capture_alloc(sim_stream_t *s, size_t size, uint64_t *out, bool *taken);
 CUresult sim_capture_free(sim_stream_t *s, uint64_t ptr, bool *taken);
+/* An operation the simulator does not capture, queued on s: during capture the
+ * capture is invalidated and CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED returned. */
+CUresult sim_capture_refuse(sim_stream_t *s, const char *what);
 /* A copy whose host side is pageable cannot be captured. */
 CUresult sim_capture_check_copy(sim_stream_t *s, bool pageable);
 void sim_capture_stream_gone(sim_stream_t *s);

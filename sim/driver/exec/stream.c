@@ -560,7 +560,8 @@ static CUresult add_callback(CUstream h, CUstreamCallback cb, void *data, unsign
   }
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
-  if (!r && (r = sim_capture_check_enqueue(s))) sim_obj_unref(&s->obj);
+  if (!r && ((r = sim_capture_check_enqueue(s)) || (r = sim_capture_refuse(s, "cuStreamAddCallback"))))
+    sim_obj_unref(&s->obj);
   if (r) return r;
   sim_op_t *op = sim_op_new(SIM_OP_CALLBACK);
   op->u.cb.fn = cb;

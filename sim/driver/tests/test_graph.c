@@ -531,6 +531,8 @@ TEST_IMPL(capture_cross_stream) {
   return TEST_OK;
 }
 
+static void callback_fn(CUstream s, CUresult r, void *p) { (void)s, (void)r, (void)p; }
+
 /* Ends a capture expected to be invalidated: INVALIDATED and no graph. */
 static void end_invalidated(CUstream s) {
   CUstreamCaptureStatus st;
@@ -626,6 +628,11 @@ TEST_IMPL(capture_errors) {
   static unsigned pageable[N];
   CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
   ASSERT_CU(cuMemcpyHtoDAsync(a, pageable, sizeof pageable, nb), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  end_invalidated(nb);
+  /* cuStreamAddCallback (cuLaunchHostFunc is the form graphs hold) */
+  CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  ASSERT_CU(cuStreamAddCallback(nb, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_CU(cuStreamAddCallback(nb, callback_fn, NULL, 0), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
   end_invalidated(nb);
   /* cuMemAlloc (potentially unsafe) during a global capture of this thread */
   CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
