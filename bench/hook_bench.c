@@ -73,50 +73,15 @@ static int measure(long iters, int reps) {
   return 0;
 }
 
-/* Parent: run the child without and with gpuft, read its numbers. */
-static int run_child(long iters, int reps, const char *preload, double ns[N_OPS]) {
-  char it[32], rp[32];
-  snprintf(it, sizeof it, "%ld", iters);
-  snprintf(rp, sizeof rp, "%d", reps);
-  const char *args[] = {"--child", it, rp, NULL};
-  return bench_rerun(args, preload, ns, N_OPS) == N_OPS ? 0 : -1;
-}
-
 int main(int argc, char **argv) {
   if (argc == 4 && !strcmp(argv[1], "--child")) return measure(atol(argv[2]), atoi(argv[3]));
-  long iters = 20000;
-  int reps = 5, json = 0;
-  const char *lib = GPUFT_LIB;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atol(argv[++i]);
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--lib") && i + 1 < argc) lib = argv[++i];
-    else if (!strcmp(argv[i], "--json")) json = 1;
-    else {
-      fprintf(stderr, "usage: %s [--iters N] [--reps R] [--lib libgpuft.so] [--json]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (iters <= 0 || reps <= 0) {
-    fprintf(stderr, "hook_bench: --iters and --reps must be positive\n");
-    return 2;
-  }
+  bench_opts_t o = {20000, 5, 0, GPUFT_LIB};
+  if (bench_opts(argc, argv, &o)) return 2;
+  long iters = o.iters;
+  int reps = o.reps, json = o.json;
   double base[N_OPS], with[N_OPS];
-  for (int op = 0; op < N_OPS; op++) base[op] = with[op] = 1e30;
-  /* Rounds alternate without/with, so that drift of the machine hits both; the
-   * best of all rounds is kept for each. */
-  for (int round = 0; round < 3; round++) {
-    double b[N_OPS], w[N_OPS];
-    if (run_child(iters, reps, NULL, b) || run_child(iters, reps, lib, w)) {
-      fprintf(stderr, "hook_bench: a measurement run failed (driver reachable? library %s?)\n",
-              lib);
-      return 1;
-    }
-    for (int op = 0; op < N_OPS; op++) {
-      if (b[op] < base[op]) base[op] = b[op];
-      if (w[op] < with[op]) with[op] = w[op];
-    }
-  }
+  /* best of 3 alternating rounds */
+  if (bench_alternate(&o, 3, N_OPS, base, with)) return 1;
   if (json) {
     printf("{\"iters\": %ld, \"reps\": %d", iters, reps);
     for (int op = 0; op < N_OPS; op++)

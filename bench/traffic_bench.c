@@ -6,7 +6,8 @@
  * (the interpreter's exact counters, from one more run without gpuft and with
  * SIMCUDA_TWINS=0), wall time (best of 3 each, alternating), and the replays
  * one injected fault costs (a flip in a read-only input before a kernel reads it).
- *   traffic_bench [--json]        (finds the simulator in the build tree by itself) */
+ *   traffic_bench [--json] [--only NAME]   (NAME: the programs whose name starts so;
+ *   finds the simulator in the build tree by itself) */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,16 @@ static int use_simulator(void) {
 }
 
 int main(int argc, char **argv) {
-  int json = argc > 1 && !strcmp(argv[1], "--json");
+  int json = 0;
+  const char *only = "";
+  for (int k = 1; k < argc; k++) {
+    if (!strcmp(argv[k], "--json")) json = 1;
+    else if (!strcmp(argv[k], "--only") && k + 1 < argc) only = argv[++k];
+    else {
+      fprintf(stderr, "usage: traffic_bench [--json] [--only NAME]\n");
+      return 2;
+    }
+  }
   if (use_simulator() != 0) return 2;
   char rep[256], env_rep[300];
   snprintf(rep, sizeof rep, "/tmp/gpuft-traffic-%d.json", (int)getpid());
@@ -87,7 +97,7 @@ int main(int argc, char **argv) {
   /* bytes the program's kernels really moved, per program: the same in both modes */
   uint64_t moved[sizeof apps / sizeof *apps] = {0};
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
-    if (!apps[i].argv[0][0]) continue;
+    if (!apps[i].argv[0][0] || strncmp(apps[i].name, only, strlen(only))) continue;
     const char *exact[] = {"SIMCUDA_STATS=1", "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
     proc_result_t e;
     if (proc_run(apps[i].argv, exact, 600, &e) || e.status) {
@@ -106,7 +116,7 @@ int main(int argc, char **argv) {
            m ? "\n" : "", modes[m], "program", "kernel bytes", "moved bytes", "gpuft reads",
            "code copies", "shadows", "traffic", "/moved", "time (s)", "gpuft (s)", "ratio", "replays");
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
-    if (!apps[i].argv[0][0]) continue;
+    if (!apps[i].argv[0][0] || strncmp(apps[i].name, only, strlen(only))) continue;
     const char *const *argv_ = apps[i].argv;
     const char *plain[] = {"SIMCUDA_STATS=1", "LD_PRELOAD", NULL};
     const char *with[] = {"SIMCUDA_STATS=1", "LD_PRELOAD=" GPUFT_LIB, env_rep, env_mode, NULL};

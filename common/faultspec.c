@@ -133,6 +133,9 @@ static int parse_bits(const char *tok, char *v, int max, ftc_fault_t *f, char *e
 }
 
 static const char *const keys[] = {"at", "target", "bits", "bit", "offset", "seed", "stuck"};
+/* bits= of each model, by FTC_MODEL_*, and the unit it strikes in */
+static const char *const model_names[] = {"", "byte", "word", "sector", "zero"};
+static const unsigned model_unit[] = {FTC_BLOCK, 1, 4, 32, FTC_BLOCK};
 
 int ftc_fault_parse(const char *spec, ftc_fault_t *f, char *err, size_t cap) {
   memset(f, 0, sizeof *f);
@@ -178,13 +181,18 @@ int ftc_fault_parse(const char *spec, ftc_fault_t *f, char *err, size_t cap) {
     } else if (!strcmp(tok, "bits")) {
       uint64_t u;
       if (f->have_nbits) return fail(err, cap, "%s: bits= given twice", whole);
+      f->have_nbits = 1;
+      rc = 0;
+      for (int m = FTC_MODEL_BYTE; m <= FTC_MODEL_ZERO; m++)
+        if (!strcmp(v, model_names[m])) f->model = m;
+      if (f->model) continue;
       f->burst = !strncmp(v, "burst:", 6);
       if (u64_of(f->burst ? v + 6 : v, &u) || u < 1 || u > (f->burst ? 64u : 2u))
         return fail(err, cap, "%s: bits= is how many bits: 1, 2 (two in one 128-byte block) or burst:<k> "
-                              "(k adjacent bits, 1..64); bit=<b> names the bits themselves", whole);
+                              "(k adjacent bits, 1..64), or a model: byte, word, sector (a random pattern "
+                              "of that aligned unit) or zero (a 128-byte block zeroed); bit=<b> names "
+                              "the bits themselves", whole);
       f->nbits = (int)u;
-      f->have_nbits = 1;
-      rc = 0;
     } else if (!strcmp(tok, "bit")) {
       rc = parse_bits(whole, v, 1023, f, err, cap);
     } else if (!strcmp(tok, "offset")) {
@@ -202,6 +210,9 @@ int ftc_fault_parse(const char *spec, ftc_fault_t *f, char *err, size_t cap) {
     if (rc) return rc;
   }
   if (!f->at) return fail(err, cap, "no at=<event> (when the fault strikes)");
+  if (f->model && f->nbit)
+    return fail(err, cap, "bits=%s with bit=: the model draws its bits from the seed; bit= names single "
+                          "bits (give one or the other)", model_names[f->model]);
   if (f->target == FTC_TG_ARG && f->at != FTC_AT_LAUNCH)
     return fail(err, cap, "target=arg:%d: an argument exists only at at=launch:<kernel>:<k>", f->arg);
   if ((f->target == FTC_TG_SRC || f->target == FTC_TG_DST) && f->at != FTC_AT_D2H && f->at != FTC_AT_H2D)
@@ -217,4 +228,75 @@ void ftc_fault_event_text(const ftc_fault_t *f, char *out, size_t cap) {
     snprintf(out, cap, "launch %ju of a kernel whose name contains \"%s\"", (uintmax_t)f->k, f->kernel);
   else
     snprintf(out, cap, "%s %ju", what[f->at >= 0 && f->at <= FTC_AT_SYNC ? f->at : 0], (uintmax_t)f->k);
+}
+
+uint64_t ftc_mix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void ftc_model_text(const ftc_fault_t *f, char *out, size_t cap) {
+  if (f->model) snprintf(out, cap, "%s", model_names[f->model]);
+  else if (f->burst) snprintf(out, cap, "burst:%d", f->nbits);
+  else snprintf(out, cap, "%d", f->nbits);
+}
+
+/* The bits of bits=1|2|burst:<k> and bit=, in the block [lo, lo+len) of the window
+ * (bit b of the block: bit b%8 of its byte b/8); off is the byte chosen. The draws
+ * are those gpuft's injector always made, so seeds keep their faults. */
+static void place_bits(const ftc_fault_t *f, uint64_t *seed, uint64_t off, uint64_t lo, uint64_t len,
+                       uint8_t *m) {
+  unsigned nbits = (unsigned)len * 8, at = (unsigned)((off - lo) * 8);
+  if (f->nbit > 1) { /* exactly the bits named, wrapping inside the block */
+    for (int i = 0; i < f->nbit; i++) {
+      unsigned b = (at + (unsigned)f->bit[i]) % nbits;
+      m[b / 8] |= (uint8_t)(1u << (b % 8));
+    }
+    return;
+  }
+  unsigned first = (at + (f->nbit ? (unsigned)f->bit[0] : (unsigned)(ftc_mix(seed) % 8))) % nbits;
+  for (int i = 0; i < f->nbits; i++) {
+    unsigned b;
+    if (f->burst) b = (first + (unsigned)i) % nbits; /* adjacent bits */
+    else if (i == 0) b = first;
+    else if (nbits > 1) do b = (unsigned)(ftc_mix(seed) % nbits); while (b == first);
+    else break;
+    m[b / 8] ^= (uint8_t)(1u << (b % 8));
+  }
+}
+
+int ftc_fault_place(const ftc_fault_t *f, uint64_t addr, uint64_t size, uint64_t *at, ftc_hit_t *hits) {
+  if (!size) return 0;
+  uint64_t seed = f->seed;
+  uint64_t off = f->have_offset && f->offset >= 0 ? (uint64_t)f->offset : ftc_mix(&seed) % size;
+  if (off >= size) off = size - 1;
+  *at = off;
+  /* the unit holding the byte, aligned by address, clipped to the window */
+  uint64_t unit = model_unit[f->model], a0 = (addr + off) / unit * unit;
+  uint64_t lo = a0 < addr ? 0 : a0 - addr, hi = a0 + unit - addr < size ? a0 + unit - addr : size;
+  uint8_t m[FTC_BLOCK] = {0};
+  if (f->model == FTC_MODEL_BITS) {
+    place_bits(f, &seed, off, lo, hi - lo, m);
+  } else if (f->model == FTC_MODEL_ZERO) {
+    memset(m, 0xff, hi - lo);
+  } else { /* a random pattern of the unit's bits, at least two of them (one is bits=1) */
+    int n = 0;
+    for (int tries = 0; n < 2 && tries < 64; tries++) {
+      n = 0;
+      for (uint64_t i = 0; i < hi - lo; i += 8) {
+        uint64_t r = ftc_mix(&seed);
+        for (uint64_t j = 0; j < 8 && i + j < hi - lo; j++) {
+          m[i + j] = (uint8_t)(r >> (8 * j));
+          n += __builtin_popcount(m[i + j]);
+        }
+      }
+    }
+    if (n < 2) m[0] = 3; /* 64 draws with fewer than two bits: not with this generator */
+  }
+  int nh = 0;
+  for (uint64_t i = 0; i < hi - lo; i++)
+    if (m[i]) hits[nh++] = (ftc_hit_t){lo + i, m[i]};
+  return nh;
 }

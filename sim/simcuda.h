@@ -78,7 +78,11 @@ typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsig
  *   "at=<event>,target=<target>,offset=<byte>,bit=<b>[+<b>...][,stuck];..."
  * The older spelling is still read: with before=<event>, arg=<i> | src | dst |
  * addr=<a> as the target and bits=<b>[+<b>...] naming bits 0..7 (elsewhere bits=
- * is a count, as in GPUFT_INJECT, which the simulator does not draw).
+ * is a count, as in GPUFT_INJECT).
+ * Without offset= or bit=, or with bits=2 | burst:<k> | byte | word | sector | zero,
+ * the fault is drawn from seed=<s> (default 1) exactly as GPUFT_INJECT draws it
+ * (common/faultspec.c, ftc_fault_place), in the bytes from the target's pointer: to
+ * the allocation's end, or for src/dst the bytes the copy reads or writes.
  * <event>: launch:<kernel-name-substring>:<k> | d2h:<k> | h2d:<k> | sync:<k>
  *          (k counts from 1: the k-th such event after the fault was installed;
  *          for SIMCUDA_FLIP that is the k-th of the run). launch fires in the
@@ -93,12 +97,22 @@ typedef void (*simcuda_register_twins_fn)(const simcuda_kernel_t *kernels, unsig
  *         fault is dropped with a message when it fires).
  * bit: bit numbers 0..1023 joined by '+': bit b is bit b%8 of the byte at
  *         offset + b/8 (the same meaning as in GPUFT_INJECT).
- * stuck: the bits are forced to the flipped value after every later write
- *         (copies, memsets, kernel launches) until the allocation is freed.
+ * stuck: the bits are forced to their new value (flipped; 0 for bits=zero) after
+ *         every later write (copies, memsets, kernel launches) until the allocation
+ *         is freed.
+ * d2h:<k> counts every device-to-host copy, until a tool on top calls
+ *         simcudaProgramCopy: from then on only the copies it declared (gpuft's
+ *         own copies vary from run to run; the program's do not).
  * Each fault fires once. Returns 0, or -1 with a message on stderr for a
  * malformed spec (then none of its faults is installed; SIMCUDA_FLIP instead
  * keeps the well-formed faults and drops the others with a message). */
 typedef int (*simcuda_inject_fn)(const char *spec);
+
+/* An interposer (gpuft) says which copies are the program's ("simcudaProgramCopy"):
+ * next = 0 once at its start (from then on only declared device-to-host copies are
+ * d2h events of the fault grammar), next = 1 just before each copy of the program
+ * it forwards (the next copy this thread submits). */
+typedef void (*simcuda_program_copy_fn)(int next);
 
 /* Removes all pending faults and stuck bits ("simcudaClearFaults"). Not to be
  * called while work that may fire a fault is running. */
@@ -170,7 +184,8 @@ typedef int (*simcuda_declare_unwritten_fn)(const uint64_t *bases, size_t n);
 
 /* These are exported by the simulator's libcuda.so.1 under the names
  * "simcudaInject", "simcudaFlipNow", "simcudaClearFaults", "simcudaGetStats",
- * "simcudaResetStats", "simcudaSetFlipRate", "simcudaGetTraffic", "simcudaDeclareUnwritten";
+ * "simcudaResetStats", "simcudaSetFlipRate", "simcudaGetTraffic", "simcudaDeclareUnwritten",
+ * "simcudaProgramCopy";
  * and "simcudaRegisterTwins" by its libcudart.so.13. Find them with dlsym so
  * that the same program also runs on a real GPU, where they are absent. */
 

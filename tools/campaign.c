@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "faultspec.h"
 #include "report_json.h"
 
 #define MAX_AT 16
@@ -39,11 +40,12 @@ typedef struct { /* one --at alternative */
   int args[MAX_ARGS], nargs; /* launch: target argument drawn among these; 0: random */
   int fields[MAX_ARGS];      /* arg:<i>.<byte>: the pointer at that byte of it (-1: the argument) */
   int random_target;         /* d2h: any allocation instead of the copy's source */
-  uint64_t size[MAX_ARGS];   /* sim: size of each target allocation (probe run) */
 } at_t;
 
 typedef struct {
-  int n, jobs, json, verbose, fail_on_sdc, sim, bits, burst;
+  int n, jobs, json, verbose, fail_on_sdc, sim;
+  const char *bits; /* --bits: bits= of the fault grammar, maybe with ",stuck" */
+  int stuck;
   uint64_t seed;
   double tfactor;
   at_t at[MAX_AT];
@@ -87,13 +89,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t mix(uint64_t *s) { /* splitmix64, as shim/inject.c */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -209,7 +204,7 @@ static int parse_at(const char *text, at_t *a, char *err, size_t cap) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: gpuft campaign -n N [--bits 1|2|burst:K] [--at SPEC]... [--seed S]\n"
+          "usage: gpuft campaign -n N [--bits MODEL] [--at SPEC]... [--seed S]\n"
           "                      [--injector gpuft|sim] [--compare stdout|exit|file:PATH]...\n"
           "                      [--ignore REGEX]... [--check SCRIPT] [--results FILE]\n"
           "                      [--plot FILE.png] [--timeout-factor F] [-j JOBS] [--json]\n"
@@ -223,7 +218,13 @@ static void help(void) {
       "is deterministic), then N times with one fault each, under gpuft; classifies every\n"
       "run and prints counts, percentages and 95 %% Wilson intervals (docs/campaign.md).\n\n"
       "  -n, --runs N          runs with a fault [required]\n"
-      "  --bits 1|2|burst:K    bits flipped in one 128-byte block [1]\n"
+      "  --bits MODEL          the fault model, bits= of GPUFT_INJECT [1]:\n"
+      "      1 | 2 | burst:K        one bit, two, or K adjacent bits of one 128-byte block\n"
+      "      byte | word | sector   a random pattern (2 bits or more) of one aligned byte,\n"
+      "                             32-bit word or 32-byte sector\n"
+      "      zero                   a 128-byte block zeroed\n"
+      "      MODEL,stuck            the cells keep their new value after every write\n"
+      "                             (--injector sim only)\n"
       "  --at SPEC             where (repeat: each run picks one alternative) [call]\n"
       "      call[:N]               at the N-th intercepted driver call (default: uniform\n"
       "                             over the golden run's calls), a random allocation\n"
@@ -473,69 +474,27 @@ static void free_run(run_t *r) {
 
 /* ---- The faults ---- */
 
-static void bits_text(const cfg_t *c, char *out, size_t cap) {
-  if (c->burst) snprintf(out, cap, "burst:%d", c->bits);
-  else snprintf(out, cap, "%d", c->bits);
-}
-
-/* The simulator's faults for bits of the 128-byte block holding a random byte of the
- * target: one fault per byte touched (its grammar flips bits of one byte), all at the
- * same event. */
-static void sim_spec(const cfg_t *c, const char *event, uint64_t size, uint64_t *rs, char *out,
-                     size_t cap) {
-  uint64_t off = mix(rs) % (size ? size : 1);
-  uint64_t b0 = off / 128 * 128, blen = size - b0 < 128 ? size - b0 : 128;
-  unsigned nbits = (unsigned)blen * 8, first = (unsigned)((off - b0) * 8 + mix(rs) % 8), bit[64];
-  int nb = 0;
-  for (int i = 0; i < c->bits && nb < 64; i++) {
-    if (c->burst) bit[nb++] = (first + (unsigned)i) % nbits;
-    else if (i == 0) bit[nb++] = first;
-    else if (nbits > 1) {
-      unsigned b;
-      do b = (unsigned)(mix(rs) % nbits); while (b == bit[0]);
-      bit[nb++] = b;
-    }
-  }
-  size_t len = 0;
-  out[0] = 0;
-  for (int i = 0; i < nb; i++) {
-    if (bit[i] == ~0u) continue; /* already written with an earlier bit of its byte */
-    unsigned byte = bit[i] / 8;
-    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%sat=%s,offset=%ju,bit=%u",
-                            len ? ";" : "", event, (uintmax_t)(b0 + byte), bit[i] % 8);
-    for (int j = i + 1; j < nb; j++)
-      if (bit[j] != ~0u && bit[j] / 8 == byte) {
-        len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "+%u", bit[j] % 8);
-        bit[j] = ~0u;
-      }
-  }
-}
-
 /* The fault of run i: a function of the campaign's seed and i only, so the results do
  * not depend on how many runs go at a time. */
 static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t cap) {
   uint64_t rs = c->seed * 0x2545f4914f6cdd1dull + (uint64_t)i + 1;
-  mix(&rs);
-  const at_t *a = &c->at[mix(&rs) % (uint64_t)c->nat];
-  uint64_t k = a->k_lo + (a->k_hi > a->k_lo ? mix(&rs) % (a->k_hi - a->k_lo + 1) : 0);
-  if (a->kind == AT_CALL && !a->k_lo) k = 1 + mix(&rs) % (calls ? calls : 1);
-  int ai = a->nargs ? (int)(mix(&rs) % (uint64_t)a->nargs) : -1;
-  uint64_t seed = mix(&rs) >> 1;
-  char bits[32], event[200];
-  bits_text(c, bits, sizeof bits);
-  if (c->sim) {
-    if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju,target=arg:%d", a->kernel, (uintmax_t)k, a->args[ai]);
-    else snprintf(event, sizeof event, "d2h:%ju,target=src", (uintmax_t)k);
-    sim_spec(c, event, a->size[ai < 0 ? 0 : ai], &rs, out, cap);
-    return;
-  }
+  ftc_mix(&rs);
+  const at_t *a = &c->at[ftc_mix(&rs) % (uint64_t)c->nat];
+  uint64_t k = a->k_lo + (a->k_hi > a->k_lo ? ftc_mix(&rs) % (a->k_hi - a->k_lo + 1) : 0);
+  if (a->kind == AT_CALL && !a->k_lo) k = 1 + ftc_mix(&rs) % (calls ? calls : 1);
+  int ai = a->nargs ? (int)(ftc_mix(&rs) % (uint64_t)a->nargs) : -1;
+  uint64_t seed = ftc_mix(&rs) >> 1;
+  char event[200];
+  /* the same text for both injectors: the simulator draws the byte and the bits as
+   * GPUFT_INJECT does (common/faultspec.c), in the target's bytes from its pointer, or
+   * in the bytes the copy reads */
   char target[32] = "random";
   if (ai >= 0 && a->fields[ai] >= 0) snprintf(target, sizeof target, "arg:%d.%d", a->args[ai], a->fields[ai]);
   else if (ai >= 0) snprintf(target, sizeof target, "arg:%d", a->args[ai]);
   else if (a->kind == AT_D2H && !a->random_target) strcpy(target, "src");
   if (a->kind == AT_LAUNCH) snprintf(event, sizeof event, "launch:%s:%ju", a->kernel, (uintmax_t)k);
   else snprintf(event, sizeof event, "%s:%ju", a->kind == AT_D2H ? "d2h" : "call", (uintmax_t)k);
-  snprintf(out, cap, "at=%s,target=%s,bits=%s,seed=%ju", event, target, bits, (uintmax_t)seed);
+  snprintf(out, cap, "at=%s,target=%s,bits=%s,seed=%ju", event, target, c->bits, (uintmax_t)seed);
 }
 
 /* --injector sim: the simulator aims at a launch argument or a copy source only. */
@@ -584,7 +543,6 @@ static int probe_at(cfg_t *c, double timeout) {
       json_t *inj = json_array_get(json_object_get(js, "injections"), 0);
       /* the report, or gpuft's log if the fault killed the program before it */
       int applied = json_is_true(json_object_get(inj, "applied")) || r.obs.injected == 1;
-      at->size[i] = applied ? ft_ju64(inj, "offset") + 1 : 0;
       json_decref(js);
       free_run(&r);
       if (!applied) {
@@ -626,11 +584,9 @@ typedef struct {
 } summary_t;
 
 static void print_table(const cfg_t *c, const summary_t *s) {
-  char bits[32];
-  bits_text(c, bits, sizeof bits);
   printf("gpuft campaign:");
   for (char **a = c->prog; *a; a++) printf(" %s", *a);
-  printf("\n  %d runs, %s-bit faults (%s injector), seed %ju, at", c->n, bits,
+  printf("\n  %d runs, faults bits=%s (%s injector), seed %ju, at", c->n, c->bits,
          c->sim ? "simulator" : "gpuft", (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) printf("%s %s", i ? " or" : "", c->at[i].text);
   printf("\n  golden run on %s: exit %d, %.3f s, %ju driver calls (%ju for at=call); hang timeout %.2f s\n\n",
@@ -655,8 +611,6 @@ static void print_table(const cfg_t *c, const summary_t *s) {
 }
 
 static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t *runs) {
-  char bits[32];
-  bits_text(c, bits, sizeof bits);
   fprintf(f, "{\"program\": [");
   for (char **a = c->prog; *a; a++) {
     if (a != c->prog) fprintf(f, ", ");
@@ -665,7 +619,7 @@ static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t 
   fprintf(f, "], \"gpu\": ");
   json_str(f, s->gpu);
   fprintf(f, ", \"injector\": \"%s\", \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
-         c->sim ? "sim" : "gpuft", bits, (uintmax_t)c->seed);
+         c->sim ? "sim" : "gpuft", c->bits, (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) {
     if (i) fprintf(f, ", ");
     json_str(f, c->at[i].text);
@@ -825,12 +779,10 @@ static void record(const run_t *r, int i) {
  * and the classes (not -n, -j, the output format). */
 static json_t *identity(const cfg_t *c) {
   json_t *id = json_object(), *a = json_array();
-  char bits[32];
-  bits_text(c, bits, sizeof bits);
   for (char **p = c->prog; *p; p++) json_array_append_new(a, json_string(*p));
   json_object_set_new(id, "program", a);
   json_object_set_new(id, "injector", json_string(c->sim ? "sim" : "gpuft"));
-  json_object_set_new(id, "bits", json_string(bits));
+  json_object_set_new(id, "bits", json_string(c->bits));
   json_object_set_new(id, "seed", json_integer((json_int_t)c->seed));
   json_object_set_new(id, "at", a = json_array());
   for (int i = 0; i < c->nat; i++) json_array_append_new(a, json_string(c->at[i].text));
@@ -959,11 +911,22 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
       case 'n': bad = parse_u64(v, &u) || u < 1 || u > 10000000; c->n = (int)u; break;
       case 'j': bad = parse_u64(v, &u) || u < 1 || u > 64; c->jobs = (int)u; break;
       case O_SEED: bad = parse_u64(v, &c->seed); break;
-      case O_BITS:
-        c->burst = !strncmp(v, "burst:", 6);
-        bad = parse_u64(c->burst ? v + 6 : v, &u) || u < 1 || (c->burst ? u > 64 : u > 2);
-        c->bits = (int)u;
+      case O_BITS: { /* bits= of the fault grammar, read by its parser */
+        char spec[128], err[320];
+        ftc_fault_t f = {0};
+        snprintf(spec, sizeof spec, "at=call:1,bits=%s", v);
+        if (strlen(v) > 48 || ftc_fault_parse(spec, &f, err, sizeof err) != 0 || f.nbit || f.have_offset ||
+            f.target || f.seed != 1) {
+          fprintf(stderr, "gpuft campaign: --bits %s: %s\n  --bits takes: 1 | 2 | burst:K | byte | word | "
+                          "sector | zero, then ,stuck for the simulator's stuck cells\n", v,
+                  strlen(v) > 48 ? "too long" : f.nbit || f.have_offset || f.target || f.seed != 1
+                  ? "the model only (the campaign draws the rest)" : err);
+          return -1;
+        }
+        c->bits = v;
+        c->stuck = f.stuck;
         break;
+      }
       case O_AT: {
         char err[256] = "at most " FT_STR(MAX_AT) " alternatives";
         if (c->nat == MAX_AT || parse_at(v, &c->at[c->nat], err, sizeof err) != 0) {
@@ -1056,8 +1019,13 @@ static int plot(const cfg_t *c, const summary_t *s, const run_t *runs) {
 int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override, char *out)) {
   static cfg_t cfg;
   cfg_t *c = &cfg;
-  *c = (cfg_t){.jobs = 2, .bits = 1, .seed = 1, .tfactor = 10};
+  *c = (cfg_t){.jobs = 2, .bits = "1", .seed = 1, .tfactor = 10};
   if (parse_args(c, argc, argv) != 0) return 2;
+  if (c->stuck && !c->sim) {
+    fprintf(stderr, "gpuft campaign: --bits %s: stuck cells are the simulator's (--injector sim); "
+                    "GPUFT_INJECT writes through the driver and cannot keep a cell stuck\n", c->bits);
+    return 2;
+  }
   char at_err[64];
   if (!c->nat) parse_at("call", &c->at[c->nat++], at_err, sizeof at_err);
   if (c->sim && check_sim_at(c) != 0) return 2;

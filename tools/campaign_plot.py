@@ -41,8 +41,8 @@ def main(argv):
     gpu = doc.get("gpu") or "unknown GPU"
     if "simcuda" in gpu:  # say it on the picture: these are not a real GPU's figures
         gpu += " (simulator)"
-    ax.set_title(f"gpuft campaign: {prog} on {gpu}\n{doc['injected']} runs with a {doc['bits']}-bit "
-                 f"fault ({doc['injector']} injector), at {' or '.join(doc['at'])}", fontsize=10)
+    ax.set_title(f"gpuft campaign: {prog} on {gpu}\n{doc['injected']} runs with a fault "
+                 f"bits={doc['bits']} ({doc['injector']} injector), at {' or '.join(doc['at'])}", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(argv[2], dpi=110)

@@ -51,3 +51,42 @@ int bench_rerun(const char *const child_args[], const char *preload, double *val
   waitpid(pid, &st, 0);
   return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? got : -1;
 }
+
+int bench_opts(int argc, char **argv, bench_opts_t *o) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--iters") && i + 1 < argc) o->iters = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) o->reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--lib") && i + 1 < argc) o->lib = argv[++i];
+    else if (!strcmp(argv[i], "--json")) o->json = 1;
+    else {
+      fprintf(stderr, "usage: %s [--iters N] [--reps R] [--lib libgpuft.so] [--json]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (o->iters <= 0 || o->reps <= 0) {
+    fprintf(stderr, "%s: --iters and --reps must be positive\n", argv[0]);
+    return 2;
+  }
+  return 0;
+}
+
+int bench_alternate(const bench_opts_t *o, int rounds, int n, double *base, double *with) {
+  char it[32], rp[32];
+  snprintf(it, sizeof it, "%ld", o->iters);
+  snprintf(rp, sizeof rp, "%d", o->reps);
+  const char *args[] = {"--child", it, rp, NULL};
+  for (int k = 0; k < n; k++) base[k] = with[k] = 1e30;
+  double b[64], w[64];
+  if (n > 64) return -1;
+  for (int round = 0; round < rounds; round++) {
+    if (bench_rerun(args, NULL, b, n) != n || bench_rerun(args, o->lib, w, n) != n) {
+      fprintf(stderr, "a measurement run failed (driver reachable? library %s?)\n", o->lib);
+      return -1;
+    }
+    for (int k = 0; k < n; k++) {
+      if (b[k] < base[k]) base[k] = b[k];
+      if (w[k] < with[k]) with[k] = w[k];
+    }
+  }
+  return 0;
+}

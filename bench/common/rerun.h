@@ -11,4 +11,17 @@ int bench_rerun(const char *const child_args[], const char *preload, double *val
 /* Monotonic seconds. */
 double bench_now(void);
 
+/* The options of a benchmark that measures itself as a child: --iters N --reps R
+ * --lib path/libgpuft.so --json. 0, or 2 after a usage message. */
+typedef struct {
+  long iters;
+  int reps, json;
+  const char *lib;
+} bench_opts_t;
+int bench_opts(int argc, char **argv, bench_opts_t *o);
+/* Rounds of the child ("--child ITERS REPS") without and with gpuft, alternating so
+ * that drift of the machine hits both; the best of each of the n numbers it prints
+ * into base[] and with[]. 0, or -1 (a run failed: said on stderr). */
+int bench_alternate(const bench_opts_t *o, int rounds, int n, double *base, double *with);
+
 #endif

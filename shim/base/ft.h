@@ -62,6 +62,10 @@ typedef int (*ft_sim_declare_fn)(const uint64_t *bases, size_t n);
 extern ft_sim_declare_fn ft_sim_declare_unwritten;
 extern int ft_drv_is_sim; /* the driver is gpuft's simulator (it runs kernels from their PTX) */
 
+/* Loaded after start-up, by dlopen (CUDA_INJECTION64_PATH): the hooks do not
+ * interpose, and gpuft stays out of the way (loaded.c). */
+int ft_loaded_late(void);
+
 /* ---- Re-entrancy guard: gpuft's own driver calls never enter its hooks ---- */
 extern __thread int ft_tls_in_gpuft __attribute__((tls_model("initial-exec")));
 

@@ -457,11 +457,12 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
       outcome = repair_group(d, a, pl, list[i], j->why);
     }
     if (outcome == GROUP_CLEAN) continue;
-    /* Damage the code cannot undo in an allocation the epoch itself wrote (from a
-     * restore point) is undone by replaying the epoch: it is written again. */
+    /* Damage the code cannot undo in what the epoch itself wrote (from a restore
+     * point) is undone by replaying the epoch: it is written again. Not in a part
+     * the epoch only read (a tensor beside the one written, in the same pool): the
+     * replay would find it again, and take it for the kernel's own output. */
     int regenerated = outcome == GROUP_BAD && pl.data == a->base &&
-                      FT_OPT(MODE) == FT_MODE_RECOVER && a->rp_epoch == ft_epoch &&
-                      (a->rp == FT_RP_NOT_NEEDED || a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) &&
+                      FT_OPT(MODE) == FT_MODE_RECOVER && ft_restore_point_covers(a, list[i]) &&
                       ft_epoch_replayable();
     /* Data the GPU produced in an earlier epoch: the snapshot and the log since
      * hold what it takes to produce it again (DESIGN.md 6.8). */

@@ -30,6 +30,13 @@ static int setup(ft_dev_t *d) {
     return -1;
   }
   if ((r = ft_drv.cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) goto fail;
+  /* peak memory bandwidth (DDR: two transfers a clock), for the exposure model */
+  CUdevice dv;
+  int clk = 0, bus = 0;
+  if (ft_drv.cuCtxGetDevice(&dv) == CUDA_SUCCESS &&
+      ft_drv.cuDeviceGetAttribute(&clk, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dv) == CUDA_SUCCESS &&
+      ft_drv.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dv) == CUDA_SUCCESS)
+    d->mem_bps = 2.0 * (double)clk * 1e3 * (double)bus / 8.0;
   size_t jb = sizeof(ftk_job_t) * FT_LEDGER_SLOTS;
   void *jobs = NULL;
   r = ft_drv.cuMemHostAlloc(&jobs, jb, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);

@@ -61,6 +61,9 @@ typedef struct ft_alloc_s {
    * launches wrote by their range facts (ft_set_state clears it on any other change) */
   int dirty_part;
   ft_runs_t dirty;
+  /* a bit per group under a valid code, while a never-written allocation is written
+   * in part (coded.c); NULL: the state says for all of it */
+  uint64_t *cmap, ncoded;
   struct ft_snapent_s *snap; /* its copies in the snapshot store (snapshot.c), or NULL */
   int freeing;               /* a free of it is under way: no new snapshot copy of it */
   /* pointers its content holds (reach.c), for kernels that load pointers */
@@ -89,6 +92,24 @@ static inline void ft_content_changed(ft_alloc_t *a) {
 static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return ft_blocks_bytes(a->size); }
 static inline size_t ft_mirror_bytes(const ft_alloc_t *a) { return ft_mirror_code_off(a) + a->code_bytes; }
 
+/* ---- Groups under a valid code (coded.c; engine lock held) ---- */
+/* A never-written allocation about to be written in part becomes clean with no
+ * group coded yet: 1, or 0 (not never-written, or no memory: all of it is encoded). */
+int ft_coded_begin(ft_alloc_t *a);
+void ft_coded_drop(ft_alloc_t *a);
+/* Groups [g0, g1) are under a valid code now (every encode marks them). */
+void ft_coded_mark(ft_alloc_t *a, uint64_t g0, uint64_t g1);
+/* The next run of coded groups in [*g0, end): 1 with [*g0, *g1) set, or 0. */
+int ft_coded_next(const ft_alloc_t *a, uint64_t *g0, uint64_t *g1, uint64_t end);
+int ft_coded_all_in(const ft_alloc_t *a, uint64_t g0, uint64_t g1);
+uint64_t ft_coded_bytes(const ft_alloc_t *a); /* bytes under a code (size without a map) */
+/* Those bytes when they count (clean or in flight: written at least once), else 0. */
+uint64_t ft_coded_counted(const ft_alloc_t *a);
+/* The coded runs of a (more than fit: the groups between the closest join). */
+void ft_coded_runs(const ft_alloc_t *a, ft_runs_t *out);
+/* Encode, on s, the groups of [g0, g1) never written, before a copy that checks them. */
+void ft_coded_cover(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s);
+
 /* All registry functions expect the engine lock held. */
 ft_alloc_t *ft_reg_find(CUdeviceptr p); /* allocation containing p, or NULL */
 ft_alloc_t *ft_reg_find_base(CUdeviceptr base);
@@ -100,8 +121,12 @@ void ft_reg_remove(ft_alloc_t *a);
 size_t ft_reg_count(void);
 ft_alloc_t *ft_reg_at(size_t i);
 void ft_set_state(ft_alloc_t *a, int state);
+void ft_written_add(const ft_alloc_t *a); /* its coded bytes into bytes_written */
 /* Byte-seconds spent in `state`, into the exposure counters. */
 void ft_exposure_add(int state, double bs);
+/* A launch gpuft counts under a code as soon as it is enqueued wrote `bytes` while it
+ * ran: by the model, for (bytes it is given + bytes encoded after) / bandwidth. */
+void ft_exposure_kernel(const ft_dev_t *d, uint64_t written, uint64_t moved);
 
 /* ---- Order of the program's work (order.c) and rest intervals (rest.c) ---- */
 #define FT_ORD_STREAMS 64
@@ -186,6 +211,7 @@ struct ft_dev_s {
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUdeviceptr jobs_dev;  /* its device address */
   CUdeviceptr djobs;     /* device memory: the kernels' accumulator per slot (ftk.h) */
+  double mem_bps;        /* peak memory bandwidth (bytes/s): the exposure model's */
   struct ft_staging_s *staging; /* pinned staging buffers for uploads beyond the checkpoint
                                    budget: one per concurrent upload (upload.c) */
   int n_staging;
@@ -309,9 +335,19 @@ void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, struct 
 /* The same when `a` is not at rest (another stream may be using it): only a
  * restore point that needs no read of it now (its valid checkpoint) is taken. */
 void ft_restore_point_unread(ft_alloc_t *a);
-/* Log an operation of the program for replay. */
+/* Whether the epoch's restore point gives group g of a back (a shadow holds only
+ * the groups the epoch's writes may change). */
+int ft_restore_point_covers(const ft_alloc_t *a, uint64_t g);
+/* Log an operation of the program for replay. A launch carries the groups it may
+ * write of each allocation (its range facts), so that its replay encodes those. */
+#define FT_OP_WRITES 8
+typedef struct {
+  CUdeviceptr base;
+  uint64_t g0, g1;
+} ft_span_t;
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
-                   unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn);
+                   unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn,
+                   const ft_span_t *writes, int nwrites);
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
 /* Another upload to `a` in this epoch, of [off, off+n): 1 if the earlier ones can be
  * dropped from the log (it covers each of them and nothing read `a` since: the replay
@@ -492,6 +528,10 @@ typedef struct {
   double cpu_seconds;
   double covered_byte_s, total_byte_s; /* coverage */
   double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
+  /* the part of covered time a launch's output spent being written, by the model
+   * (ft_exposure_kernel), and the bandwidth the model used */
+  double kernel_byte_s, kernel_model_bps;
+  uint64_t bytes_written, bytes_written_peak; /* protected bytes written, under a code */
   uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
   uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
   uint64_t kernels_facts_other_arch; /* facts from PTX of another architecture than the device's */

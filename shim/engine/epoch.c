@@ -54,9 +54,12 @@ static op_t *push(int kind) {
 }
 
 void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
-                   unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn) {
+                   unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn,
+                   const ft_span_t *writes, int nwrites) {
   op_t *o = push(FT_OP_LAUNCH);
   if (!o) return;
+  o->nw = nwrites >= 0 && nwrites <= FT_OP_WRITES ? nwrites : -1;
+  if (o->nw > 0) memcpy(o->w, writes, (size_t)o->nw * sizeof *writes);
   o->f = f;
   o->fn = fn;
   o->coop = coop;
@@ -306,6 +309,9 @@ static CUresult copy_group_codes(const ft_alloc_t *a, CUdeviceptr dst, CUdevicep
 static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
                        int slot) {
   if (g0 >= g1) return 0;
+  /* (groups never written are not copied: the verification is issued per coded run.
+   * A replay restores them as whatever the shadow holds, and re-encodes what it
+   * rewrites: their content was undefined before the epoch too) */
   CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
   if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
   return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);
@@ -385,6 +391,12 @@ void ft_restore_point_unread(ft_alloc_t *a) {
   a->rp_epoch = ft_epoch;
   a->rp = a->state == FT_ST_UNINIT ? FT_RP_NOT_NEEDED
           : a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
+}
+
+int ft_restore_point_covers(const ft_alloc_t *a, uint64_t g) {
+  if (a->rp_epoch != ft_epoch) return 0;
+  return a->rp == FT_RP_NOT_NEEDED || a->rp == FT_RP_MIRROR ||
+         (a->rp == FT_RP_SHADOW && ft_runs_meets(&a->rp_runs, g, g + 1));
 }
 
 void ft_op_free(op_t *o) {
@@ -471,6 +483,20 @@ static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
     ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
 }
 
+/* A replayed launch's output, encoded over the groups it was logged to write of a
+ * (as the launch itself did): 1, or 0 when they are not known. Only when the code
+ * of a holds elsewhere (clean: restored, or not written by the epoch). */
+static int replay_encode_spans(ft_dev_t *d, const op_t *o, ft_alloc_t *a) {
+  if (o->nw < 0 || a->state != FT_ST_CLEAN) return 0;
+  int found = 0;
+  for (int k = 0; k < o->nw; k++)
+    if (o->w[k].base == a->base) {
+      ft_reencode(d, a, o->w[k].g0, o->w[k].g1, d->stream);
+      found = 1;
+    }
+  return found;
+}
+
 static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
   CUresult r;
   if (o->coop) {
@@ -498,7 +524,7 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
       if (ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(a->size), d->stream, o->fn,
                        (int)(off / 8)))
         ft_rest_verify_owed(a); /* not issued (a full ledger): verified when it comes to rest */
-    } else {
+    } else if (!replay_encode_spans(d, o, a)) {
       a->dirty_part = 0; /* the replay's writes are not bounded here: all of it */
       ft_rest_encode(a, d->stream);
     }

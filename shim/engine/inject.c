@@ -6,8 +6,9 @@
  * parsed by common/faultspec.c (docs/campaign.md); faults separated by ';'. Here:
  *   at=launch:<kernel-substring>:<k> | d2h:<k> | call:<n>
  *   target=arg:<i>[.<byte>] | src | random   (random, the default: any tracked allocation, by size)
- *   bits=1 | 2 | burst:<k>   bit=<b>[+<b>...]   seed=<s>   offset=<byte>
- *   (what is not given is drawn from the seed) */
+ *   bits=1 | 2 | burst:<k> | byte | word | sector | zero   bit=<b>[+<b>...]   seed=<s>
+ *   offset=<byte>   (what is not given is drawn from the seed; where the bits land:
+ *   ftc_fault_place, shared with the simulator) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "engine.h"
 #include "faultspec.h"
 #include "inject.h"
+
+#define FT_INJECT_MAX_BITS (FTC_BLOCK * 8) /* a zeroed block: every bit that was 1 */
 
 typedef struct {
   ftc_fault_t s; /* what was asked */
@@ -25,7 +28,7 @@ typedef struct {
   const char *missed; /* claimed but not applied: why */
   /* what happened */
   uint64_t alloc_id, alloc_size, at_offset;
-  int flipped[64], nflipped;
+  int flipped[FT_INJECT_MAX_BITS], nflipped;
   char where[160];
 } fault_t;
 
@@ -37,13 +40,6 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Why a claimed fault was not applied; read at exit, maybe while threads still run. */
 static void set_missed(fault_t *f, const char *why) { __atomic_store_n(&f->missed, why, __ATOMIC_RELEASE); }
-
-static uint64_t mix(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 /* The shared grammar, then what this injector can do. */
 static int parse_one(const char *spec, fault_t *f, char *err, size_t cap) {
@@ -93,67 +89,67 @@ void ft_inject_init(void) {
 
 int ft_inject_active(void) { return g_n > 0; }
 
-/* Flip the fault's bits in [base, base+size) of device memory, at rest. */
-static void apply(fault_t *f, CUdeviceptr base, size_t size, uint64_t id, const char *where) {
+/* Strike the fault in the window [w, w+wlen) of the allocation [base, base+size),
+ * at rest: the bytes it touches (inside one 128-byte block) are read back, changed and
+ * written again. */
+static void apply(fault_t *f, CUdeviceptr base, size_t size, CUdeviceptr w, size_t wlen, uint64_t id,
+                  const char *where) {
   const ftc_fault_t *sp = &f->s;
-  uint64_t seed = sp->seed;
-  uint64_t off = sp->have_offset ? (uint64_t)sp->offset : mix(&seed) % size;
-  if (off >= size) off = size - 1;
-  /* the 128-byte block holding off (clipped to the allocation) */
-  uint64_t b0 = ft_block_start_of(off);
-  size_t blen = size - b0 < FT_BLOCK_BYTES ? size - b0 : FT_BLOCK_BYTES;
-  uint8_t blk[FT_BLOCK_BYTES];
+  ftc_hit_t hits[FTC_MAX_HITS];
+  uint64_t at;
+  int nh = ftc_fault_place(sp, w, wlen, &at, hits);
+  if (!nh) {
+    set_missed(f, "its target held no byte");
+    return;
+  }
+  uint64_t lo = hits[0].byte, len = hits[nh - 1].byte + 1 - lo;
+  uint8_t blk[FTC_MAX_HITS];
   /* at rest: the program's stream and every other one of the context (gpuft's
    * snapshot stream may still be copying the block, which the flip would race) */
-  if (ft_real.cuCtxSynchronize() != CUDA_SUCCESS ||
-      ft_real.cuMemcpyDtoH_v2(blk, base + b0, blen) != CUDA_SUCCESS) {
+  if (ft_real.cuCtxSynchronize() != CUDA_SUCCESS || ft_real.cuMemcpyDtoH_v2(blk, w + lo, len) != CUDA_SUCCESS) {
     set_missed(f, "its block could not be read back");
     return;
   }
-  /* bit b: bit b%8 of the byte at off + b/8 (common/faultspec.h), within the block */
-  unsigned nbits = (unsigned)blen * 8, at = (unsigned)((off - b0) * 8);
-  unsigned first = (at + (sp->nbit ? (unsigned)sp->bit[0] : (unsigned)(mix(&seed) % 8))) % nbits;
   f->nflipped = 0;
-  if (sp->nbit > 1) /* exactly the bits named */
-    for (int i = 0; i < sp->nbit; i++) {
-      unsigned b = (at + (unsigned)sp->bit[i]) % nbits;
-      blk[b / 8] ^= (uint8_t)(1u << (b % 8));
-      f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
-    }
-  for (int i = 0; sp->nbit <= 1 && i < sp->nbits && f->nflipped < 64; i++) {
-    unsigned b;
-    if (sp->burst) b = (first + (unsigned)i) % nbits;          /* adjacent bits */
-    else if (i == 0) b = first;
-    else do b = (unsigned)(mix(&seed) % nbits); while (b == first && nbits > 1);
-    blk[b / 8] ^= (uint8_t)(1u << (b % 8));
-    f->flipped[f->nflipped++] = (int)(b0 * 8 + b);
+  for (int i = 0; i < nh; i++) {
+    uint8_t *b = &blk[hits[i].byte - lo];
+    uint8_t changed = sp->model == FTC_MODEL_ZERO ? (uint8_t)(*b & hits[i].mask) : hits[i].mask;
+    *b ^= changed;
+    for (int k = 0; k < 8; k++) /* bit numbers from the allocation's start */
+      if (changed >> k & 1 && f->nflipped < FT_INJECT_MAX_BITS)
+        f->flipped[f->nflipped++] = (int)((w - base + hits[i].byte) * 8 + (uint64_t)k);
   }
   /* a pageable upload may return once staged: the flip must have landed before
    * anything (gpuft's own snapshot stream included) reads the block */
-  if (ft_real.cuMemcpyHtoD_v2(base + b0, blk, blen) != CUDA_SUCCESS ||
-      ft_real.cuCtxSynchronize() != CUDA_SUCCESS) {
+  if (ft_real.cuMemcpyHtoD_v2(w + lo, blk, len) != CUDA_SUCCESS || ft_real.cuCtxSynchronize() != CUDA_SUCCESS) {
     set_missed(f, "its block could not be written back");
     return;
   }
   f->alloc_id = id;
   f->alloc_size = size;
-  f->at_offset = off;
+  f->at_offset = w - base + at;
   snprintf(f->where, sizeof f->where, "%s", where);
   __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE); /* publishes the fields above */
   FT_INFO("GPUFT_INJECT: flipped %d bit(s) of allocation #%ju at byte %ju (%s)", f->nflipped,
-          (uintmax_t)id, (uintmax_t)off, where);
+          (uintmax_t)id, (uintmax_t)f->at_offset, where);
 }
 
-/* Inject into the tracked allocation containing device address p, if any. */
-static void inject_at(fault_t *f, CUdeviceptr p, const char *where) {
+/* Inject into the tracked allocation containing device address p, if any: anywhere
+ * in it, or (n > 0) in the n bytes from p (what a copy reads: the program's data). */
+static void inject_at(fault_t *f, CUdeviceptr p, size_t n, const char *where) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
   CUdeviceptr base = a ? a->base : 0;
   size_t size = a ? a->size : 0;
   uint64_t id = a ? a->id : 0;
   ft_unlock();
-  if (size) apply(f, base, size, id, where);
-  else set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
+  if (!size) {
+    set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
+    return;
+  }
+  CUdeviceptr w = n ? p : base;
+  size_t wlen = n ? (n < base + size - p ? n : base + size - p) : size;
+  apply(f, base, size, w, wlen, id, where);
 }
 
 /* A tracked allocation chosen with probability proportional to its size. */
@@ -161,7 +157,7 @@ static ft_alloc_t *random_alloc(uint64_t *seed) {
   uint64_t total = 0;
   for (size_t i = 0; i < ft_reg_count(); i++) total += ft_reg_at(i)->size;
   if (!total) return NULL;
-  uint64_t pick = mix(seed) % total;
+  uint64_t pick = ftc_mix(seed) % total;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if (pick < a->size) return a;
@@ -176,7 +172,7 @@ static void inject_random(fault_t *f, const char *where) {
   ft_alloc_t *a = random_alloc(&seed);
   CUdeviceptr base = a ? a->base : 0;
   ft_unlock();
-  if (base) inject_at(f, base, where);
+  if (base) inject_at(f, base, 0, where);
   else set_missed(f, "the program had no allocation at that moment");
 }
 
@@ -218,7 +214,7 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
             param_off[sp->arg] + at + 8 <= len) {
           uint64_t v;
           memcpy(&v, params + param_off[sp->arg] + at, 8);
-          inject_at(f, (CUdeviceptr)v, where);
+          inject_at(f, (CUdeviceptr)v, 0, where);
         } else {
           set_missed(f, sp->arg >= nparams ? "the kernel has fewer arguments"
                                          : "that argument (or field) is not a pointer");
@@ -230,7 +226,7 @@ void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
   }
 }
 
-void ft_inject_d2h(CUdeviceptr src) {
+void ft_inject_d2h(CUdeviceptr src, size_t n) {
   if (!g_n) return;
   __atomic_add_fetch(&g_d2h, 1, __ATOMIC_RELAXED);
   for (int i = 0; i < g_n; i++) {
@@ -240,12 +236,24 @@ void ft_inject_d2h(CUdeviceptr src) {
       char where[64];
       snprintf(where, sizeof where, "before device-to-host copy %ju", (uintmax_t)f->s.k);
       if (f->s.target == FTC_TG_SRC) {
-        inject_at(f, src, where);
+        inject_at(f, src, n, where);
       } else {
         inject_random(f, where);
       }
     }
   }
+}
+
+/* The simulator's count of the program's copies (simcudaProgramCopy; NULL elsewhere). */
+static void (*g_sim_program_copy)(int next);
+
+void ft_inject_bind_sim(void (*program_copy)(int next)) {
+  g_sim_program_copy = program_copy;
+  if (program_copy) program_copy(0); /* before any copy: gpuft's own never count */
+}
+
+void ft_inject_d2h_issue(void) {
+  if (g_sim_program_copy) g_sim_program_copy(1);
 }
 
 void ft_inject_warn_unapplied(void) {

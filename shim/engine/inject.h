@@ -14,7 +14,13 @@ int ft_inject_active(void);
 void ft_inject_call(void);
 void ft_inject_launch(const char *kernel, const uint8_t *params, size_t len,
                       const uint32_t *param_off, const uint32_t *param_size, int nparams);
-void ft_inject_d2h(CUdeviceptr src);
+void ft_inject_d2h(CUdeviceptr src, size_t n);
+/* The program's device-to-host copy is issued next on this thread: on the simulator,
+ * it alone counts for SIMCUDA_FLIP's at=d2h:<k> (gpuft's own copies, which vary from
+ * run to run, do not), so that d2h:<k> is the same copy in both injectors. */
+void ft_inject_d2h_issue(void);
+/* At start-up: the simulator's simcudaProgramCopy, if the driver is the simulator. */
+void ft_inject_bind_sim(void (*program_copy)(int next));
 /* At exit: one warning for each requested fault that was never applied, with why (a
  * misspelt kernel name, fewer events than asked): a hand test must not mistake it for
  * a fault the program survived. */

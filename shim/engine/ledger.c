@@ -108,14 +108,24 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   return 0;
 }
 
+/* Only groups under a valid code are checked: one job per coded run (memory never
+ * written holds nothing to check, and its code words are whatever they were). */
+static int issue_coded(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                       CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
+  int rc = 0;
+  for (uint64_t c0 = g0, c1; ft_coded_next(a, &c0, &c1, g1); c0 = c1)
+    if (issue(d, kind, why, a, c0, c1, dst, stream, fn, argslot)) rc = -1;
+  return rc;
+}
+
 int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
                  ft_func_t *fn, int argslot) {
-  return issue(d, FT_JOB_VERIFY, why, a, g0, g1, 0, stream, fn, argslot);
+  return issue_coded(d, FT_JOB_VERIFY, why, a, g0, g1, 0, stream, fn, argslot);
 }
 
 int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                       CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
-  return issue(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
+  return issue_coded(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
 }
 
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
@@ -137,6 +147,7 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
   uint64_t bytes = ft_groups_len(a->size, g0, g1);
   ft_st.bytes_encoded_device += bytes;
   ft_st.encodes++;
+  ft_coded_mark(a, g0, g1);
 }
 
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1) {

@@ -17,6 +17,8 @@ typedef struct {
   unsigned grid[3], block[3], shmem;
   uint8_t *params;
   size_t plen;
+  ft_span_t w[FT_OP_WRITES]; /* the groups it may write, per allocation (by base) */
+  int nw;                    /* -1: not known (more than fit): all of what it writes */
   /* copies and memsets */
   ft_alloc_t *a; /* H2D: destination (its checkpoint holds the bytes) */
   CUdeviceptr dst, src; /* (H2D: dst is the destination address) */

@@ -87,12 +87,26 @@ void ft_exposure_add(int state, double bs) {
   else ft_st.inflight_byte_s += bs;
 }
 
+void ft_written_add(const ft_alloc_t *a) {
+  ft_st.bytes_written += ft_coded_counted(a);
+  if (ft_st.bytes_written > ft_st.bytes_written_peak) ft_st.bytes_written_peak = ft_st.bytes_written;
+}
+
+void ft_exposure_kernel(const ft_dev_t *d, uint64_t written, uint64_t moved) {
+  if (!d || d->mem_bps <= 0) return;
+  ft_st.kernel_model_bps = d->mem_bps;
+  ft_st.kernel_byte_s += (double)written * ((double)moved / d->mem_bps);
+}
+
 void ft_set_state(ft_alloc_t *a, int state) {
   double t = ft_now();
-  ft_exposure_add(a->state, (double)a->size * (t - a->t_state));
+  ft_exposure_add(a->state, (double)ft_coded_bytes(a) * (t - a->t_state));
   a->t_state = t;
   if (state != FT_ST_INFLIGHT || a->state != FT_ST_INFLIGHT) a->dirty_part = 0;
+  ft_st.bytes_written -= ft_coded_counted(a);
   a->state = state;
+  if (state == FT_ST_UNINIT || state == FT_ST_UNPROT) ft_coded_drop(a); /* nothing coded */
+  ft_written_add(a);
 }
 
 void ft_alloc_untrack(ft_alloc_t *a) {

@@ -134,13 +134,18 @@ static void exposure(double *cov, double *inflight, double *unprot, double *tot)
   *unprot = ft_st.unprotected_byte_s, *tot = ft_st.total_byte_s;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     const ft_alloc_t *a = ft_reg_at(i);
-    double bs = (double)a->size * (t - a->t_state);
+    double bs = (double)ft_coded_bytes(a) * (t - a->t_state);
     if (a->state == FT_ST_UNINIT) continue; /* nothing written yet: nothing to protect */
     *tot += bs;
     if (a->state == FT_ST_CLEAN) *cov += bs;
     else if (a->state == FT_ST_UNPROT) *unprot += bs;
     else *inflight += bs;
   }
+  /* kernels' run time, by the model: counted under a code from the launch on, but
+   * what they write is in flight until they are done */
+  double k = ft_st.kernel_byte_s < *cov ? ft_st.kernel_byte_s : *cov;
+  *cov -= k;
+  *inflight += k;
 }
 
 static double coverage(void) {
@@ -223,6 +228,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_end(w);
   ft_jw_obj(w, "bytes");
   ft_jw_u(w, "protected", s->bytes_protected_peak);
+  ft_jw_u(w, "written", s->bytes_written_peak);
   ft_jw_u(w, "checkpoint", s->bytes_checkpoint_peak);
   ft_jw_u(w, "shadow", s->bytes_shadow);
   ft_jw_u(w, "encoded_host", s->bytes_encoded_host);
@@ -254,6 +260,8 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
     ft_jw_f(w, "in_flight_byte_s", inflight, 6);
     ft_jw_f(w, "unprotected_byte_s", unprot, 6);
     ft_jw_f(w, "under_code_share", tot > 0 ? cov / tot : 0.0, 6);
+    ft_jw_f(w, "kernel_in_flight_byte_s", s->kernel_byte_s, 6);
+    ft_jw_f(w, "kernel_model_bytes_per_s", s->kernel_model_bps, 0);
     ft_jw_end(w);
   } else {
     ft_jw_null(w, "coverage");
@@ -445,7 +453,14 @@ static void summary(ft_jw_t *w, const ft_end_t *end, const char *report_path) {
   ft_jw_num_u(w, s->allocations - s->allocations_unprotected);
   ft_jw_raw(w, " of ");
   ft_jw_num_u(w, s->allocations);
-  ft_jw_raw(w, " allocations, ");
+  ft_jw_raw(w, " allocations");
+  if (s->bytes_written_peak < s->bytes_protected_peak) {
+    /* the rest was never written: nothing there to protect (a pool's free part) */
+    ft_jw_raw(w, " (");
+    mib(w, s->bytes_written_peak);
+    ft_jw_raw(w, " of it written)");
+  }
+  ft_jw_raw(w, ", ");
   ft_jw_num_u(w, s->launches_protected);
   ft_jw_raw(w, " of ");
   ft_jw_num_u(w, s->launches);
@@ -699,6 +714,10 @@ static void read_cmdline(void) {
 __attribute__((constructor)) static void ft_load(void) {
   g_proc.start = wall_now();
   read_cmdline();
+  /* loaded by the driver at cuInit (CUDA_INJECTION64_PATH), not preloaded: gpuft
+   * sees none of the program's calls, so it keeps no report and catches nothing
+   * (hooks/injection.c says so) */
+  if (ft_loaded_late()) return;
   pthread_atfork(NULL, NULL, atfork_child);
   atexit(at_exit);
   const char *e = getenv("GPUFT_ENABLE");

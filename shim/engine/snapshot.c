@@ -60,6 +60,25 @@ static int64_t copy_groups(const ft_alloc_t *a, uint8_t *buf, uint64_t g0, uint6
   return (int64_t)len;
 }
 
+/* buf = what `from` holds of a: all of it, or (written in part) its coded runs, the
+ * only groups a copy ever filled. */
+static void seed(const ft_alloc_t *a, uint8_t *buf, const uint8_t *from) {
+  if (!a->cmap) {
+    memcpy(buf, from, ft_mirror_bytes(a));
+    return;
+  }
+  ft_runs_t runs;
+  ft_coded_runs(a, &runs);
+  size_t co = ft_mirror_code_off(a);
+  for (int k = 0; k < runs.n; k++) {
+    uint64_t g0 = runs.r[k][0], g1 = runs.r[k][1], off[6], bytes[6];
+    size_t b0 = ft_group_start(g0);
+    memcpy(buf + b0, from + b0, ft_groups_len(a->size, g0, g1));
+    ft_code_groups_span(a->size, g0, g1, off, bytes);
+    for (int c = 0; c < 6; c++) memcpy(buf + co + off[c], from + co + off[c], bytes[c]);
+  }
+}
+
 static uint64_t g_gen;        /* snapshots promoted (0: none yet) */
 static uint64_t g_gen_id_max; /* allocations with a larger id were made after it */
 static uint64_t g_pend_id_max;
@@ -261,13 +280,15 @@ static void take(ft_dev_t *d) {
       if (buf && !e->filled[b] && e->in_gen && e->src == SRC_COPY && e->filled[e->idx]) {
         /* the second buffer starts as a host copy of the promoted one: the device is
          * read only for what was written since (no second whole copy of a pool) */
-        memcpy(buf, e->buf[e->idx], ft_mirror_bytes(a));
+        seed(a, buf, e->buf[e->idx]);
         e->filled[b] = 1;
         e->since[b] = e->since[e->idx];
       }
-      if (!e->filled[b]) ft_runs_one(&e->copied, 0, ft_groups_of(a->size));
+      if (!e->filled[b]) ft_coded_runs(a, &e->copied); /* never written: nothing to keep */
       else e->copied = e->since[b];
       for (int k = 0; ok && k < e->copied.n; k++) {
+        /* (groups never written between two runs: encoded, so that the copy checks) */
+        if (buf) ft_coded_cover(d, a, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream);
         int64_t got = buf ? copy_groups(a, buf, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream) : -1;
         ok = got >= 0;
         copied += ok ? (uint64_t)got : 0;
@@ -365,7 +386,11 @@ void ft_snap_epoch_closed(void) {
     return;
   }
   double iv = (double)FT_OPT(SNAPSHOT_INTERVAL_MS) * 1e-3;
-  int due = !g_gen || g_broken || ft_now() - g_t_last >= iv ||
+  /* The first one too waits an interval (from the first epoch boundary): until it,
+   * the log since the start of the run is what recovers (a program that ends
+   * sooner never pays for a copy of what it produced) */
+  if (g_t_last == 0) g_t_last = ft_now();
+  int due = g_broken || ft_now() - g_t_last >= iv ||
             g_log_bytes * 2 >= (uint64_t)FT_OPT(SNAPSHOT_LOG_MAX) ||
             g_epochs >= (uint64_t)FT_OPT(SNAPSHOT_EPOCHS);
   if (!due) return;
@@ -480,6 +505,9 @@ static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
   CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base, from, a->size, d->stream);
   if (r == CUDA_SUCCESS)
     r = ft_real.cuMemcpyHtoDAsync_v2(a->code, from + ft_mirror_code_off(a), a->code_bytes, d->stream);
+  /* written in part: groups the snapshot never held came back as whatever its buffer
+   * had, and some may be marked coded since; every group is encoded again */
+  if (r == CUDA_SUCCESS && a->cmap) ft_reencode(d, a, 0, ft_groups_of(a->size), d->stream);
   return r;
 }
 

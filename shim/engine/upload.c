@@ -106,6 +106,7 @@ static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, 
     CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->code + off[k], src[k], count * 4, s);
     if (r != CUDA_SUCCESS) return r;
   }
+  ft_coded_mark(a, g0, g1);
   return CUDA_SUCCESS;
 }
 
@@ -192,6 +193,8 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   int whole = off == 0 && end == a->size;
   ft_snap_before_upload(a); /* the checkpoint is about to change */
   ft_snap_before_write(a, s, ft_group_of(off), ft_groups_of(end));
+  /* part of a never-written allocation (a tensor in a pool): only it is encoded */
+  if (!whole) ft_coded_begin(a);
   /* Host-encodable range: whole groups, or up to the allocation's end. */
   size_t hs = ft_group_start(ft_groups_of(off));
   size_t he = end == a->size ? end : ft_group_start(ft_group_of(end));

@@ -348,6 +348,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       uint64_t g0 = 0, g1 = 0;
       groups(&refs[i], 1, &g0, &g1);
       ft_restore_point(d, a, s, 0, skip ? NULL : fn, refs[i].slot, g0, g1);
+      /* never written, and the launch writes a bounded part: only that is encoded */
+      if (rest && !refs[i].whole[1]) ft_coded_begin(a);
     }
     /* its code holds for every group the launch does not write (in flight: but
      * for what earlier launches wrote, by their ranges) */
@@ -355,12 +357,28 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     part[i] = rest && (coded[i] || (a->state == FT_ST_INFLIGHT && a->dirty_part));
   }
   declare_unwritten(d, refs, nref);
+  uint64_t given = 0; /* bytes the launch may read or write, for the exposure model */
+  for (int i = 0; i < nref; i++) {
+    uint64_t g0, g1;
+    if (groups(&refs[i], 2, &g0, &g1)) given += ft_groups_len(refs[i].a->size, g0, g1);
+  }
   CUresult r = real(call);
   if (r == CUDA_SUCCESS) {
     const char *side = impure(fn, buf, len);
     if (side) ft_epoch_unreplayable(side);
     else if (coop == 2) ft_epoch_unreplayable("a launch with attributes (cuLaunchKernelEx)");
-    else ft_log_launch(f, coop, grid, block, shmem, buf, len, fn);
+    else {
+      ft_span_t w[FT_OP_WRITES];
+      int nw = 0;
+      for (int i = 0; i < nref && nw >= 0; i++) {
+        uint64_t g0 = 0, g1 = 0;
+        if (refs[i].acc == FT_ACC_READ) continue;
+        groups(&refs[i], 1, &g0, &g1); /* (none: nothing to encode) */
+        if (nw == FT_OP_WRITES) nw = -1;
+        else w[nw++] = (ft_span_t){refs[i].a->base, g0, g1};
+      }
+      ft_log_launch(f, coop, grid, block, shmem, buf, len, fn, w, nw);
+    }
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
       uint64_t ng = ft_groups_of(a->size);
@@ -385,6 +403,11 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
         ft_set_state(a, FT_ST_CLEAN);
         if (!coded[i]) ft_reencode(d, a, 0, ng, s);
         else if (groups(&refs[i], 1, &g0, &g1)) ft_reencode(d, a, g0, g1, s);
+        if (!coded[i]) g0 = 0, g1 = ng;
+        /* counted under a code from now on: what it writes, while the kernel and
+         * the encode run (by the model) is in flight */
+        uint64_t wb = ft_groups_len(a->size, g0, g1);
+        ft_exposure_kernel(d, wb, given + wb);
         if (coded[i] && !skip) verify_read_only(d, &refs[i], s);
       } else {
         /* in flight until every writer is done: a commit encodes it (only what

@@ -196,10 +196,11 @@ static CUresult d2h_return(CUresult r, void *dst) {
 
 #define D2H_SYNC(name, ptsz)                                           \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n) {        \
-    ft_inject_d2h(src);                                                \
+    ft_inject_d2h(src, n);                                             \
     FT_OP_BEGIN();                                                     \
     uint64_t vc_[FT_ORD_STREAMS];                                      \
     sync_begin(FT_STREAM(0, ptsz), vc_);                               \
+    ft_inject_d2h_issue();                                             \
     CUresult r = ft_real.name(dst, src, n);                            \
     if (r == CUDA_SUCCESS) sync_end(vc_);                              \
     ft_alloc_t *a = NULL;                                              \
@@ -214,8 +215,9 @@ static CUresult d2h_return(CUresult r, void *dst) {
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
-    ft_inject_d2h(src);                                                        \
+    ft_inject_d2h(src, n);                                                     \
     FT_OP_BEGIN();                                                             \
+    ft_inject_d2h_issue();                                                     \
     CUresult r = ft_real.name(dst, src, n, s);                                 \
     ft_alloc_t *a;                                                             \
     if (r == CUDA_SUCCESS) verify_read(src, n, FT_STREAM(s, ptsz), FT_WHY_D2H, &a); \
@@ -257,7 +259,9 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
     uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
     int whole = doff == 0 && n == da->size;
     int aligned = src_clean && doff % FT_GROUP_BYTES == 0 && soff % FT_GROUP_BYTES == 0 &&
-                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size));
+                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size)) &&
+                  ft_coded_all_in(sa, ft_group_of(soff), ft_groups_of(soff + n));
+    if (!whole) ft_coded_begin(da); /* never written: only the range */
     if (aligned && (da->state == FT_ST_CLEAN || whole)) {
       /* same block and group structure: the codes travel with the data, so an
        * error in the source stays detectable in the copy */
@@ -265,6 +269,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
       ft_code_groups_span(da->size, ft_group_of(doff), ft_groups_of(doff + n), ds, bytes);
       ft_code_group_offsets(sa->size, ft_group_of(soff), ss);
       for (int k = 0; k < 6; k++) ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], bytes[k], s);
+      ft_coded_mark(da, ft_group_of(doff), ft_groups_of(doff + n));
     } else if (da->state == FT_ST_CLEAN || whole) {
       ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);
     } else {

@@ -170,6 +170,7 @@ static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32
     uint64_t count = k < 2 ? nblk : ngrp;
     ft_real.cuMemsetD32Async(a->code + lo[k], val[k], count, s);
   }
+  ft_coded_mark(a, gi0, gi1);
   if (gfirst < gi0) ft_reencode(d, a, gfirst, gi0, s);
   if (gi1 < glast) ft_reencode(d, a, gi1, glast, s);
 }
@@ -204,6 +205,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
   if (a && d && a->code && a->state != FT_ST_UNPROT) {
     size_t off = (size_t)(p - a->base), end = off + bytes;
     if (end > a->size) end = a->size;
+    if (!(off == 0 && end == a->size)) ft_coded_begin(a); /* never written: only the range */
     if (a->state != FT_ST_CLEAN && !(off == 0 && end == a->size))
       ft_reencode(d, a, 0, ft_groups_of(a->size), s);
     else if (pattern_ok && off % 4 == 0)

@@ -107,7 +107,9 @@ static void resolve(void) {
   for (size_t i = 1; i < g_nmap; i++)
     if (g_map[i].real == g_map[i - 1].real)
       FT_DEBUG("the driver aliases two hooked entry points at %p", g_map[i].real);
-  ft_enabled = FT_OPT(ENABLE) != 0;
+  ft_enabled = FT_OPT(ENABLE) != 0 && !ft_loaded_late(); /* late: some calls could reach the hooks, never all */
+  if (ft_enabled) /* a disabled gpuft forwards the program's copies undeclared */
+    ft_inject_bind_sim((void (*)(int))ft_real_dlsym(g_libcuda, "simcudaProgramCopy"));
   ft_codec_set_threads((int)FT_OPT(THREADS));
   ft_inject_init();
   if (ft_enabled) ft_report_arm();

@@ -37,7 +37,7 @@ cudaError_t simrt_init(void) {
 int simrt_current_device(void) { return simrt_tls_dev; }
 
 /* The retained primary context of dev, retaining it on first use. */
-static cudaError_t simrt_primary_of(int dev, CUcontext *out) {
+cudaError_t simrt_primary_of(int dev, CUcontext *out) {
   cudaError_t e = simrt_init();
   if (e != cudaSuccess) return e;
   if (dev < 0 || dev >= simrt_ndev) return cudaErrorInvalidDevice;

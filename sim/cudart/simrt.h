@@ -54,6 +54,8 @@ void *simrt_driver_sym(const char *name);
  * use, as the real runtime does lazily). Fails with the sticky error once one is set. */
 cudaError_t simrt_ctx(void);
 int simrt_current_device(void);
+/* The runtime's retained primary context of dev (cudaErrorInvalidDevice if none). */
+cudaError_t simrt_primary_of(int dev, CUcontext *out);
 cudaError_t simrt_set_device(int dev);
 /* Drops the runtime's cached per-device state after cudaDeviceReset. */
 void simrt_forget_device(int dev);

@@ -1,6 +1,7 @@
 /* Codec tests: one line per test, TEST_ENTRY(name, timeout in seconds). */
 TEST_ENTRY(xparity_locate_all_bits, 10)
 TEST_ENTRY(xparity_two_data_bits_never_single, 30)
+TEST_ENTRY(fault_models_against_the_code, 30)
 TEST_ENTRY(code_layout, 10)
 TEST_ENTRY(enum_single_flips_full_blocks, 60)
 TEST_ENTRY(enum_single_flips_padded_block, 60)

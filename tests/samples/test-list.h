@@ -31,6 +31,18 @@ TEST_ENTRY(stream_attrs, 60)
 TEST_ENTRY(mempool, 60)
 /* Recursive device functions on a real call stack; a runaway one fails its launch. */
 TEST_ENTRY(recursion, 60)
+/* Several devices (SIMCUDA_DEVICES=2), VMM and IPC, as NVIDIA's simpleP2P,
+ * simpleMultiGPU, vectorAddMMAP and simpleIPC use them: peer access and copies, a
+ * kernel faulting on a peer's memory without access, a waiver with one device, a
+ * halo exchange against a host reference, a range striped over two devices' memory,
+ * a child process reading and writing its parent's buffer. */
+TEST_ENTRY(simple_p2p, 60)
+TEST_ENTRY(simple_p2p_without_peer_access, 60)
+TEST_ENTRY(simple_p2p_one_device_waives, 60)
+TEST_ENTRY(halo_multi_gpu, 60)
+TEST_ENTRY(vector_add_mmap, 60)
+TEST_ENTRY(vector_add_mmap_two_devices, 60)
+TEST_ENTRY(simple_ipc, 60)
 /* Graphs (built the default way, static runtime): explicit and captured graphs,
  * a Jacobi solver relaunched with updates, graph memory nodes; conditional nodes
  * refused by name. */

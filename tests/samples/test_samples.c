@@ -71,6 +71,36 @@ TEST_IMPL(graph_conditional_refused) {
   return TEST_OK;
 }
 
+/* The samples of several devices, VMM and IPC: run with SIMCUDA_DEVICES=devices
+ * (and one argument); exit status `want` (0: PASSED, 2: waived, saying so). */
+static int run_devices(const char *name, const char *path, const char *arg, const char *devices, int want) {
+  if (!*path) return TEST_SKIPF("sample %s not built (no nvcc)", name);
+  const char *argv[] = {path, arg, NULL};
+  char dev[32];
+  snprintf(dev, sizeof dev, "SIMCUDA_DEVICES=%s", devices);
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", dev, NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
+  if (r.status != want || !strstr(r.out, want == 0 ? "PASSED" : "Waiving"))
+    FT_FAIL_("%s %s (%s devices) exited %d, expected %d\nstdout:\n%s\nstderr:\n%s", name, arg ? arg : "",
+             devices, r.status, want, r.out, r.err);
+  ASSERT(!strstr(r.err, "cannot launch"));
+  proc_free(&r);
+  return TEST_OK;
+}
+
+TEST_IMPL(simple_p2p) { return run_devices("simple_p2p", SAMPLE_simple_p2p, NULL, "2", 0); }
+TEST_IMPL(simple_p2p_without_peer_access) {
+  return run_devices("simple_p2p", SAMPLE_simple_p2p, "--without-peer-access", "2", 0);
+}
+TEST_IMPL(simple_p2p_one_device_waives) { return run_devices("simple_p2p", SAMPLE_simple_p2p, NULL, "1", 2); }
+TEST_IMPL(halo_multi_gpu) { return run_devices("halo_multi_gpu", SAMPLE_halo_multi_gpu, NULL, "2", 0); }
+TEST_IMPL(vector_add_mmap) { return run_devices("vector_add_mmap", SAMPLE_vector_add_mmap, NULL, "1", 0); }
+TEST_IMPL(vector_add_mmap_two_devices) {
+  return run_devices("vector_add_mmap", SAMPLE_vector_add_mmap, NULL, "2", 0);
+}
+TEST_IMPL(simple_ipc) { return run_devices("simple_ipc", SAMPLE_simple_ipc, NULL, "1", 0); }
+
 TEST_IMPL(reduce_ballot_ub_reported) {
   if (!*SAMPLE_reduce_ballot) return TEST_SKIPF("sample reduce_ballot not built (no nvcc)");
   const char *argv[] = {SAMPLE_reduce_ballot, NULL};

@@ -173,7 +173,7 @@ TEST_IMPL(flips_in_inputs_repaired) {
                bits == 2 ? "+7" : "");
       ASSERT_EQ(run_case(names[i], "recover/launch", "1", spec, &g), 0);
       ASSERT_EQ(g.shim_violations, 0u);
-      ASSERT_GE(g.detected, 1u); /* the flip was found */
+      if (g.detected < 1) FT_FAIL_("%s with %s: the flip was not found\n%s", names[i], spec, g.out); 
       runs++;
       /* never a wrong answer: the native one, or an error the program is told of */
       if (strstr(g.out, "WRONG")) FT_FAIL_("%s with %s: a wrong answer: %s", names[i], spec, g.out);
@@ -195,8 +195,10 @@ TEST_IMPL(flips_in_inputs_repaired) {
    * uintptr, offset_param, device_fn: 16 runs) are repaired. */
   ASSERT_GE(repaired, 12);
   /* The byte-range cases (r_*: tensors of one pool, a stride loop, a scatter, a tile,
-   * two streams) reach memory only through their arguments: every flip repaired. */
-  ASSERT_GE(range_runs, 14);
+   * two streams; a pool written only in part: tensors uploaded, set, copied and
+   * written among never-written groups, a workspace carved from it, a gather through
+   * an index table) reach memory only through their arguments: every flip repaired. */
+  ASSERT_GE(range_runs, 20);
   ASSERT_EQ(range_repaired, range_runs);
   return TEST_OK;
 }

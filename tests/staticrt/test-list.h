@@ -12,3 +12,5 @@ TEST_ENTRY(detect_mode_flip_exits_cleanly, 120)
 /* Every sample of tests/samples built the default way runs and checks out, on the
  * interpreter and under gpuft (zero detections). */
 TEST_ENTRY(samples_linked_statically, 240)
+/* The samples of several devices, VMM and IPC built the default way, on two devices. */
+TEST_ENTRY(device_samples_linked_statically, 120)

@@ -153,3 +153,26 @@ TEST_IMPL(samples_linked_statically) {
 #endif
   return TEST_OK;
 }
+
+/* The samples of several devices, VMM and IPC built the default way: NVIDIA's
+ * static runtime finds the peer, VMM and IPC entry points through cuGetProcAddress,
+ * and its integrity check covers every device. */
+TEST_IMPL(device_samples_linked_statically) {
+#ifndef STATIC_DEV_simple_p2p
+  return TEST_SKIPF("samples not built (no nvcc)");
+#else
+  static const struct { const char *path, *devices; } runs[] = {
+      {STATIC_DEV_simple_p2p, "SIMCUDA_DEVICES=2"}, {STATIC_DEV_halo_multi_gpu, "SIMCUDA_DEVICES=2"},
+      {STATIC_DEV_vector_add_mmap, "SIMCUDA_DEVICES=2"}, {STATIC_DEV_simple_ipc, "SIMCUDA_DEVICES=1"}};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    const char *argv[] = {runs[i].path, NULL};
+    const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", runs[i].devices, NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
+    if (r.status != 0 || !strstr(r.out, "PASSED"))
+      FT_FAIL_("%s (%s) exited %d\nstdout:\n%s\nstderr:\n%s", runs[i].path, runs[i].devices, r.status, r.out, r.err);
+    proc_free(&r);
+  }
+  return TEST_OK;
+#endif
+}

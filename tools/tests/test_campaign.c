@@ -232,11 +232,15 @@ TEST_IMPL(usage_errors) {
       {"--at", "launch:k", "-n", "2", "--", "/bin/true", NULL},
       {"--at", "call", "--injector", "sim", "-n", "2", "/bin/true", NULL},
       {"--frobnicate", "-n", "2", "/bin/true", NULL},
+      {"--bits", "zero,stuck", "-n", "2", "--", "/bin/true", NULL},
+      {"--bits", "word,bit=3", "-n", "2", "--", "/bin/true", NULL},
   };
-  static const char *const says[] = {"invalid value for --bits", "invalid value for -n",
+  static const char *const says[] = {"--bits takes: 1 | 2 | burst:K | byte | word | sector | zero", "invalid value for -n",
                                      "no program given",
                                      "--at launch:k: launch:KERNEL:K needs a kernel-name substring",
-                                     "the simulator aims at a pointer argument", "unknown option"};
+                                     "the simulator aims at a pointer argument", "unknown option",
+                                     "stuck cells are the simulator's (--injector sim)",
+                                     "the model only (the campaign draws the rest)"};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     proc_result_t r = campaign(cases[i], NULL, 30);
     if (r.status != 2) FT_FAIL_("case %zu: status %d, stderr:\n%s", i, r.status, r.err);

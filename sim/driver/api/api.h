@@ -1,4 +1,4 @@
-/* api.h: the simulator driver's top room (cuInit and the device, cuGetProcAddress,
+/* api.h: the simulator driver's top room (cuInit, the devices, VMM, IPC, cuGetProcAddress,
  * the static runtime's export tables, the memory entry points); uses every room below.
  * Prototypes are grouped under a comment naming the file that defines them. */
 #ifndef SIM_API_H
@@ -6,7 +6,11 @@
 
 #include "exec.h"
 
-/* Nothing here is shared yet: init.c, procaddr.c, export.c and memapi.c call only
- * the rooms below and the cu* entry points (cuda.h). */
+/* init.c, device.c, procaddr.c, export.c, memapi.c, vmm.c and ipc.c call only the
+ * rooms below and the cu* entry points (cuda.h). */
+
+/* injection.c: at cuInit, after the simulator is up: CUDA_INJECTION64_PATH's
+ * library loaded and its InitializeInjection called, once. */
+void sim_injection_load(void);
 
 #endif

@@ -12,7 +12,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
   if (r || (r = sim_capture_check_unsafe("cuMemAlloc"))) return r;
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
   uint64_t p;
-  r = sim_mem_alloc_device(ctx, bytesize, &p);
+  r = sim_mem_alloc_device(ctx, ctx->dev, bytesize, &p);
   if (r == CUDA_SUCCESS) *dptr = p;
   return r;
 }
@@ -26,7 +26,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size
   size_t p = (width + 511) & ~(size_t)511; /* the texture pitch alignment */
   if (height > SIZE_MAX / p) return CUDA_ERROR_OUT_OF_MEMORY;
   uint64_t d;
-  r = sim_mem_alloc_device(ctx, p * height, &d);
+  r = sim_mem_alloc_device(ctx, ctx->dev, p * height, &d);
   if (r) return r;
   *dptr = d;
   *pitch = p;
@@ -39,7 +39,7 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (r || (r = sim_capture_check_unsafe("cuMemFree"))) return r;
   if (dptr == 0) return CUDA_SUCCESS; /* free(NULL) semantics, as the real driver */
   sim_alloc_t a;
-  if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.freeing ||
+  if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.freeing || a.vmm || a.ipc ||
       (a.kind != SIM_MEM_DEVICE && a.kind != SIM_MEM_MANAGED))
     return CUDA_ERROR_INVALID_VALUE;
   /* cuMemFree synchronises: work already queued may still use the memory. */
@@ -58,7 +58,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flag
   if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
   if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
   void *p;
-  r = sim_mem_alloc_host(ctx, bytesize, SIM_MEM_MANAGED, flags, &p);
+  r = sim_mem_alloc_host(ctx, ctx->dev, bytesize, SIM_MEM_MANAGED, flags, &p);
   if (r == CUDA_SUCCESS) *dptr = (CUdeviceptr)(uintptr_t)p;
   return r;
 }
@@ -68,7 +68,7 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
   if (!free_bytes || !total) return CUDA_ERROR_INVALID_VALUE;
-  size_t u = sim_mem_used();
+  size_t u = sim_mem_used(ctx->dev);
   *total = sim_mem_total();
   *free_bytes = *total - u;
   return CUDA_SUCCESS;
@@ -90,7 +90,7 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) {
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
   if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
-  return sim_mem_alloc_host(ctx, bytesize, SIM_MEM_HOST, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, pp);
+  return sim_mem_alloc_host(ctx, ctx->dev, bytesize, SIM_MEM_HOST, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, pp);
 }
 
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags) {
@@ -101,7 +101,7 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags) {
   if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
     return CUDA_ERROR_INVALID_VALUE;
   /* With unified addressing every pinned allocation is mapped. */
-  return sim_mem_alloc_host(ctx, bytesize, SIM_MEM_HOST, flags | CU_MEMHOSTALLOC_DEVICEMAP, pp);
+  return sim_mem_alloc_host(ctx, ctx->dev, bytesize, SIM_MEM_HOST, flags | CU_MEMHOSTALLOC_DEVICEMAP, pp);
 }
 
 CUresult cuMemFreeHost(void *p) {
@@ -152,7 +152,7 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags) {
   if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;
   uint64_t u = (uint64_t)(uintptr_t)p;
   if (sim_mem_in_device_range(u) || sim_mem_in_device_range(u + bytesize - 1)) return CUDA_ERROR_INVALID_VALUE;
-  sim_alloc_t a = {.base = u, .size = bytesize, .kind = SIM_MEM_REGISTERED,
+  sim_alloc_t a = {.base = u, .size = bytesize, .kind = SIM_MEM_REGISTERED, .dev = ctx->dev,
                    .flags = flags | CU_MEMHOSTREGISTER_DEVICEMAP, .ctx = ctx};
   return sim_mem_register(&a) ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 }
@@ -198,7 +198,7 @@ static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr p
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
       if (!found) return CUDA_ERROR_INVALID_VALUE;
-      *(int *)data = 0;
+      *(int *)data = a->dev;
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
       if (!found) return CUDA_ERROR_INVALID_VALUE;

@@ -13,6 +13,7 @@
  * static runtime asks for them. Same signature as their successors. */
 typedef PFN_cuDevicePrimaryCtxRelease_v11000 PFN_cuDevicePrimaryCtxRelease_v7000;
 typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
+typedef PFN_cuIpcOpenMemHandle_v11000 PFN_cuIpcOpenMemHandle_v4010;
 
 /* cuda.h maps these names to newer ABIs; here they name the old ones. */
 #undef cuDeviceGetUuid
@@ -31,6 +32,7 @@ typedef PFN_cuDevicePrimaryCtxReset_v11000 PFN_cuDevicePrimaryCtxReset_v7000;
 #undef cuStreamBeginCapture
 #undef cuStreamGetCaptureInfo
 #undef cuStreamUpdateCaptureDependencies
+#undef cuIpcOpenMemHandle
 
 /* Declares every implemented symbol with its PFN type: a mismatch between an
  * implementation and NVIDIA's ABI is a compile error. */

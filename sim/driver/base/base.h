@@ -28,8 +28,12 @@ typedef struct {
   int poison;           /* SIMCUDA_POISON: fill fresh device memory with a pattern */
   int check_access;     /* SIMCUDA_CHECK_ACCESS: 1 check gpuft's analysis, 2 its self-test */
   int check_ub;         /* SIMCUDA_CHECK_UB: 1 report undefined behaviour of kernels, 2 also fail the launch */
+  int devices;          /* SIMCUDA_DEVICES: simulated devices, 1..SIM_MAX_DEVICES */
 } sim_options_t;
+#define SIM_MAX_DEVICES 8
 extern sim_options_t sim_opt;
+/* A device ordinal of this process (valid once cuInit has read the options). */
+static inline bool sim_dev_ok(CUdevice d) { return d >= 0 && d < sim_opt.devices; }
 void sim_options_read(void);
 void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double sim_now(void); /* monotonic seconds */
@@ -63,6 +67,7 @@ bool sim_handle_remove(sim_obj_t *o);         /* drops it; false if not present 
 sim_obj_t *sim_handle_get(const void *h, sim_kind_t kind); /* +1 ref, NULL if not live */
 /* Collect (with a ref each) up to max live objects of a kind owned by ctx. */
 size_t sim_handle_collect(sim_kind_t kind, sim_ctx_t *ctx, sim_obj_t **out, size_t max);
+size_t sim_handle_collect_any(sim_kind_t kind, sim_obj_t **out, size_t max); /* whatever the owner */
 
 /* ---- counters.c: the counters every room adds to (read by mem/stats.c) ---- */
 typedef struct {

@@ -93,15 +93,23 @@ sim_obj_t *sim_handle_get(const void *h, sim_kind_t kind) {
   return o;
 }
 
-size_t sim_handle_collect(sim_kind_t kind, sim_ctx_t *ctx, sim_obj_t **out, size_t max) {
+static size_t collect(sim_kind_t kind, bool any, sim_ctx_t *ctx, sim_obj_t **out, size_t max) {
   size_t n = 0;
   pthread_mutex_lock(&tab_mu);
   for (size_t i = 0; i < tab_cap && n < max; i++) {
     sim_obj_t *o = tab[i];
-    if (!o || o == TOMB || o->kind != kind || o->ctx != ctx) continue;
+    if (!o || o == TOMB || o->kind != kind || (!any && o->ctx != ctx)) continue;
     sim_obj_ref(o);
     out[n++] = o;
   }
   pthread_mutex_unlock(&tab_mu);
   return n;
+}
+
+size_t sim_handle_collect(sim_kind_t kind, sim_ctx_t *ctx, sim_obj_t **out, size_t max) {
+  return collect(kind, false, ctx, out, max);
+}
+
+size_t sim_handle_collect_any(sim_kind_t kind, sim_obj_t **out, size_t max) {
+  return collect(kind, true, NULL, out, max);
 }

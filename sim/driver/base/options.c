@@ -22,7 +22,7 @@ extern char **environ;
  * reported at cuInit with the nearest of these. */
 static const char *const sim_env_names[] = {"MEM_GB", "THREADS", "PCIE_GBPS", "LOG", "STATS",
                                             "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "CHECK_UB", "FLIP",
-                                            "FLIP_RATE", "TWINS", "LIB_DIR"};
+                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES"};
 
 static void warn_unknown(void) {
   int n = (int)(sizeof sim_env_names / sizeof *sim_env_names);
@@ -79,6 +79,7 @@ void sim_options_read(void) {
   sim_opt.block_order = (uint64_t)env_num("SIMCUDA_BLOCK_ORDER", 0, 0, 1e15);
   sim_opt.check_access = (int)env_num("SIMCUDA_CHECK_ACCESS", 0, 0, 2);
   sim_opt.check_ub = (int)env_num("SIMCUDA_CHECK_UB", 0, 0, 2);
+  sim_opt.devices = (int)env_num("SIMCUDA_DEVICES", 1, 1, SIM_MAX_DEVICES);
 }
 
 void sim_log(const char *fmt, ...) {

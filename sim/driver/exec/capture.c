@@ -380,7 +380,7 @@ CUresult sim_capture_alloc(sim_stream_t *s, size_t size, uint64_t *out, bool *ta
   pthread_mutex_lock(&cap_mu);
   if (s->cap) {
     *taken = true;
-    sim_gnode_t *n = sim_graph_add_alloc(s->cap->graph, s->cap_deps, s->n_cap_deps, s->obj.ctx, size, &r);
+    sim_gnode_t *n = sim_graph_add_alloc(s->cap->graph, s->cap_deps, s->n_cap_deps, s->obj.ctx, s->obj.ctx->dev, size, &r);
     if (n) {
       deps_set(&s->cap_deps, &s->n_cap_deps, &n, 1);
       *out = n->u.mem->ptr;

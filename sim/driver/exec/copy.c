@@ -275,6 +275,7 @@ static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool
   }
   op->u.copy = *c;
   op->u.copy.stage = st;
+  op->u.copy.program = sim_inject_take_program_copy();
   uint64_t seq = sim_stream_enqueue(s, op); /* op may be freed from here on */
   if (st) {
     stage_produce(st, c, !async);
@@ -328,15 +329,41 @@ CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(K
 CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_UNIFIED, d, K_UNIFIED, s, n, h, 0, true); }
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(K_UNIFIED, d, K_UNIFIED, s, n, h, 1, true); }
 
+/* A peer operand: device memory of the named context's device (n bytes at p). */
+static CUresult peer_side(CUcontext h, CUdeviceptr p, size_t n, sim_ctx_t **out) {
+  sim_obj_t *o = sim_handle_get(h, SIM_OBJ_CTX);
+  if (!o) return CUDA_ERROR_INVALID_CONTEXT;
+  sim_ctx_t *c = (sim_ctx_t *)o;
+  bool alive = atomic_load(&c->alive);
+  sim_obj_unref(o); /* the handle table keeps it while it is alive */
+  if (!alive) return CUDA_ERROR_INVALID_CONTEXT;
+  *out = c;
+  sim_alloc_t a;
+  if (n && (!sim_mem_find(p, n, &a) || a.kind != SIM_MEM_DEVICE || a.dev != c->dev)) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+/* Copies between devices need no peer access (the driver stages them when there
+ * is no link). The synchronous form is serialised with the work of both contexts,
+ * as the runtime documents for cudaMemcpyPeer: their earlier work first, and the
+ * copy done before the call returns. */
 static CUresult peer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h, int ptds,
                      bool async) {
   SIM_CHECK_INIT();
-  sim_obj_t *a = sim_handle_get(dc, SIM_OBJ_CTX), *b = sim_handle_get(sc, SIM_OBJ_CTX);
-  bool ok = a && b;
-  if (a) sim_obj_unref(a);
-  if (b) sim_obj_unref(b);
-  if (!ok) return CUDA_ERROR_INVALID_CONTEXT;
-  return copy1d(K_DEV, d, K_DEV, s, n, h, ptds, async); /* one device: a plain D2D copy */
+  sim_ctx_t *dctx, *sctx;
+  CUresult r = peer_side(dc, d, n, &dctx);
+  if (!r) r = peer_side(sc, s, n, &sctx);
+  if (r) return r;
+  if (!async) {
+    sim_ctx_sync(dctx);
+    sim_ctx_sync(sctx);
+  }
+  r = copy1d(K_DEV, d, K_DEV, s, n, h, ptds, async);
+  if (!r && !async) {
+    sim_ctx_t *cur;
+    if (!sim_ctx_current(&cur)) r = sim_ctx_sync(cur);
+  }
+  return r;
 }
 CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n) { return peer(d, dc, s, sc, n, NULL, 0, false); }
 CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n) { return peer(d, dc, s, sc, n, NULL, 1, false); }

@@ -1,4 +1,4 @@
-/* ctx.c: contexts: the device's primary context, created contexts, the per-thread
+/* ctx.c: contexts: each device's primary context, created contexts, the per-thread
  * context stack, synchronisation and teardown (which releases what a context owns). */
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +18,14 @@ static pthread_key_t tls_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static atomic_ullong next_ctx_id = 1;
 
-static sim_ctx_t primary;
-static pthread_mutex_t primary_mu = PTHREAD_MUTEX_INITIALIZER;
-static int primary_retains;
-static unsigned primary_flags;
+/* One primary context per device (SIMCUDA_DEVICES), each with its own lock. */
+typedef struct {
+  sim_ctx_t ctx;
+  pthread_mutex_t mu;
+  int retains;
+  unsigned flags;
+} primary_t;
+static primary_t primaries[SIM_MAX_DEVICES];
 
 /* Thread exit: drop the references the thread's context stack holds. */
 static void tls_release(void *block) {
@@ -65,6 +69,7 @@ static CUresult ctx_setup(sim_ctx_t *c, unsigned flags) {
   c->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
   c->limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 32;
   atomic_store(&c->sticky, CUDA_SUCCESS);
+  sim_ctx_peers_clear(c);
   c->id = atomic_fetch_add(&next_ctx_id, 1);
   atomic_store(&c->alive, true);
   return sim_stream_create(c, 0, 0, true, &c->legacy);
@@ -106,11 +111,16 @@ static void ctx_teardown(sim_ctx_t *c) {
 }
 
 static void primary_register(void) {
-  sim_obj_init(&primary.obj, SIM_OBJ_CTX, NULL, NULL);
-  primary.obj.ctx = &primary;
-  primary.primary = true;
-  pthread_mutex_init(&primary.mu, NULL);
-  sim_handle_add(&primary.obj);
+  for (int d = 0; d < SIM_MAX_DEVICES; d++) {
+    sim_ctx_t *c = &primaries[d].ctx;
+    sim_obj_init(&c->obj, SIM_OBJ_CTX, NULL, NULL);
+    c->obj.ctx = c;
+    c->primary = true;
+    c->dev = d;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_mutex_init(&primaries[d].mu, NULL);
+    if (d < sim_opt.devices) sim_handle_add(&c->obj);
+  }
 }
 static pthread_once_t primary_once = PTHREAD_ONCE_INIT;
 
@@ -218,12 +228,13 @@ CUresult cuCtxPopCurrent_v2(CUcontext *pctx) {
 static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev) {
   SIM_CHECK_INIT();
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
   if (flags & ~(unsigned)CU_CTX_FLAGS_MASK) return CUDA_ERROR_INVALID_VALUE;
   sim_ctx_t *c = calloc(1, sizeof *c);
   if (!c) return CUDA_ERROR_OUT_OF_MEMORY;
   sim_obj_init(&c->obj, SIM_OBJ_CTX, NULL, ctx_free);
   c->obj.ctx = c;
+  c->dev = dev;
   pthread_mutex_init(&c->mu, NULL);
   CUresult r = ctx_setup(c, flags);
   if (r != CUDA_SUCCESS) {
@@ -382,39 +393,43 @@ CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) {
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   SIM_CHECK_INIT();
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
   pthread_once(&primary_once, primary_register);
+  primary_t *p = &primaries[dev];
   CUresult r = CUDA_SUCCESS;
-  pthread_mutex_lock(&primary_mu);
-  if (primary_retains == 0) r = ctx_setup(&primary, primary_flags);
-  if (r == CUDA_SUCCESS) primary_retains++;
-  pthread_mutex_unlock(&primary_mu);
-  if (r == CUDA_SUCCESS) *pctx = (CUcontext)&primary;
+  pthread_mutex_lock(&p->mu);
+  if (p->retains == 0) r = ctx_setup(&p->ctx, p->flags);
+  if (r == CUDA_SUCCESS) p->retains++;
+  pthread_mutex_unlock(&p->mu);
+  if (r == CUDA_SUCCESS) *pctx = (CUcontext)&p->ctx;
   return r;
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   SIM_CHECK_INIT();
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-  pthread_mutex_lock(&primary_mu);
-  if (primary_retains == 0) {
-    pthread_mutex_unlock(&primary_mu);
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  pthread_once(&primary_once, primary_register);
+  primary_t *p = &primaries[dev];
+  pthread_mutex_lock(&p->mu);
+  if (p->retains == 0) {
+    pthread_mutex_unlock(&p->mu);
     return CUDA_ERROR_INVALID_CONTEXT;
   }
-  if (--primary_retains == 0) ctx_teardown(&primary);
-  pthread_mutex_unlock(&primary_mu);
+  if (--p->retains == 0) ctx_teardown(&p->ctx);
+  pthread_mutex_unlock(&p->mu);
   return CUDA_SUCCESS;
 }
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   SIM_CHECK_INIT();
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
   pthread_once(&primary_once, primary_register);
-  pthread_mutex_lock(&primary_mu);
-  if (primary_retains > 0) ctx_teardown(&primary);
-  primary_retains = 0;
-  primary_flags = 0;
-  pthread_mutex_unlock(&primary_mu);
+  primary_t *p = &primaries[dev];
+  pthread_mutex_lock(&p->mu);
+  if (p->retains > 0) ctx_teardown(&p->ctx);
+  p->retains = 0;
+  p->flags = 0;
+  pthread_mutex_unlock(&p->mu);
   return CUDA_SUCCESS;
 }
 
@@ -428,22 +443,26 @@ CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return cuDevicePrimaryCtxReset_
 CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
   SIM_CHECK_INIT();
   if (!flags || !active) return CUDA_ERROR_INVALID_VALUE;
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-  pthread_mutex_lock(&primary_mu);
-  *flags = primary_flags;
-  *active = primary_retains > 0;
-  pthread_mutex_unlock(&primary_mu);
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  pthread_once(&primary_once, primary_register);
+  primary_t *p = &primaries[dev];
+  pthread_mutex_lock(&p->mu);
+  *flags = p->flags;
+  *active = p->retains > 0;
+  pthread_mutex_unlock(&p->mu);
   return CUDA_SUCCESS;
 }
 
 CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
   SIM_CHECK_INIT();
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
   if (flags & ~(unsigned)CU_CTX_FLAGS_MASK) return CUDA_ERROR_INVALID_VALUE;
-  pthread_mutex_lock(&primary_mu);
-  primary_flags = flags;
-  primary.flags = flags;
-  pthread_mutex_unlock(&primary_mu);
+  pthread_once(&primary_once, primary_register);
+  primary_t *p = &primaries[dev];
+  pthread_mutex_lock(&p->mu);
+  p->flags = flags;
+  p->ctx.flags = flags;
+  pthread_mutex_unlock(&p->mu);
   return CUDA_SUCCESS;
 }
 
@@ -476,4 +495,19 @@ CUresult cuCtxSynchronize_v2(CUcontext h) {
   r = sim_ctx_sync(c);
   sim_count_sync();
   return r;
+}
+
+/* Every live context's work done (before memory that any device may reach goes:
+ * cuMemUnmap, cuIpcCloseMemHandle). Sticky errors are not this call's business. */
+void sim_ctx_sync_all(void) {
+  enum { MAX = 4096 }; /* far more contexts than a process can have (a GPU: a few hundred) */
+  sim_obj_t **objs = malloc(MAX * sizeof *objs);
+  if (!objs) abort();
+  size_t n = sim_handle_collect_any(SIM_OBJ_CTX, objs, MAX);
+  for (size_t i = 0; i < n; i++) {
+    sim_ctx_t *c = (sim_ctx_t *)objs[i];
+    if (atomic_load(&c->alive)) sim_ctx_sync(c);
+    sim_obj_unref(objs[i]);
+  }
+  free(objs);
 }

@@ -22,6 +22,9 @@ struct sim_ctx_s {
   size_t n_streams, cap_streams;
   size_t limits[16];
   CUfunc_cache cache_config;
+  /* cuCtxEnablePeerAccess: ids of the contexts whose memory this one's kernels may
+   * touch (0: free slot); written under mu, read without it by kernels. */
+  atomic_ullong peers[8];
 };
 /* Current context with the usual errors (NOT_INITIALIZED, INVALID_CONTEXT,
  * CONTEXT_IS_DESTROYED, sticky error). Borrowed: the thread's stack holds a ref. */
@@ -29,9 +32,16 @@ CUresult sim_ctx_current(sim_ctx_t **out);
 CUresult sim_ctx_current_nosticky(sim_ctx_t **out);
 void sim_ctx_set_sticky(sim_ctx_t *ctx, CUresult err);
 CUresult sim_ctx_sync(sim_ctx_t *ctx);
+void sim_ctx_sync_all(void); /* every live context */
 /* A hook run first when a context is torn down (set once, at load, by api/export.c:
  * it drops the static runtime's context-local state, which may use the context). */
 void sim_ctx_on_teardown(void (*fn)(sim_ctx_t *c));
+
+/* ---- peer.c: peer access (cuCtxEnablePeerAccess) ---- */
+/* May work of ctx (kernels) touch allocation a? Memory of ctx's device, host memory
+ * and a peer context's memory once enabled; VMM mappings per cuMemSetAccess. */
+bool sim_ctx_reaches(sim_ctx_t *ctx, const sim_alloc_t *a);
+void sim_ctx_peers_clear(sim_ctx_t *ctx);
 
 /* ---- stream.c ---- */
 typedef struct sim_stream_s sim_stream_t;

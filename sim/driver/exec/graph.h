@@ -16,7 +16,8 @@ typedef struct {
   atomic_int refs;
   uint64_t ptr;
   size_t size;
-  sim_ctx_t *ctx;
+  sim_ctx_t *ctx;  /* ref */
+  int dev;        /* the device whose memory it is */
   bool live;      /* allocated by a launch and not freed since (graph_nodes.c's lock) */
 } sim_gmem_t;
 
@@ -77,7 +78,7 @@ bool sim_gmem_live(uint64_t ptr, int set);
 bool sim_gmem_release(uint64_t ptr, sim_stream_t *s);
 void sim_gmem_allocate(sim_gmem_t *m, sim_stream_t *s); /* the alloc node runs on s */
 /* A MEM_ALLOC node with size bytes of new graph memory (NULL and *r on failure). */
-sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_t n_deps, sim_ctx_t *ctx,
+sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_t n_deps, sim_ctx_t *ctx, int dev,
                                  size_t size, CUresult *r);
 void sim_gnode_kernel_params(const sim_gnode_t *n, CUDA_KERNEL_NODE_PARAMS *p);
 

@@ -24,40 +24,45 @@ bool sim_gmem_find(uint64_t ptr) {
 }
 
 /* ---- graph memory attributes of the device ---- */
-static uint64_t used_high, reserved_high; /* under gmem_mu */
+static uint64_t used_high[SIM_MAX_DEVICES], reserved_high[SIM_MAX_DEVICES]; /* under gmem_mu */
 
-/* Sums of graph memory now: allocated by launches (used) and reserved by nodes. */
-static void gmem_sums(uint64_t *used, uint64_t *reserved) {
-  *used = *reserved = 0;
-  for (size_t i = 0; i < n_gmem; i++) {
-    *reserved += gmem_live[i]->size;
-    if (gmem_live[i]->live) *used += gmem_live[i]->size;
+/* Graph memory of device dev now: allocated by launches (used) and reserved by
+ * nodes; the high watermarks of every device follow. */
+static void gmem_sums(int dev, uint64_t *used, uint64_t *reserved) {
+  for (int d = 0; d < SIM_MAX_DEVICES; d++) {
+    uint64_t u = 0, r = 0;
+    for (size_t i = 0; i < n_gmem; i++) {
+      if (gmem_live[i]->dev != d) continue;
+      r += gmem_live[i]->size;
+      if (gmem_live[i]->live) u += gmem_live[i]->size;
+    }
+    if (u > used_high[d]) used_high[d] = u;
+    if (r > reserved_high[d]) reserved_high[d] = r;
+    if (d == dev) *used = u, *reserved = r;
   }
-  if (*used > used_high) used_high = *used;
-  if (*reserved > reserved_high) reserved_high = *reserved;
 }
 
 static CUresult graph_mem_attr(CUdevice dev, CUgraphMem_attribute a, cuuint64_t *v, bool set) {
   SIM_CHECK_INIT();
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
   if (!v) return CUDA_ERROR_INVALID_VALUE;
   CUresult r = CUDA_SUCCESS;
-  uint64_t used, reserved;
+  uint64_t used = 0, reserved = 0;
   pthread_mutex_lock(&gmem_mu);
-  gmem_sums(&used, &reserved);
+  gmem_sums(dev, &used, &reserved);
   switch (a) {
     case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: if (set) r = CUDA_ERROR_INVALID_VALUE; else *v = used; break;
     case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: if (set) r = CUDA_ERROR_INVALID_VALUE; else *v = reserved; break;
     /* the high watermarks can only be reset (to 0: to the current value) */
     case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
       if (set && *v) r = CUDA_ERROR_INVALID_VALUE;
-      else if (set) used_high = used;
-      else *v = used_high;
+      else if (set) used_high[dev] = used;
+      else *v = used_high[dev];
       break;
     case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
       if (set && *v) r = CUDA_ERROR_INVALID_VALUE;
-      else if (set) reserved_high = reserved;
-      else *v = reserved_high;
+      else if (set) reserved_high[dev] = reserved;
+      else *v = reserved_high[dev];
       break;
     default: r = CUDA_ERROR_INVALID_VALUE;
   }
@@ -70,7 +75,7 @@ CUresult cuDeviceSetGraphMemAttribute(CUdevice d, CUgraphMem_attribute a, void *
 /* Graph memory is reserved per node here, never cached: nothing to trim. */
 CUresult cuDeviceGraphMemTrim(CUdevice dev) {
   SIM_CHECK_INIT();
-  return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return sim_dev_ok(dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 bool sim_gmem_live(uint64_t ptr, int set) {
@@ -82,7 +87,7 @@ bool sim_gmem_live(uint64_t ptr, int set) {
       if (set >= 0) gmem_live[i]->live = set;
     }
   uint64_t used, reserved;
-  gmem_sums(&used, &reserved); /* the high watermarks */
+  gmem_sums(-1, &used, &reserved); /* the high watermarks */
   pthread_mutex_unlock(&gmem_mu);
   return was;
 }
@@ -311,17 +316,18 @@ CUresult cuGraphAddEventWaitNode(CUgraphNode *ph, CUgraph g, const CUgraphNode *
 }
 
 /* ---- memory nodes ---- */
-sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_t n_deps, sim_ctx_t *ctx,
+sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_t n_deps, sim_ctx_t *ctx, int dev,
                                  size_t size, CUresult *r) {
   sim_gmem_t *m = calloc(1, sizeof *m);
   if (!m) abort();
-  if ((*r = sim_mem_alloc_device(ctx, size, &m->ptr))) {
+  if ((*r = sim_mem_alloc_device(ctx, dev, size, &m->ptr))) {
     free(m);
     return NULL;
   }
   atomic_init(&m->refs, 1);
   m->size = size;
   m->ctx = ctx;
+  m->dev = dev;
   sim_obj_ref(&ctx->obj);
   pthread_mutex_lock(&gmem_mu);
   sim_gmem_t **nl = realloc(gmem_live, (n_gmem + 1) * sizeof *nl);
@@ -340,14 +346,14 @@ CUresult cuGraphAddMemAllocNode(CUgraphNode *ph, CUgraph hg, const CUgraphNode *
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
   if (!ph || !p || !p->bytesize || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-      p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->poolProps.location.id != 0 ||
+      p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE || !sim_dev_ok(p->poolProps.location.id) ||
       p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE || p->accessDescCount > 1)
     return CUDA_ERROR_INVALID_VALUE;
   sim_graph_t *g = (sim_graph_t *)sim_handle_get(hg, SIM_OBJ_GRAPH);
   if (!g) return CUDA_ERROR_INVALID_VALUE;
   sim_gnode_t **d;
   if (!(r = sim_graph_deps(g, deps, ndeps, true, &d))) {
-    sim_gnode_t *n = sim_graph_add_alloc(g, d, ndeps, ctx, p->bytesize, &r);
+    sim_gnode_t *n = sim_graph_add_alloc(g, d, ndeps, ctx, p->poolProps.location.id, p->bytesize, &r);
     if (n) {
       p->dptr = n->u.mem->ptr;
       *ph = (CUgraphNode)n;
@@ -481,6 +487,7 @@ CUresult cuGraphMemAllocNodeGetParams(CUgraphNode h, CUDA_MEM_ALLOC_NODE_PARAMS 
     memset(p, 0, sizeof *p);
     p->poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
     p->poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p->poolProps.location.id = n->u.mem->dev;
     p->bytesize = n->u.mem->size;
     p->dptr = n->u.mem->ptr;
   }

@@ -34,7 +34,7 @@ static void *translate(const simcuda_block_t *blk, const void *p) {
    * is still valid here: its release is behind the launch in stream order (the
    * release itself removes it from the registry). One freed before the launch was
    * queued is a use after free, even while its release is still pending. */
-  if (p && sim_mem_find(u, 0, &a) && !(a.freeing && a.free_ticket <= l->ticket))
+  if (p && sim_mem_find(u, 0, &a) && !(a.freeing && a.free_ticket <= l->ticket) && sim_ctx_reaches(l->ctx, &a))
     return a.kind == SIM_MEM_DEVICE ? sim_mem_alias(u) : (void *)p;
   int zero = CUDA_SUCCESS;
   atomic_compare_exchange_strong(&l->error, &zero, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -65,6 +65,9 @@ static bool interp_find(void *ctx, uint64_t p, sim_xcache_t *out) {
   sim_alloc_t a;
   /* Same rule as translate(): a pending free issued before the launch is a use after free. */
   if (!sim_mem_find(p, 0, &a) || (a.freeing && a.free_ticket <= l->ticket)) return false;
+  /* Another device's memory without peer access, or a VMM mapping without access
+   * for this device: an illegal address, as on a GPU. */
+  if (!sim_ctx_reaches(l->ctx, &a)) return false;
   *out = (sim_xcache_t){.lo = a.base, .hi = a.base + a.size, .base = a.base};
   if (a.kind == SIM_MEM_DEVICE) out->delta = (intptr_t)((uint64_t)(uintptr_t)sim_mem_alias(a.base) - a.base);
   return true;

@@ -116,18 +116,21 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, C
   r = sim_stream_get(ctx, h, ptds, &s);
   if (r) return r;
   uint64_t d;
+  /* The one pool object is device 0's (api/device.c): memory from it lives there;
+   * without a pool the stream's device allocates, outside that pool's numbers. */
+  int dev = pool ? 0 : ctx->dev;
   bool taken; /* during capture: a graph alloc node */
   if ((r = sim_capture_alloc(s, size, &d, &taken)) || taken) {
     if (!r) *dptr = d;
     sim_obj_unref(&s->obj);
     return r;
   }
-  r = sim_mem_alloc_device(ctx, size, &d);
+  r = sim_mem_alloc_device(ctx, dev, size, &d);
   if (r == CUDA_SUCCESS) {
     /* Ordered in the stream like the real allocation, so that a wait on an event
      * recorded after it orders other streams after the allocation. */
     sim_stream_enqueue(s, sim_op_new(SIM_OP_NOP));
-    pool_add(d, size);
+    if (dev == 0) pool_add(d, size);
     *dptr = d;
   }
   sim_obj_unref(&s->obj);

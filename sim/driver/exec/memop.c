@@ -17,6 +17,7 @@ static CUresult word_get(CUdeviceptr addr, unsigned size, sim_memop_t *m) {
   if (!addr || addr % size) return CUDA_ERROR_INVALID_VALUE;
   sim_alloc_t a;
   if (!sim_mem_find(addr, size, &a) || a.freeing || a.kind == SIM_MEM_MANAGED) return CUDA_ERROR_INVALID_VALUE;
+  if (a.vmm && !a.access) return CUDA_ERROR_INVALID_VALUE; /* no device may access it yet */
   bool dev = a.kind == SIM_MEM_DEVICE;
   m->host = dev ? sim_mem_alias(addr) : (uint8_t *)(uintptr_t)addr;
   m->dev = dev ? addr : 0;

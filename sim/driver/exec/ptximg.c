@@ -238,7 +238,7 @@ static CUresult vars_alloc(sim_module_t *m, sim_ctx_t *ctx) {
   for (size_t i = 0; i < mod->nvars; i++) {
     const ft_ptx_var_t *v = &mod->vars[i];
     if ((v->space != FT_PTX_SP_GLOBAL && v->space != FT_PTX_SP_CONST) || !v->size) continue;
-    CUresult r = sim_mem_alloc_device(ctx, v->size, &m->var_addr[i]);
+    CUresult r = sim_mem_alloc_device(ctx, ctx->dev, v->size, &m->var_addr[i]);
     if (r) return r;
     uint8_t *h = sim_mem_alias(m->var_addr[i]);
     if (v->init) memcpy(h, v->init, v->size);

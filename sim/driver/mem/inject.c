@@ -1,6 +1,8 @@
 /* inject.c: fault injection: the SIMCUDA_FLIP / simcudaInject grammar (see
- * simcuda.h), firing faults at launches, copies and synchronisations, stuck bits
- * re-applied after every write, and simcudaFlipNow / simcudaClearFaults. */
+ * simcuda.h), firing faults at launches, copies and synchronisations (drawn faults
+ * placed as GPUFT_INJECT places them, common/faultspec.c), stuck bits re-applied
+ * after every write, the copies a tool declares the program's (simcudaProgramCopy),
+ * and simcudaFlipNow / simcudaClearFaults. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,9 @@ typedef struct {
   unsigned arg;
   uint64_t addr;
   int64_t offset;
-  int nbytes;                     /* the bytes the bits fall in: */
+  bool drawn;                     /* placed by ftc_fault_place (a model, or offset/bits drawn) */
+  ftc_fault_t spec;               /* drawn: the fault as parsed */
+  int nbytes;                     /* exact (offset= and bit=): the bytes the bits fall in: */
   int64_t delta[FTC_MAX_BITS];    /* from offset */
   uint8_t mask[FTC_MAX_BITS];     /* the bits flipped in each */
   bool stuck;
@@ -40,6 +44,9 @@ static stuck_t *stucks;
 static size_t n_stucks;
 atomic_int sim_stuck_count;
 static atomic_ullong count_d2h, count_h2d, count_sync;
+/* d2h copies a tool on top declared the program's, from the start (simcudaProgramCopy) */
+static atomic_ullong count_d2h_declared;
+static atomic_bool tool_declares;
 
 /* ---- parsing: the shared grammar (common/faultspec.c), then what the simulator does ---- */
 static int bad(const char *spec, const char *why) {
@@ -48,9 +55,11 @@ static int bad(const char *spec, const char *why) {
 }
 
 /* One fault: "at=<event>,target=<target>,offset=<n>,bit=<b>[+<b>...][,stuck]", the
- * grammar of gpuft's GPUFT_INJECT; bit b is bit b%8 of the byte at offset + b/8. The
- * older spelling "before=<event>,arg=<i>|src|dst|addr=<a>,bits=<b>[+<b>...]" (bit
- * numbers 0..7) is still read (faultspec.h). */
+ * grammar of gpuft's GPUFT_INJECT; bit b is bit b%8 of the byte at offset + b/8. A
+ * fault without offset= or bit=, or with a model (bits=2, burst:<k>, byte, word,
+ * sector, zero), is drawn from seed= in the bytes from the target's pointer, the same
+ * way as GPUFT_INJECT. The older spelling "before=<event>,arg=<i>|src|dst|addr=<a>,
+ * bits=<b>[+<b>...]" (bit numbers 0..7) is still read (faultspec.h). */
 static int parse_one(const char *spec, fault_t *f) {
   memset(f, 0, sizeof *f);
   snprintf(f->text, sizeof f->text, "%s", spec);
@@ -70,10 +79,14 @@ static int parse_one(const char *spec, fault_t *f) {
   if (s.target == FTC_TG_NONE) return bad(spec, "no target= (arg:<i>, src, dst or addr:<a>)");
   if (s.target == FTC_TG_RANDOM) return bad(spec, "target=random: the simulator aims at arg:<i>, src, dst or addr:<a>");
   if (s.field >= 0) return bad(spec, "target=arg:<i>.<byte>: the simulator aims at pointer arguments (GPUFT_INJECT reaches fields)");
-  if (!s.have_offset) return bad(spec, "no offset=<byte> (the simulator draws nothing)");
-  if (!s.nbit) return bad(spec, "no bit=<b> (the simulator flips the bits it is told)");
-  if (s.have_nbits && (s.burst || s.nbits != s.nbit))
-    return bad(spec, "bits= (a count, drawn by GPUFT_INJECT) disagrees with the bits bit= names");
+  if (s.old_spelling && (!s.have_offset || !s.nbit))
+    return bad(spec, "the older spelling (before=) names the byte and the bits: offset=<byte>,bits=<b>[+<b>...]");
+  if (s.have_offset && s.offset < 0 && !(s.nbit && !s.model))
+    return bad(spec, "offset=<byte> below the pointer: only with bit= (a drawn fault lands from the pointer on)");
+  /* offset= and bit= alone: exactly those bits; otherwise what is not given is drawn
+   * from seed= as GPUFT_INJECT draws it (ftc_fault_place) */
+  f->drawn = !s.have_offset || !s.nbit || s.model || (s.have_nbits && (s.burst || s.nbits != s.nbit));
+  f->spec = s;
   f->ev = ev_of[s.at];
   snprintf(f->substr, sizeof f->substr, "%s", s.kernel);
   f->k = s.k;
@@ -94,7 +107,7 @@ static int parse_one(const char *spec, fault_t *f) {
 
 static void install(fault_t *f) {
   switch (f->ev) {
-    case EV_D2H: f->base = atomic_load(&count_d2h); break;
+    case EV_D2H: f->base = atomic_load(atomic_load(&tool_declares) ? &count_d2h_declared : &count_d2h); break;
     case EV_H2D: f->base = atomic_load(&count_h2d); break;
     case EV_SYNC: f->base = atomic_load(&count_sync); break;
     default: break;
@@ -207,10 +220,51 @@ void sim_flip_spontaneous(uint64_t addr, uint8_t mask) {
             (uint8_t)(old ^ mask));
 }
 
-static void fire(fault_t *f, uint64_t ptr, const char *what) {
+/* ANDs keep into the byte at b, atomically, hidden from the sanitizers as xor_byte
+ * is (a zeroed block races with the kernels as a real upset would); returns the old value. */
+static uint8_t and_byte(uint8_t *b, uint8_t keep) {
+  uint8_t old;
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ __volatile__("movb %1, %0" : "=q"(old) : "m"(*b));
+  __asm__ __volatile__("lock andb %1, %0" : "+m"(*b) : "q"(keep) : "memory");
+#else
+  old = __atomic_fetch_and(b, keep, __ATOMIC_RELAXED);
+#endif
+  return old;
+}
+
+/* Sets the bits of mask in the device byte at addr to 0 (a zeroed block). */
+static void clear(uint64_t addr, uint8_t mask, bool stuck, const char *why) {
+  uint8_t *b = sim_mem_alias(addr);
+  uint8_t old = and_byte(b, (uint8_t)~mask);
+  uint8_t now = (uint8_t)(old & ~mask);
+  SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(old & mask));
+  if (stuck) stuck_add(addr, mask, now);
+  if (sim_opt.log)
+    sim_log("flip %s: addr=0x%llx mask=0x%02x 0x%02x->0x%02x (zeroed)%s", why, (unsigned long long)addr, mask,
+            old, now, stuck ? " (stuck)" : "");
+}
+
+/* A drawn fault: placed in [ptr, ptr+len) (len 0: to the allocation's end). */
+static void fire_drawn(fault_t *f, uint64_t ptr, uint64_t len, const sim_alloc_t *a) {
+  uint64_t end = a->base + a->size, wlen = len && len < end - ptr ? len : end - ptr, at;
+  ftc_hit_t hits[FTC_MAX_HITS];
+  int nh = ftc_fault_place(&f->spec, ptr, wlen, &at, hits);
+  for (int i = 0; i < nh; i++) {
+    if (f->spec.model == FTC_MODEL_ZERO) clear(ptr + hits[i].byte, hits[i].mask, f->stuck, f->text);
+    else flip(ptr + hits[i].byte, hits[i].mask, f->stuck, f->text);
+  }
+}
+
+/* len: the bytes a copy reads or writes from ptr (0: the rest of the allocation). */
+static void fire(fault_t *f, uint64_t ptr, uint64_t len, const char *what) {
   sim_alloc_t a;
   if (!ptr || !sim_mem_find(ptr, 0, &a) || a.kind != SIM_MEM_DEVICE) {
     sim_log("fault \"%s\" dropped: %s is not device memory", f->text, what);
+    return;
+  }
+  if (f->drawn) {
+    fire_drawn(f, ptr, len, &a);
     return;
   }
   for (int i = 0; i < f->nbytes; i++) { /* all in the allocation, or none flipped */
@@ -255,40 +309,67 @@ void sim_inject_on_launch(const simcuda_kernel_t *k, const size_t *offsets, cons
     if (f->ev != EV_LAUNCH || atomic_load(&f->fired) || !strstr(k->name, f->substr)) continue;
     if (atomic_fetch_add(&f->seen, 1) + 1 != f->k || !claim(f)) continue;
     if (f->target == T_ADDR) {
-      fire(f, f->addr, "addr");
+      fire(f, f->addr, 0, "addr");
     } else if (f->arg >= k->n_params || k->param_size[f->arg] != 8) {
       sim_log("fault \"%s\" dropped: argument %u of %s is not a pointer", f->text, f->arg, k->name);
     } else {
       uint64_t v;
       memcpy(&v, args + offsets[f->arg], 8);
-      fire(f, v, "the argument");
+      fire(f, v, 0, "the argument");
     }
   }
   free(fs);
 }
 
-static void on_counted(evkind_t ev, uint64_t count, uint64_t src, uint64_t dst) {
+/* The bytes from the first to the last that copy c writes (dst) or reads. */
+static uint64_t copy_span(const sim_copy_t *c, bool dst) {
+  return (c->depth - 1) * (dst ? c->dslice : c->sslice) + (c->height - 1) * (dst ? c->dpitch : c->spitch) +
+         c->width;
+}
+
+/* c: the copy of the event (NULL: a synchronisation). */
+static void on_counted(evkind_t ev, uint64_t count, const sim_copy_t *c) {
   fault_t **fs;
   size_t n = snapshot(&fs);
   for (size_t i = 0; i < n; i++) {
     fault_t *f = fs[i];
     if (f->ev != ev || atomic_load(&f->fired) || count != f->base + f->k || !claim(f)) continue;
-    if (f->target == T_ADDR) fire(f, f->addr, "addr");
-    else if (f->target == T_SRC) fire(f, src, "the copy source");
-    else fire(f, dst, "the copy destination");
+    /* a drawn fault lands in the bytes the copy reads (writes): the program's data */
+    if (f->target == T_ADDR) fire(f, f->addr, 0, "addr");
+    else if (f->target == T_SRC) fire(f, c ? c->src_dev : 0, c ? copy_span(c, false) : 0, "the copy source");
+    else fire(f, c ? c->dst_dev : 0, c ? copy_span(c, true) : 0, "the copy destination");
   }
   free(fs);
+}
+
+/* A tool on top (gpuft) says which device-to-host copies are the program's: once it
+ * has, its own copies (which vary from run to run) are not d2h events, and d2h:<k>
+ * is the k-th declared copy since the start (the tool's copies before its first
+ * declaration included nothing). */
+static __thread bool tls_program_copy;
+
+__attribute__((visibility("default"))) void simcudaProgramCopy(int next) {
+  atomic_store(&tool_declares, true);
+  if (next) tls_program_copy = true;
+}
+
+bool sim_inject_take_program_copy(void) {
+  bool was = tls_program_copy;
+  tls_program_copy = false;
+  return was;
 }
 
 void sim_inject_on_copy(const sim_copy_t *c) {
   atomic_ullong *ctr = c->dir == SIM_DIR_H2D ? &count_h2d : &count_d2h;
   uint64_t k = atomic_fetch_add(ctr, 1) + 1;
-  if (atomic_load(&n_pending)) on_counted(c->dir == SIM_DIR_H2D ? EV_H2D : EV_D2H, k, c->src_dev, c->dst_dev);
+  if (c->dir == SIM_DIR_D2H && c->program) k = atomic_fetch_add(&count_d2h_declared, 1) + 1;
+  else if (c->dir == SIM_DIR_D2H && atomic_load(&tool_declares)) return;
+  if (atomic_load(&n_pending)) on_counted(c->dir == SIM_DIR_H2D ? EV_H2D : EV_D2H, k, c);
 }
 
 void sim_inject_on_sync(void) {
   uint64_t k = atomic_fetch_add(&count_sync, 1) + 1;
-  if (atomic_load(&n_pending)) on_counted(EV_SYNC, k, 0, 0);
+  if (atomic_load(&n_pending)) on_counted(EV_SYNC, k, NULL);
 }
 
 /* ---- stuck bits ---- */

@@ -1,7 +1,13 @@
 /* mem.c: device memory. A PROT_NONE device VA range the host cannot dereference,
  * a same-size host alias range holding the bytes, a page allocator with a guard
  * page after each allocation, and the registry of every live allocation (device,
- * pinned, registered, managed) with O(log n) lookup of interior pointers. */
+ * pinned, registered, managed) with O(log n) lookup of interior pointers. The
+ * range holds one slice per device (SIMCUDA_DEVICES) and, after them, the slice
+ * from which cuMemAddressReserve takes virtual ranges (api/vmm.c). A device's
+ * bytes live in a memory file of its own (memfd), so that another process can map
+ * an allocation exported with cuIpcGetMemHandle (api/ipc.c). */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +19,14 @@
 #define ALIGN 256 /* cudaMalloc's alignment guarantee */
 
 static uint8_t *dev_base, *alias_base;
-static size_t range_bytes, page;
+static size_t range_bytes, page; /* range_bytes: one device's slice */
+static int n_dev;                /* slices: devices 0..n_dev-1, then the VMM slice */
+static int dev_fd[SIM_MAX_DEVICES]; /* each device's memory file: slice offset = file offset */
 
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static sim_alloc_t *reg;   /* sorted by base */
 static size_t reg_n, reg_cap;
-static size_t used_bytes;  /* device + managed bytes, for cuMemGetInfo */
+static size_t used_bytes[SIM_MAX_DEVICES]; /* device + managed bytes, for cuMemGetInfo */
 static atomic_uint_fast64_t free_tickets; /* cuMemFreeAsync calls so far */
 
 uint64_t sim_mem_free_ticket(void) { return atomic_load(&free_tickets); }
@@ -27,10 +35,15 @@ uint64_t sim_mem_free_ticket(void) { return atomic_load(&free_tickets); }
 static void (*_Atomic release_hook)(uint64_t lo, uint64_t hi);
 void sim_mem_on_release(void (*fn)(uint64_t lo, uint64_t hi)) { atomic_store(&release_hook, fn); }
 
-/* Free extents of the device range, in bytes, sorted (guarded by reg_lock). */
+/* Free extents of one slice, in bytes from dev_base, sorted (guarded by reg_lock). */
 typedef struct { size_t off, len; } extent_t;
-static extent_t *ext;
-static size_t ext_n, ext_cap, cursor;
+typedef struct {
+  extent_t *ext;
+  size_t ext_n, ext_cap, cursor;
+} space_t;
+static space_t spaces[SIM_MAX_DEVICES + 1]; /* per device, then the VMM slice */
+
+static void forked_child(void) { atomic_store(&sim_initialized, 0); }
 
 static void *reserve(size_t n) {
   void *p = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -40,13 +53,15 @@ static void *reserve(size_t n) {
 void sim_mem_init(void) {
   page = (size_t)sysconf(_SC_PAGESIZE);
   range_bytes = sim_opt.mem_bytes;
+  n_dev = sim_opt.devices;
+  size_t slices = 2 * (size_t)n_dev; /* the VMM slice is as large as every device together */
   /* A device larger than the address space allows (a huge SIMCUDA_MEM_GB, or a
    * sanitizer's memory layout) shrinks to what can be reserved, with a warning. */
   for (;;) {
-    dev_base = reserve(range_bytes);
-    alias_base = dev_base ? reserve(range_bytes) : NULL;
+    dev_base = reserve(range_bytes * slices);
+    alias_base = dev_base ? reserve(range_bytes * slices) : NULL;
     if (alias_base) break;
-    if (dev_base) munmap(dev_base, range_bytes);
+    if (dev_base) munmap(dev_base, range_bytes * slices);
     if (range_bytes <= ((size_t)64 << 20)) {
       sim_log("cannot reserve %zu bytes of address space", range_bytes);
       abort();
@@ -58,23 +73,48 @@ void sim_mem_init(void) {
             sim_opt.mem_bytes, range_bytes);
     sim_opt.mem_bytes = range_bytes;
   }
-  ext_cap = 64;
-  ext = malloc(ext_cap * sizeof *ext);
-  if (!ext) abort();
-  /* Offset 0 stays unused so that no allocation starts at the range's base. */
-  ext[0] = (extent_t){page, range_bytes - page};
-  ext_n = 1;
+  for (int d = 0; d < n_dev; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "simcuda-dev%d", d);
+    dev_fd[d] = memfd_create(name, MFD_CLOEXEC);
+    if (dev_fd[d] < 0 || ftruncate(dev_fd[d], (off_t)range_bytes) != 0) { /* sparse: nothing committed */
+      sim_log("cannot create the memory file of device %d", d);
+      abort();
+    }
+  }
+  /* Device memory is a shared file: a forked child writing it (a fresh allocation's
+   * poison, a free's hole) would change the parent's. CUDA is not usable in a
+   * forked child on a GPU either: there every call answers CUDA_ERROR_NOT_INITIALIZED. */
+  pthread_atfork(NULL, NULL, forked_child);
+  for (int d = 0; d <= n_dev; d++) {
+    space_t *sp = &spaces[d];
+    sp->ext_cap = 64;
+    sp->ext = malloc(sp->ext_cap * sizeof *sp->ext);
+    if (!sp->ext) abort();
+    /* A slice's first page stays unused so that no allocation starts at its base
+     * (nor at the range's base). */
+    size_t lo = (size_t)d * range_bytes, len = d < n_dev ? range_bytes : range_bytes * (size_t)n_dev;
+    sp->ext[0] = (extent_t){lo + page, len - page};
+    sp->ext_n = 1;
+    sp->cursor = lo;
+  }
 }
 
 bool sim_mem_in_device_range(uint64_t p) {
-  return p >= (uint64_t)(uintptr_t)dev_base && p < (uint64_t)(uintptr_t)dev_base + range_bytes;
+  return p >= (uint64_t)(uintptr_t)dev_base && p < (uint64_t)(uintptr_t)dev_base + 2 * range_bytes * (size_t)n_dev;
+}
+
+int sim_mem_device_of(uint64_t p) {
+  if (!sim_mem_in_device_range(p)) return -1;
+  size_t d = (p - (uint64_t)(uintptr_t)dev_base) / range_bytes;
+  return d < (size_t)n_dev ? (int)d : -1;
 }
 
 void *sim_mem_alias(uint64_t dev) { return alias_base + (dev - (uint64_t)(uintptr_t)dev_base); }
 
-size_t sim_mem_used(void) {
+size_t sim_mem_used(int dev) {
   pthread_rwlock_rdlock(&reg_lock);
-  size_t u = used_bytes;
+  size_t u = used_bytes[dev];
   pthread_rwlock_unlock(&reg_lock);
   return u;
 }
@@ -86,7 +126,9 @@ void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), v
 }
 
 /* ---- extents (caller holds the write lock) ---- */
-static bool ext_take(size_t len, size_t *off) {
+static bool ext_take(space_t *sp, size_t len, size_t *off) {
+  extent_t *ext = sp->ext;
+  size_t ext_n = sp->ext_n, cursor = sp->cursor;
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < ext_n; i++) {
       extent_t *e = &ext[i];
@@ -102,29 +144,31 @@ static bool ext_take(size_t len, size_t *off) {
         e->len = tail_len;
         if (!e->len) {
           memmove(e, e + 1, (ext_n - i - 1) * sizeof *e);
-          ext_n--;
+          sp->ext_n--;
         }
       } else {
         e->len = start - e->off;
         if (tail_len) {
-          if (ext_n == ext_cap) {
-            ext_cap *= 2;
-            ext = realloc(ext, ext_cap * sizeof *ext);
+          if (ext_n == sp->ext_cap) {
+            sp->ext_cap *= 2;
+            sp->ext = ext = realloc(ext, sp->ext_cap * sizeof *ext);
             if (!ext) abort();
           }
           memmove(&ext[i + 2], &ext[i + 1], (ext_n - i - 1) * sizeof *ext);
           ext[i + 1] = (extent_t){tail_off, tail_len};
-          ext_n++;
+          sp->ext_n++;
         }
       }
-      cursor = start + len;
+      sp->cursor = start + len;
       return true;
     }
   }
   return false;
 }
 
-static void ext_give(size_t off, size_t len) {
+static void ext_give(space_t *sp, size_t off, size_t len) {
+  extent_t *ext = sp->ext;
+  size_t ext_n = sp->ext_n;
   size_t i = 0;
   while (i < ext_n && ext[i].off < off) i++;
   if (i > 0 && ext[i - 1].off + ext[i - 1].len == off) {
@@ -132,7 +176,7 @@ static void ext_give(size_t off, size_t len) {
     if (i < ext_n && off + len == ext[i].off) {
       ext[i - 1].len += ext[i].len;
       memmove(&ext[i], &ext[i + 1], (ext_n - i - 1) * sizeof *ext);
-      ext_n--;
+      sp->ext_n--;
     }
     return;
   }
@@ -141,14 +185,14 @@ static void ext_give(size_t off, size_t len) {
     ext[i].len += len;
     return;
   }
-  if (ext_n == ext_cap) {
-    ext_cap *= 2;
-    ext = realloc(ext, ext_cap * sizeof *ext);
+  if (ext_n == sp->ext_cap) {
+    sp->ext_cap *= 2;
+    sp->ext = ext = realloc(ext, sp->ext_cap * sizeof *ext);
     if (!ext) abort();
   }
   memmove(&ext[i + 1], &ext[i], (ext_n - i) * sizeof *ext);
   ext[i] = (extent_t){off, len};
-  ext_n++;
+  sp->ext_n++;
 }
 
 /* ---- registry (caller holds the lock) ---- */
@@ -238,9 +282,28 @@ void sim_mem_traffic_reset(void) {
   pthread_rwlock_unlock(&reg_lock);
 }
 
+/* [p, p+n) over adjacent VMM mappings, each accessible: one range to copies, as
+ * on a GPU (a tensor of an expandable pool may span chunks). */
+static bool vmm_span(uint64_t p, size_t n) {
+  pthread_rwlock_rdlock(&reg_lock);
+  long i = reg_find(p, 0);
+  bool ok = i >= 0 && reg[i].vmm;
+  uint64_t at = ok ? reg[i].base : 0;
+  for (; ok && (size_t)i < reg_n && at < p + n; i++)
+    ok = reg[i].vmm && reg[i].access && reg[i].base == at, at += reg[i].size;
+  pthread_rwlock_unlock(&reg_lock);
+  return ok && at >= p + n;
+}
+
 CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device) {
+  if (n && vmm_span(p, n)) {
+    if (host) *host = sim_mem_alias(p);
+    if (is_device) *is_device = true;
+    return CUDA_SUCCESS;
+  }
   sim_alloc_t a;
-  if (!sim_mem_find(p, n, &a) || a.freeing) return CUDA_ERROR_INVALID_VALUE;
+  /* A VMM mapping no device may access yet (cuMemSetAccess) cannot be copied. */
+  if (!sim_mem_find(p, n, &a) || a.freeing || (a.vmm && !a.access)) return CUDA_ERROR_INVALID_VALUE;
   bool dev = a.kind == SIM_MEM_DEVICE;
   if (host) *host = dev ? sim_mem_alias(p) : (void *)(uintptr_t)p;
   if (is_device) *is_device = dev;
@@ -248,9 +311,13 @@ CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device) {
 }
 
 sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host) {
+  if (n && vmm_span(p, n)) {
+    *host = sim_mem_alias(p);
+    return SIM_PTR_DEVICE;
+  }
   sim_alloc_t a;
   if (sim_mem_find(p, n, &a)) {
-    if (a.freeing) return SIM_PTR_INVALID;
+    if (a.freeing || (a.vmm && !a.access)) return SIM_PTR_INVALID;
     if (a.kind == SIM_MEM_DEVICE) {
       *host = sim_mem_alias(p);
       return SIM_PTR_DEVICE;
@@ -268,31 +335,31 @@ sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host) {
 }
 
 /* ---- device allocations ---- */
-CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out) {
+CUresult sim_mem_alloc_device(sim_ctx_t *ctx, int dev, size_t size, uint64_t *out) {
   if (size == 0) return CUDA_ERROR_INVALID_VALUE;
   if (size > range_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
   size_t rounded = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
   size_t span = (rounded + page - 1) & ~(page - 1);
   size_t off;
   pthread_rwlock_wrlock(&reg_lock);
-  if (used_bytes + span > range_bytes || !ext_take(span + page, &off)) {
+  if (used_bytes[dev] + span > range_bytes || !ext_take(&spaces[dev], span + page, &off)) {
     pthread_rwlock_unlock(&reg_lock);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   /* The allocation ends (at 256-byte granularity) against the guard page, so an
    * access past its end faults on the host. */
   uint64_t base = (uint64_t)(uintptr_t)dev_base + off + span - rounded;
-  void *m = mmap(alias_base + off, span, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  void *m = mmap(alias_base + off, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, dev_fd[dev],
+                 (off_t)(off - (size_t)dev * range_bytes));
   if (m == MAP_FAILED) {
-    ext_give(off, span + page);
+    ext_give(&spaces[dev], off, span + page);
     pthread_rwlock_unlock(&reg_lock);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  sim_alloc_t a = {.base = base, .size = size, .kind = SIM_MEM_DEVICE, .ctx = ctx,
+  sim_alloc_t a = {.base = base, .size = size, .kind = SIM_MEM_DEVICE, .ctx = ctx, .dev = dev,
                    .map_lo = off, .map_len = span + page};
   if (!reg_insert(&a)) abort(); /* the extent allocator never overlaps */
-  used_bytes += span;
+  used_bytes[dev] += span;
   pthread_rwlock_unlock(&reg_lock);
   /* Fresh device memory is not zeroed on a GPU: a pattern makes reads of
    * uninitialised memory visible. */
@@ -303,24 +370,27 @@ CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out) {
 }
 
 static void release_device(const sim_alloc_t *a) {
-  /* Replacing the mapping returns the pages to the OS and makes them PROT_NONE. */
+  /* The pages go back to the OS (a hole in the device's file) and the alias range
+   * becomes PROT_NONE again. */
+  fallocate(dev_fd[a->dev], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+            (off_t)(a->map_lo - (size_t)a->dev * range_bytes), (off_t)(a->map_len - page));
   mmap(alias_base + a->map_lo, a->map_len - page, PROT_NONE,
        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-  ext_give(a->map_lo, a->map_len);
-  used_bytes -= a->map_len - page;
+  ext_give(&spaces[a->dev], a->map_lo, a->map_len);
+  used_bytes[a->dev] -= a->map_len - page;
 }
 
 static void release_host(const sim_alloc_t *a) {
   if (a->kind == SIM_MEM_HOST || a->kind == SIM_MEM_MANAGED) {
     munmap((void *)(uintptr_t)a->base, (a->size + page - 1) & ~(page - 1));
-    if (a->kind == SIM_MEM_MANAGED) used_bytes -= (a->size + page - 1) & ~(page - 1);
+    if (a->kind == SIM_MEM_MANAGED) used_bytes[a->dev] -= (a->size + page - 1) & ~(page - 1);
   }
 }
 
 CUresult sim_mem_free_device(uint64_t p, bool check_only) {
   pthread_rwlock_wrlock(&reg_lock);
   long i = reg_find(p, 0);
-  if (i < 0 || reg[i].base != p || reg[i].kind != SIM_MEM_DEVICE) {
+  if (i < 0 || reg[i].base != p || reg[i].kind != SIM_MEM_DEVICE || reg[i].vmm || reg[i].ipc) {
     pthread_rwlock_unlock(&reg_lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -357,19 +427,20 @@ void sim_mem_free_ctx(sim_ctx_t *ctx) {
   pthread_rwlock_unlock(&reg_lock);
 }
 
-CUresult sim_mem_alloc_host(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsigned flags, void **out) {
+CUresult sim_mem_alloc_host(sim_ctx_t *ctx, int dev, size_t size, sim_memkind_t kind, unsigned flags, void **out) {
   size_t len = (size + page - 1) & ~(page - 1);
   void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
-  sim_alloc_t a = {.base = (uint64_t)(uintptr_t)p, .size = size, .kind = kind, .flags = flags, .ctx = ctx};
+  sim_alloc_t a = {.base = (uint64_t)(uintptr_t)p, .size = size, .kind = kind, .flags = flags, .ctx = ctx,
+                   .dev = dev};
   pthread_rwlock_wrlock(&reg_lock);
-  if (kind == SIM_MEM_MANAGED && used_bytes + len > range_bytes) {
+  if (kind == SIM_MEM_MANAGED && used_bytes[dev] + len > range_bytes) {
     pthread_rwlock_unlock(&reg_lock);
     munmap(p, len);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   if (!reg_insert(&a)) abort(); /* fresh mapping cannot overlap a live record */
-  if (kind == SIM_MEM_MANAGED) used_bytes += len;
+  if (kind == SIM_MEM_MANAGED) used_bytes[dev] += len;
   pthread_rwlock_unlock(&reg_lock);
   if (sim_opt.poison && kind == SIM_MEM_MANAGED) memset(p, 0xA5, size);
   SIM_COUNT(allocs, 1);
@@ -425,3 +496,155 @@ bool sim_mem_unregister(uint64_t u) {
   pthread_rwlock_unlock(&reg_lock);
   return ok;
 }
+
+/* ---- the VMM slice: virtual ranges, mappings of physical allocations (mem/vmm.c) ---- */
+/* Takes exactly [off, off+len) if it is free. */
+static bool ext_take_at(space_t *sp, size_t off, size_t len) {
+  for (size_t i = 0; i < sp->ext_n; i++) {
+    extent_t e = sp->ext[i];
+    if (off < e.off || off + len > e.off + e.len) continue;
+    size_t keep = sp->cursor;
+    sp->cursor = off;
+    bool ok = ext_take(sp, len, &(size_t){0}); /* next fit starts exactly at off */
+    sp->cursor = keep > off + len ? keep : off + len;
+    return ok;
+  }
+  return false;
+}
+
+CUresult sim_mem_va_reserve(size_t size, size_t align, uint64_t hint, uint64_t *out) {
+  space_t *sp = &spaces[n_dev];
+  uint64_t b = (uint64_t)(uintptr_t)dev_base;
+  if (align < page) align = page;
+  pthread_rwlock_wrlock(&reg_lock);
+  /* The range is followed by a guard page that no reservation takes. */
+  bool ok = false;
+  size_t off = 0;
+  if (hint && hint % align == 0 && sim_mem_in_device_range(hint) && sim_mem_device_of(hint) < 0 &&
+      hint - b + size + page <= 2 * range_bytes * (size_t)n_dev) {
+    off = hint - b;
+    ok = ext_take_at(sp, off, size + page);
+  }
+  if (!ok) {
+    size_t raw;
+    ok = ext_take(sp, size + page + align - page, &raw);
+    if (ok) {
+      off = (raw + align - 1) / align * align;
+      if (off > raw) ext_give(sp, raw, off - raw);
+      size_t end = raw + size + page + align - page;
+      if (end > off + size + page) ext_give(sp, off + size + page, end - (off + size + page));
+    }
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  if (!ok) return CUDA_ERROR_OUT_OF_MEMORY;
+  *out = b + off;
+  return CUDA_SUCCESS;
+}
+
+void sim_mem_va_release(uint64_t va, size_t size) {
+  pthread_rwlock_wrlock(&reg_lock);
+  ext_give(&spaces[n_dev], va - (uint64_t)(uintptr_t)dev_base, size + page);
+  pthread_rwlock_unlock(&reg_lock);
+}
+
+bool sim_mem_va_map(const sim_alloc_t *a, int fd, uint64_t off) {
+  /* An IPC import maps whole pages (map_lo, map_len) around the allocation. */
+  void *at = a->ipc ? alias_base + a->map_lo : sim_mem_alias(a->base);
+  size_t len = a->ipc ? a->map_len : a->size;
+  pthread_rwlock_wrlock(&reg_lock);
+  bool ok = reg_insert(a); /* first: a range mapped already keeps its pages */
+  if (ok && mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off) == MAP_FAILED) {
+    reg_erase(reg_find(a->base, 0));
+    ok = false;
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  if (ok) SIM_COUNT(allocs, 1);
+  return ok;
+}
+
+/* [va, va+size) must be exactly a run of mappings of kind `vmm` (ipc: of IPC imports). */
+static bool run_exact(uint64_t va, size_t size, bool ipc, long *first, long *last) {
+  long i = reg_find(va, 0);
+  if (i < 0 || reg[i].base != va) return false;
+  *first = i;
+  uint64_t at = va;
+  for (; (size_t)i < reg_n && at < va + size; i++) {
+    if (reg[i].base != at || (ipc ? !reg[i].ipc : !reg[i].vmm)) return false;
+    at += reg[i].size;
+  }
+  *last = i;
+  return at == va + size;
+}
+
+bool sim_mem_va_unmap(uint64_t va, size_t size, bool ipc, void (*each)(const sim_alloc_t *a)) {
+  pthread_rwlock_wrlock(&reg_lock);
+  long first, last;
+  bool ok = run_exact(va, size, ipc, &first, &last);
+  if (ok) {
+    for (long i = first; i < last; i++) each(&reg[i]);
+    memmove(&reg[first], &reg[last], (reg_n - (size_t)last) * sizeof *reg);
+    reg_n -= (size_t)(last - first);
+    mmap(sim_mem_alias(va), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  if (ok) {
+    void (*hook)(uint64_t, uint64_t) = atomic_load(&release_hook);
+    if (hook) hook(va, va + size);
+  }
+  return ok;
+}
+
+bool sim_mem_va_set_access(uint64_t va, size_t size, unsigned set, unsigned clear) {
+  pthread_rwlock_wrlock(&reg_lock);
+  long first, last;
+  bool ok = run_exact(va, size, false, &first, &last);
+  for (long i = first; ok && i < last; i++) reg[i].access = (reg[i].access & ~clear) | set;
+  pthread_rwlock_unlock(&reg_lock);
+  return ok;
+}
+
+bool sim_mem_charge(int dev, long long bytes) {
+  pthread_rwlock_wrlock(&reg_lock);
+  bool ok = bytes < 0 || used_bytes[dev] + (size_t)bytes <= range_bytes;
+  if (ok) used_bytes[dev] += (size_t)bytes;
+  pthread_rwlock_unlock(&reg_lock);
+  return ok;
+}
+
+bool sim_mem_any_in(uint64_t lo, uint64_t hi) {
+  pthread_rwlock_rdlock(&reg_lock);
+  long i = hi > lo ? reg_floor(hi - 1) : -1;
+  bool any = i >= 0 && reg[i].base + reg[i].size > lo;
+  pthread_rwlock_unlock(&reg_lock);
+  return any;
+}
+
+bool sim_mem_ipc_export(uint64_t p, sim_ipc_info_t *out) {
+  sim_alloc_t a;
+  if (!sim_mem_find(p, 0, &a) || a.base != p || a.kind != SIM_MEM_DEVICE || a.vmm || a.ipc || a.freeing) return false;
+  size_t lo = (size_t)a.dev * range_bytes;
+  *out = (sim_ipc_info_t){.dev = a.dev, .fd = dev_fd[a.dev], .file_off = a.map_lo - lo,
+                          .span = a.map_len - page, .delta = a.base - ((uint64_t)(uintptr_t)dev_base + a.map_lo),
+                          .size = a.size};
+  return true;
+}
+
+bool sim_mem_ipc_unmap(uint64_t base) {
+  pthread_rwlock_wrlock(&reg_lock);
+  long i = reg_find(base, 0);
+  bool ok = i >= 0 && reg[i].base == base && reg[i].ipc;
+  sim_alloc_t a;
+  if (ok) {
+    a = reg[i];
+    reg_erase(i);
+    mmap(alias_base + a.map_lo, a.map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  }
+  pthread_rwlock_unlock(&reg_lock);
+  if (ok) {
+    void (*hook)(uint64_t, uint64_t) = atomic_load(&release_hook);
+    if (hook) hook(a.base, a.base + a.size);
+  }
+  return ok;
+}
+
+uint64_t sim_mem_range_base(void) { return (uint64_t)(uintptr_t)dev_base; }

@@ -18,13 +18,19 @@ typedef struct {
   uint64_t free_ticket; /* when freeing: the free's place in the global order of calls */
   uint64_t map_lo, map_len; /* device: the alias pages (offset in the range) */
   uint64_t traffic_ld, traffic_st; /* bytes interpreted kernels loaded/stored in it */
+  int dev;         /* device: the device whose memory it is; host kinds: the allocating context's */
+  bool vmm;        /* a mapping of a physical allocation (cuMemMap): released by cuMemUnmap */
+  bool ipc;        /* another process's memory (cuIpcOpenMemHandle): released by cuIpcCloseMemHandle */
+  unsigned access; /* vmm: bit d set when device d may read and write it (cuMemSetAccess) */
+  void *phys;      /* vmm: the physical allocation (mem/vmm.c) */
 } sim_alloc_t;
 void sim_mem_init(void);
-bool sim_mem_in_device_range(uint64_t p);
+bool sim_mem_in_device_range(uint64_t p); /* every device's slice and the VMM slice */
+int sim_mem_device_of(uint64_t p);        /* the device whose slice holds p, or -1 */
 void *sim_mem_alias(uint64_t dev);       /* host alias of a device address (no checks) */
 /* Finds the live allocation holding [p, p+n) (n may be 0: just p). */
 bool sim_mem_find(uint64_t p, size_t n, sim_alloc_t *out);
-CUresult sim_mem_alloc_device(sim_ctx_t *ctx, size_t size, uint64_t *out);
+CUresult sim_mem_alloc_device(sim_ctx_t *ctx, int dev, size_t size, uint64_t *out);
 /* check_only: marks it `freeing` (cuMemFreeAsync), fails if already so. */
 CUresult sim_mem_free_device(uint64_t p, bool check_only);
 void sim_mem_free_ctx(sim_ctx_t *ctx);   /* release everything a dying context owns */
@@ -39,7 +45,7 @@ CUresult sim_mem_resolve(uint64_t p, size_t n, void **host, bool *is_device);
 /* Classifies a pointer given where either memory kind is allowed (cuMemcpy). */
 typedef enum { SIM_PTR_DEVICE, SIM_PTR_PINNED, SIM_PTR_PAGEABLE, SIM_PTR_INVALID } sim_ptrkind_t;
 sim_ptrkind_t sim_mem_classify(uint64_t p, size_t n, void **host);
-size_t sim_mem_used(void);
+size_t sim_mem_used(int dev);
 /* Traffic counters of the allocation at base (interpreted kernels, global memory). */
 void sim_mem_traffic_add(uint64_t base, uint64_t ld, uint64_t st);
 bool sim_mem_traffic_get(uint64_t p, sim_alloc_t *out);
@@ -51,12 +57,35 @@ void sim_mem_visit(void (*fn)(const sim_alloc_t *allocs, size_t n, void *arg), v
 void sim_mem_on_release(void (*fn)(uint64_t lo, uint64_t hi));
 /* Host memory the device can reach (pinned, managed) and its registry work, for
  * the entry points of api/memapi.c (which synchronise the owner first). */
-CUresult sim_mem_alloc_host(sim_ctx_t *ctx, size_t size, sim_memkind_t kind, unsigned flags, void **out);
+CUresult sim_mem_alloc_host(sim_ctx_t *ctx, int dev, size_t size, sim_memkind_t kind, unsigned flags, void **out);
 size_t sim_mem_total(void);
 CUresult sim_mem_free_managed(uint64_t dptr);
 CUresult sim_mem_free_host(uint64_t base);
 bool sim_mem_register(const sim_alloc_t *a);   /* false: overlaps a live record */
 bool sim_mem_unregister(uint64_t base);         /* false: not a registered base */
+/* The VMM slice (for mem/vmm.c and mem/ipc.c): virtual ranges with a guard page
+ * after each; mappings of a file's pages into the alias, registered as a (device
+ * kind) with vmm or ipc set; unmapping an exact run of such records (each is passed
+ * to `each` under the registry lock first); device memory charged to a device. */
+CUresult sim_mem_va_reserve(size_t size, size_t align, uint64_t hint, uint64_t *out);
+void sim_mem_va_release(uint64_t va, size_t size);
+bool sim_mem_va_map(const sim_alloc_t *a, int fd, uint64_t off);
+bool sim_mem_va_unmap(uint64_t va, size_t size, bool ipc, void (*each)(const sim_alloc_t *a));
+bool sim_mem_va_set_access(uint64_t va, size_t size, unsigned set, unsigned clear); /* device bits */
+bool sim_mem_any_in(uint64_t lo, uint64_t hi); /* a live record overlaps [lo, hi) */
+bool sim_mem_charge(int dev, long long bytes); /* false: the device is full */
+/* Where the pages of the device allocation at base p lie in its device's memory
+ * file (cuIpcGetMemHandle); false for anything else. */
+typedef struct {
+  int dev, fd;
+  uint64_t file_off, span; /* the allocation's pages */
+  uint64_t delta, size;    /* the allocation: its offset in those pages, its size */
+} sim_ipc_info_t;
+bool sim_mem_ipc_export(uint64_t p, sim_ipc_info_t *out);
+/* An import (a record with ipc set, mapped by sim_mem_va_map over its map_lo and
+ * map_len, offsets from sim_mem_range_base()) is released: PROT_NONE again. */
+bool sim_mem_ipc_unmap(uint64_t base);
+uint64_t sim_mem_range_base(void);
 
 /* ---- copies (described here, executed by exec/copy.c) ---- */
 typedef enum { SIM_DIR_H2H, SIM_DIR_H2D, SIM_DIR_D2H, SIM_DIR_D2D } sim_dir_t;
@@ -68,6 +97,7 @@ typedef struct {
   size_t dpitch, spitch, dslice, sslice;
   sim_dir_t dir;
   sim_stage_t *stage; /* non-NULL: the source arrives in staging chunks (exec/copy.c) */
+  bool program;       /* declared the program's own by a tool on top (simcudaProgramCopy) */
 } sim_copy_t;
 
 /* ---- inject.c ---- */
@@ -76,6 +106,8 @@ void sim_inject_init(const char *env_spec);
 void sim_inject_on_launch(const simcuda_kernel_t *k, const size_t *offsets, const uint8_t *args);
 int sim_inject_add(const char *spec); /* simcudaInject (api/init.c) */
 void sim_inject_on_copy(const sim_copy_t *c);
+/* Whether the copy this thread submits now was declared the program's (and forget it). */
+bool sim_inject_take_program_copy(void);
 void sim_inject_on_sync(void);
 void sim_stuck_apply(uint64_t lo, uint64_t hi); /* after a write to [lo, hi) device */
 void sim_stuck_apply_all(void);

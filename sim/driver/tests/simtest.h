@@ -42,6 +42,8 @@ extern const simcuda_image_t st_image;
 #define ST_MIXED "_Z5mixedcdiPvs"      /* (char, double, int, void *out, short) */
 #define ST_OOB "_Z3oobPhm"             /* (uint8_t *p, size_t at): writes p[at] (no checks) */
 CUfunction st_func(CUmodule m, const char *name);
+/* Launches ST_FILL over n words at p (blocks of 128 threads, legacy stream). */
+void st_fill(CUfunction fill, CUdeviceptr p, unsigned v, unsigned n);
 
 /* A host function that blocks its stream until the gate is opened. */
 typedef struct { atomic_int open; atomic_int entered; } st_gate_t;

@@ -25,6 +25,11 @@ CUfunction st_func(CUmodule m, const char *name) {
   return f;
 }
 
+void st_fill(CUfunction fill, CUdeviceptr p, unsigned v, unsigned n) {
+  void *args[] = {&p, &v, &n};
+  CK(cuLaunchKernel(fill, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+}
+
 void st_gate_fn(void *gate) {
   st_gate_t *g = gate;
   atomic_store(&g->entered, 1);

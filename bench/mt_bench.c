@@ -1,0 +1,124 @@
+/* mt_bench: what gpuft costs a program whose threads drive the GPU at once. T
+ * threads (1, 2, 4, 8), each with its own stream and buffer, each launching small
+ * kernels and copying 4 KiB up and down; wall time without and with gpuft (the
+ * program run again as a child, alternating rounds, best of each), and their ratio
+ * per T. A ratio that grows with T means gpuft serialises the program's threads.
+ *   mt_bench [--iters N] [--reps R] [--lib path/libgpuft.so] [--json]
+ * Runs on the simulator (LD_LIBRARY_PATH=build/sim) or a real GPU. */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rerun.h"
+#include "twin_fill.h"
+
+#define MAX_T 8
+static const int g_threads[] = {1, 2, 4, 8};
+#define N_T ((int)(sizeof g_threads / sizeof *g_threads))
+#define WORDS 16384 /* 64 KiB per thread's buffer */
+
+#define CK(x)                                                    \
+  do {                                                           \
+    CUresult r_ = (x);                                           \
+    if (r_ != CUDA_SUCCESS) {                                    \
+      fprintf(stderr, "mt_bench: %s failed: %d\n", #x, (int)r_); \
+      exit(1);                                                   \
+    }                                                            \
+  } while (0)
+
+typedef struct {
+  CUcontext ctx;
+  CUfunction fill;
+  long iters;
+  int id;
+} worker_t;
+
+/* One program thread: its stream, its buffer; a launch, a copy up, every 16th
+ * iteration a copy down and a synchronisation (as a training or solver loop). */
+static void *work(void *p) {
+  const worker_t *w = p;
+  CK(cuCtxSetCurrent(w->ctx));
+  CUstream s;
+  CUdeviceptr d;
+  CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CK(cuMemAlloc(&d, WORDS * 4));
+  unsigned host[1024];
+  for (long i = 0; i < w->iters; i++) {
+    unsigned v = (unsigned)(w->id * 1000003 + i);
+    void *args[] = {&d, &v};
+    CK(cuLaunchKernel(w->fill, WORDS / 256, 1, 1, 256, 1, 1, 0, s, args, NULL));
+    for (int k = 0; k < 1024; k++) host[k] = v + (unsigned)k;
+    CK(cuMemcpyHtoDAsync(d + 4096, host, sizeof host, s));
+    if ((i & 15) == 15) {
+      CK(cuMemcpyDtoHAsync(host, d, sizeof host, s));
+      CK(cuStreamSynchronize(s));
+      if (host[0] != v) {
+        fprintf(stderr, "mt_bench: thread %d read %u, wrote %u\n", w->id, host[0], v);
+        exit(1);
+      }
+    }
+  }
+  CK(cuStreamSynchronize(s));
+  CK(cuMemFree(d));
+  CK(cuStreamDestroy(s));
+  return NULL;
+}
+
+/* Child: for each T, the best wall time of reps runs, one number a line. */
+static int measure(long iters, int reps) {
+  CUdevice dev;
+  CUcontext ctx;
+  CUmodule mod;
+  CUfunction fill, empty;
+  CK(cuInit(0));
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  CK(tf_load2(&mod, &fill, &empty));
+  for (int t = 0; t < N_T; t++) {
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+      pthread_t th[MAX_T];
+      worker_t w[MAX_T];
+      double t0 = bench_now();
+      for (int k = 0; k < g_threads[t]; k++) {
+        w[k] = (worker_t){ctx, fill, iters, k};
+        if (pthread_create(&th[k], NULL, work, &w[k])) return 1;
+      }
+      for (int k = 0; k < g_threads[t]; k++) pthread_join(th[k], NULL);
+      double dt = bench_now() - t0;
+      if (dt < best) best = dt;
+    }
+    printf("threads=%d %.6f\n", g_threads[t], best);
+  }
+  CK(cuModuleUnload(mod));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "--child")) return measure(atol(argv[2]), atoi(argv[3]));
+  bench_opts_t o = {400, 3, 0, GPUFT_LIB};
+  if (bench_opts(argc, argv, &o)) return 2;
+  long iters = o.iters;
+  int reps = o.reps, json = o.json;
+  double base[N_T], with[N_T];
+  if (bench_alternate(&o, 2, N_T, base, with)) return 1;
+  if (json) {
+    printf("{\"iters\": %ld, \"reps\": %d, \"threads\": [", iters, reps);
+    for (int t = 0; t < N_T; t++)
+      printf("%s{\"threads\": %d, \"baseline_s\": %.6f, \"gpuft_s\": %.6f, \"ratio\": %.3f}", t ? ", " : "",
+             g_threads[t], base[t], with[t], with[t] / base[t]);
+    printf("]}\n");
+  } else {
+    printf("mt_bench: T threads, each with its own stream: %ld x (launch on 64 KiB, 4 KiB copy up; "
+           "every 16th a 4 KiB copy down and a sync); wall seconds, best of %d x 2 alternating rounds\n\n",
+           iters, reps);
+    printf("%8s %12s %12s %8s\n", "threads", "without", "with gpuft", "ratio");
+    for (int t = 0; t < N_T; t++)
+      printf("%8d %12.4f %12.4f %8.2f\n", g_threads[t], base[t], with[t], with[t] / base[t]);
+  }
+  return 0;
+}
