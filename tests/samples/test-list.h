@@ -43,6 +43,13 @@ TEST_ENTRY(halo_multi_gpu, 60)
 TEST_ENTRY(vector_add_mmap, 60)
 TEST_ENTRY(vector_add_mmap_two_devices, 60)
 TEST_ENTRY(simple_ipc, 60)
+/* Graphs (built the default way, static runtime): explicit and captured graphs,
+ * a Jacobi solver relaunched with updates, graph memory nodes; conditional nodes
+ * refused by name. */
+TEST_ENTRY(graphs_simple, 60)
+TEST_ENTRY(graph_jacobi, 60)
+TEST_ENTRY(graph_memnodes, 60)
+TEST_ENTRY(graph_conditional_refused, 60)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

@@ -53,6 +53,23 @@ SAMPLE_TEST(occupancy)
 SAMPLE_TEST(stream_attrs)
 SAMPLE_TEST(mempool)
 SAMPLE_TEST(recursion)
+SAMPLE_TEST(graphs_simple)
+SAMPLE_TEST(graph_jacobi)
+SAMPLE_TEST(graph_memnodes)
+
+/* Conditional graph nodes are not simulated: the program is told so by name. */
+TEST_IMPL(graph_conditional_refused) {
+  if (!*SAMPLE_graph_conditional) return TEST_SKIPF("sample graph_conditional not built (no nvcc)");
+  const char *argv[] = {SAMPLE_graph_conditional, NULL};
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 50, &r), 0);
+  if (r.status != 2 || !strstr(r.err, "conditional graph nodes (if/while/switch) are not simulated") ||
+      !strstr(r.err, "cudaGraphConditionalHandleCreate") || !strstr(r.err, "operation not supported"))
+    FT_FAIL_("exit %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out, r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
 
 /* The samples of several devices, VMM and IPC: run with SIMCUDA_DEVICES=devices
  * (and one argument); exit status `want` (0: PASSED, 2: waived, saying so). */

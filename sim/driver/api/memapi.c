@@ -4,11 +4,12 @@
 #include <string.h>
 
 #include "api.h"
+#include "graph.h" /* the capture modes: cuMemAlloc and cuMemFree are unsafe during capture */
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
   sim_ctx_t *ctx;
   CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
+  if (r || (r = sim_capture_check_unsafe("cuMemAlloc"))) return r;
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
   uint64_t p;
   r = sim_mem_alloc_device(ctx, ctx->dev, bytesize, &p);
@@ -35,7 +36,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   sim_ctx_t *ctx;
   CUresult r = sim_ctx_current(&ctx);
-  if (r) return r;
+  if (r || (r = sim_capture_check_unsafe("cuMemFree"))) return r;
   if (dptr == 0) return CUDA_SUCCESS; /* free(NULL) semantics, as the real driver */
   sim_alloc_t a;
   if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.freeing || a.vmm || a.ipc ||

@@ -23,6 +23,15 @@ typedef PFN_cuIpcOpenMemHandle_v11000 PFN_cuIpcOpenMemHandle_v4010;
 #undef cuDevicePrimaryCtxReset
 #undef cuMemcpyBatchAsync
 #undef cuMemcpy3DBatchAsync
+#undef cuGraphGetEdges
+#undef cuGraphNodeGetDependencies
+#undef cuGraphNodeGetDependentNodes
+#undef cuGraphAddDependencies
+#undef cuGraphRemoveDependencies
+#undef cuGraphAddNode
+#undef cuStreamBeginCapture
+#undef cuStreamGetCaptureInfo
+#undef cuStreamUpdateCaptureDependencies
 #undef cuIpcOpenMemHandle
 
 /* Declares every implemented symbol with its PFN type: a mismatch between an

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "graph.h"
 
 typedef struct {
   uint8_t *host;  /* host-accessible address of the first byte */
@@ -215,6 +215,14 @@ void sim_copy_execute(sim_copy_t *c) {
 }
 
 /* ---- submission ---- */
+static void fill_sides(sim_copy_t *c, const side_t *src, const side_t *dst) {
+  c->src = src->host;
+  c->dst = dst->host;
+  c->src_dev = src->dev;
+  c->dst_dev = dst->dev;
+  c->dir = src->is_dev ? (dst->is_dev ? SIM_DIR_D2D : SIM_DIR_D2H) : (dst->is_dev ? SIM_DIR_H2D : SIM_DIR_H2H);
+}
+
 /* stage_src: read the source at the call (cuMemcpyBatchAsync's
  * CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL / _ANY), whatever its kind. */
 static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool stage_src, sim_copy_t *c,
@@ -222,11 +230,12 @@ static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool
   sim_stream_t *s;
   CUresult r = sim_stream_get(ctx, h, ptds, &s);
   if (r) return r;
-  c->src = src->host;
-  c->dst = dst->host;
-  c->src_dev = src->dev;
-  c->dst_dev = dst->dev;
-  c->dir = src->is_dev ? (dst->is_dev ? SIM_DIR_D2D : SIM_DIR_D2H) : (dst->is_dev ? SIM_DIR_H2D : SIM_DIR_H2H);
+  /* A capture keeps no staging: a pageable host side cannot be captured. */
+  if ((r = sim_capture_check_copy(s, src->pageable || dst->pageable || stage_src))) {
+    sim_obj_unref(&s->obj);
+    return r;
+  }
+  fill_sides(c, src, dst);
   sim_op_t *op = sim_op_new(SIM_OP_COPY);
   size_t bytes = c->width * c->height * c->depth;
   bool wait, staged = false;
@@ -447,6 +456,28 @@ static CUresult copy3d_api(const CUDA_MEMCPY3D *p, CUstream hs, int ptds, bool a
   }
   return COPY3D_OF(p, hs, ptds, async);
 }
+/* A graph memcpy node's copy, checked and resolved without queueing it (the
+ * node runs it at each launch; a pageable host side is read then). */
+CUresult sim_copy_resolve3d(const CUDA_MEMCPY3D *p, sim_copy_t *c) {
+  if (!p || p->reserved0 || p->reserved1 || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
+  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
+  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
+  size_t w = p->WidthInBytes, h = p->Height, dep = p->Depth;
+  if (!w || !h || !dep) return CUDA_ERROR_INVALID_VALUE; /* an empty node: the driver refuses it too */
+  if (h <= 1 && dep <= 1) {
+    if (!sd.pitch) sd.pitch = w + sd.x;
+    if (!dd.pitch) dd.pitch = w + dd.x;
+  }
+  side_t s, d;
+  size_t ss, ds;
+  CUresult r;
+  if ((r = side_desc(&sd, w, h, dep, &s, &ss)) || (r = side_desc(&dd, w, h, dep, &d, &ds))) return r;
+  *c = (sim_copy_t){.width = w, .height = h, .depth = dep, .spitch = sd.pitch, .dpitch = dd.pitch,
+                    .sslice = ss, .dslice = ds};
+  fill_sides(c, &s, &d);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 0, false); }
 CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p) { return copy3d_api(p, NULL, 1, false); }
 CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d_api(p, h, 0, true); }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "graph.h"
 
 #define STACK_MAX 64
 /* The thread's context stack lives in a heap block reached through a pthread
@@ -321,7 +321,7 @@ CUresult cuCtxGetId(CUcontext h, unsigned long long *id) {
 CUresult cuCtxSynchronize(void) {
   sim_ctx_t *c;
   CUresult r = sim_ctx_current_nosticky(&c);
-  if (r) return r;
+  if (r || (r = sim_capture_check_ctx(c))) return r;
   r = sim_ctx_sync(c);
   sim_count_sync();
   return r;
@@ -491,7 +491,7 @@ CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext h) {
 CUresult cuCtxSynchronize_v2(CUcontext h) {
   sim_ctx_t *c;
   CUresult r = ctx_or_current(h, &c);
-  if (r) return r;
+  if (r || (r = sim_capture_check_ctx(c))) return r;
   r = sim_ctx_sync(c);
   sim_count_sync();
   return r;

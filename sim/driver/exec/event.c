@@ -2,7 +2,7 @@
  * time; cuStreamWaitEvent lives in stream.c. */
 #include <stdlib.h>
 
-#include "exec.h"
+#include "graph.h"
 
 static void event_free(sim_obj_t *o) {
   sim_event_t *ev = (sim_event_t *)o;
@@ -50,6 +50,20 @@ CUresult cuEventDestroy_v2(CUevent h) {
   return CUDA_SUCCESS;
 }
 
+void sim_event_record_on(sim_event_t *ev, sim_stream_t *s) {
+  sim_op_t *op = sim_op_new(SIM_OP_EVENT);
+  sim_obj_ref(&ev->obj);
+  op->u.event.ev = ev;
+  pthread_mutex_lock(&ev->mu);
+  op->u.event.gen = ++ev->rec_gen;
+  ev->timed_valid = !(ev->flags & CU_EVENT_DISABLE_TIMING);
+  if (ev->stream) sim_obj_unref(&ev->stream->obj);
+  sim_obj_ref(&s->obj);
+  ev->stream = s;
+  ev->seq = sim_stream_enqueue(s, op);
+  pthread_mutex_unlock(&ev->mu);
+}
+
 static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds) {
   SIM_CHECK_INIT();
   sim_event_t *ev = (sim_event_t *)sim_handle_get(h, SIM_OBJ_EVENT);
@@ -64,20 +78,11 @@ static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds) {
     sim_obj_unref(&ev->obj);
     return r;
   }
+  bool taken = false;
   if (s->obj.ctx != ev->obj.ctx) {
     r = CUDA_ERROR_INVALID_HANDLE; /* event and stream must share a context */
-  } else {
-    sim_op_t *op = sim_op_new(SIM_OP_EVENT);
-    sim_obj_ref(&ev->obj);
-    op->u.event.ev = ev;
-    pthread_mutex_lock(&ev->mu);
-    op->u.event.gen = ++ev->rec_gen;
-    ev->timed_valid = !(ev->flags & CU_EVENT_DISABLE_TIMING);
-    if (ev->stream) sim_obj_unref(&ev->stream->obj);
-    sim_obj_ref(&s->obj);
-    ev->stream = s;
-    ev->seq = sim_stream_enqueue(s, op);
-    pthread_mutex_unlock(&ev->mu);
+  } else if (!(r = sim_capture_event_record(s, ev, flags, &taken)) && !taken) {
+    sim_event_record_on(ev, s);
   }
   sim_obj_unref(&s->obj);
   sim_obj_unref(&ev->obj);
@@ -92,6 +97,10 @@ CUresult cuEventQuery(CUevent h) {
   SIM_CHECK_INIT();
   sim_event_t *ev = (sim_event_t *)sim_handle_get(h, SIM_OBJ_EVENT);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
+  if (sim_capture_event_is_captured(ev)) {
+    sim_obj_unref(&ev->obj);
+    return CUDA_ERROR_CAPTURED_EVENT;
+  }
   pthread_mutex_lock(&ev->mu);
   bool done = ev->done_gen >= ev->rec_gen;
   pthread_mutex_unlock(&ev->mu);
@@ -105,6 +114,10 @@ CUresult cuEventSynchronize(CUevent h) {
   SIM_CHECK_INIT();
   sim_event_t *ev = (sim_event_t *)sim_handle_get(h, SIM_OBJ_EVENT);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
+  if (sim_capture_event_is_captured(ev)) {
+    sim_obj_unref(&ev->obj);
+    return CUDA_ERROR_CAPTURED_EVENT;
+  }
   pthread_mutex_lock(&ev->mu);
   uint64_t want = ev->rec_gen;
   while (ev->done_gen < want) pthread_cond_wait(&ev->cv, &ev->mu);

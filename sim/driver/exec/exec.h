@@ -102,6 +102,12 @@ struct sim_stream_s {
   /* cuStreamSetAttribute: the stream attributes' values (under mu; the priority
    * lives in `priority`), recorded: none changes how the simulator runs work. */
   CUlaunchAttributeValue attrs[CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING + 1];
+  /* Stream capture (capture.c, under its lock): the capture the stream belongs
+   * to and the nodes its next captured operation depends on. */
+  struct sim_capture_s *cap;
+  struct sim_gnode_s **cap_deps;
+  size_t n_cap_deps;
+  atomic_bool capturing; /* cap != NULL, read without the lock on the hot path */
 };
 #define SIM_STREAM_PTDS 1 /* entry point is a _ptsz/_ptds form */
 /* memasync.c: device memory at p is released (by a stream-ordered free or
@@ -137,7 +143,14 @@ struct sim_event_s {
   uint64_t seq;                /* its op */
   double time;                 /* completion time of the last record */
   bool timed_valid;
+  /* Recorded by a capture (capture.c, under its lock): the capture and the nodes
+   * a wait on the event depends on. */
+  struct sim_capture_s *cap;
+  struct sim_gnode_s **cap_deps;
+  size_t n_cap_deps;
 };
+/* A record of ev queued on s (cuEventRecord, graph record nodes); caller holds nothing. */
+void sim_event_record_on(sim_event_t *ev, sim_stream_t *s);
 void sim_event_complete(sim_event_t *ev, uint64_t gen);
 
 /* ---- copy.c / memset.c / memop.c ---- */
@@ -145,6 +158,11 @@ void sim_copy_execute(sim_copy_t *c);
 void sim_copy_skip(sim_copy_t *c);    /* not executed (dead context): consume its staging */
 void sim_copy_release(sim_copy_t *c); /* the op is freed */
 void sim_memset_execute(sim_memset_t *m);
+/* Checks a memset and resolves its destination (memset.c; graph memset nodes too). */
+CUresult sim_memset_resolve(uint64_t dst, size_t pitch, uint32_t value, unsigned elem, size_t width, size_t height,
+                            sim_memset_t *out);
+/* A CUDA_MEMCPY3D checked and resolved into a copy, not queued (graph memcpy nodes). */
+CUresult sim_copy_resolve3d(const CUDA_MEMCPY3D *p, sim_copy_t *c);
 void sim_memop_execute(sim_memop_t *m, sim_ctx_t *ctx);
 
 /* ---- module.c ---- */

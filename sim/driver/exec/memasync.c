@@ -7,7 +7,7 @@
  * before the free still translate it until the SIM_OP_FREE runs (launch.c). */
 #include <stdlib.h>
 
-#include "exec.h"
+#include "graph.h"
 
 /* ---- the pool's accounting: its live allocations and attributes ---- */
 typedef struct {
@@ -119,6 +119,12 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, C
   /* The one pool object is device 0's (api/device.c): memory from it lives there;
    * without a pool the stream's device allocates, outside that pool's numbers. */
   int dev = pool ? 0 : ctx->dev;
+  bool taken; /* during capture: a graph alloc node */
+  if ((r = sim_capture_alloc(s, size, &d, &taken)) || taken) {
+    if (!r) *dptr = d;
+    sim_obj_unref(&s->obj);
+    return r;
+  }
   r = sim_mem_alloc_device(ctx, dev, size, &d);
   if (r == CUDA_SUCCESS) {
     /* Ordered in the stream like the real allocation, so that a wait on an event
@@ -149,6 +155,11 @@ static CUresult free_async(CUdeviceptr d, CUstream h, int ptds) {
   sim_stream_t *s;
   r = sim_stream_get(ctx, h, ptds, &s);
   if (r) return r;
+  bool taken; /* graph memory: a free node during capture, else freed in stream order */
+  if (d && ((r = sim_capture_free(s, d, &taken)) || taken)) {
+    sim_obj_unref(&s->obj);
+    return r;
+  }
   if (!d || sim_mem_free_device(d, true) != CUDA_SUCCESS) {
     sim_obj_unref(&s->obj);
     return CUDA_ERROR_INVALID_VALUE;

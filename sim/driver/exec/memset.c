@@ -20,6 +20,19 @@ void sim_memset_execute(sim_memset_t *m) {
     sim_stuck_apply(m->dst_dev, m->dst_dev + (m->height - 1) * m->pitch + m->width * m->elem);
 }
 
+CUresult sim_memset_resolve(uint64_t dst, size_t pitch, uint32_t value, unsigned elem, size_t width, size_t height,
+                            sim_memset_t *out) {
+  if (!width || !height || (elem != 1 && elem != 2 && elem != 4)) return CUDA_ERROR_INVALID_VALUE;
+  if (dst % elem) return CUDA_ERROR_INVALID_VALUE; /* D16/D32 need an aligned destination */
+  if (height > 1 && (pitch < width * elem || pitch % elem)) return CUDA_ERROR_INVALID_VALUE;
+  if (height == 1) pitch = width * elem;
+  void *host;
+  bool is_dev;
+  if (sim_mem_resolve(dst, (height - 1) * pitch + width * elem, &host, &is_dev)) return CUDA_ERROR_INVALID_VALUE;
+  *out = (sim_memset_t){host, is_dev ? dst : 0, pitch, width, height, elem, value};
+  return CUDA_SUCCESS;
+}
+
 static CUresult memset2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elem, size_t width, size_t height,
                          CUstream h, int ptds, bool async) {
   sim_ctx_t *ctx;
@@ -29,19 +42,13 @@ static CUresult memset2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned
   r = sim_stream_get(ctx, h, ptds, &s);
   if (r) return r;
   if (width == 0 || height == 0) goto out; /* nothing to do: success */
-  r = CUDA_ERROR_INVALID_VALUE;
-  if (dst % elem) goto out; /* D16/D32 need an aligned destination */
-  if (height > 1 && (pitch < width * elem || pitch % elem)) goto out;
-  if (height == 1) pitch = width * elem;
-  void *host;
-  bool is_dev;
-  if (sim_mem_resolve(dst, (height - 1) * pitch + width * elem, &host, &is_dev)) goto out;
+  sim_memset_t m;
+  if ((r = sim_memset_resolve(dst, pitch, value, elem, width, height, &m))) goto out;
   sim_op_t *op = sim_op_new(SIM_OP_MEMSET);
-  op->u.memset = (sim_memset_t){host, is_dev ? dst : 0, pitch, width, height, elem, value};
+  op->u.memset = m;
   uint64_t seq = sim_stream_enqueue(s, op);
-  r = CUDA_SUCCESS;
   /* Asynchronous to the host unless the destination is pinned host memory. */
-  if (!async && !is_dev) {
+  if (!async && !m.dst_dev) {
     sim_stream_wait_seq(s, seq);
     r = (CUresult)atomic_load(&ctx->sticky);
   }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "graph.h"
 
 static atomic_ullong next_stream_id = 3; /* 0..2 read as the special handles */
 
@@ -154,6 +154,7 @@ void sim_stream_destroy(sim_stream_t *s) {
     }
   }
   pthread_mutex_unlock(&ctx->mu);
+  sim_capture_stream_gone(s);
   sim_handle_remove(&s->obj);
   sim_stream_shutdown(s);
   if (listed) sim_obj_unref(&s->obj);
@@ -168,6 +169,8 @@ static void dep_if_pending(sim_op_t *op, sim_stream_t *b) {
 }
 
 uint64_t sim_stream_enqueue(sim_stream_t *s, sim_op_t *op) {
+  /* On a capturing stream the op becomes a graph node (seq 0: nothing to wait for). */
+  if (atomic_load(&s->capturing) && sim_capture_take(s, op)) return 0;
   sim_ctx_t *ctx = s->obj.ctx;
   /* Dependencies are captured before the op is queued, so they only point at
    * earlier work and can never form a cycle. */
@@ -278,7 +281,7 @@ static CUresult per_thread(sim_ctx_t *ctx, sim_stream_t **out) {
   return CUDA_SUCCESS;
 }
 
-CUresult sim_stream_get(sim_ctx_t *ctx, CUstream h, int ptds, sim_stream_t **out) {
+static CUresult stream_resolve(sim_ctx_t *ctx, CUstream h, int ptds, sim_stream_t **out) {
   if (h == CU_STREAM_PER_THREAD || (!h && ptds)) return per_thread(ctx, out);
   if (!h || h == CU_STREAM_LEGACY) {
     pthread_mutex_lock(&ctx->mu);
@@ -299,12 +302,19 @@ CUresult sim_stream_get(sim_ctx_t *ctx, CUstream h, int ptds, sim_stream_t **out
   return CUDA_SUCCESS;
 }
 
+/* For queueing work: also the errors of stream capture (capture.c). */
+CUresult sim_stream_get(sim_ctx_t *ctx, CUstream h, int ptds, sim_stream_t **out) {
+  CUresult r = stream_resolve(ctx, h, ptds, out);
+  if (!r && (r = sim_capture_check_enqueue(*out))) sim_obj_unref(&(*out)->obj);
+  return r;
+}
+
 CUresult sim_stream_get_any(CUstream h, int ptds, sim_stream_t **out) {
   if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
     sim_ctx_t *ctx;
     CUresult r = sim_ctx_current_nosticky(&ctx);
     if (r) return r;
-    return sim_stream_get(ctx, h, ptds, out);
+    return stream_resolve(ctx, h, ptds, out);
   }
   SIM_CHECK_INIT();
   sim_obj_t *o = sim_handle_get(h, SIM_OBJ_STREAM);
@@ -352,6 +362,10 @@ static CUresult stream_sync(CUstream h, int ptds) {
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
+  if ((r = sim_capture_check_sync(s))) { /* nothing of a capture runs before its launch */
+    sim_obj_unref(&s->obj);
+    return r;
+  }
   sim_stream_sync(s);
   r = (CUresult)atomic_load(&s->obj.ctx->sticky);
   sim_obj_unref(&s->obj);
@@ -365,6 +379,10 @@ static CUresult stream_query(CUstream h, int ptds) {
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
+  if ((r = sim_capture_check_sync(s))) {
+    sim_obj_unref(&s->obj);
+    return r;
+  }
   pthread_mutex_lock(&s->mu);
   bool idle = s->done_seq == s->enq_seq;
   pthread_mutex_unlock(&s->mu);
@@ -381,10 +399,12 @@ static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags, int ptd
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
   sim_event_t *ev = (sim_event_t *)sim_handle_get(e, SIM_OBJ_EVENT);
-  if (!ev || flags != 0) {
+  bool taken = false;
+  if (!ev || (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) ||
+      (r = sim_capture_event_wait(s, ev, flags, &taken)) || taken) {
     if (ev) sim_obj_unref(&ev->obj);
     sim_obj_unref(&s->obj);
-    return ev ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+    return !ev ? CUDA_ERROR_INVALID_HANDLE : r || taken ? r : CUDA_ERROR_INVALID_VALUE;
   }
   sim_op_t *op = sim_op_new(SIM_OP_NOP);
   /* Waits for the most recent record at the time of this call; an event never
@@ -540,6 +560,8 @@ static CUresult add_callback(CUstream h, CUstreamCallback cb, void *data, unsign
   }
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
+  if (!r && ((r = sim_capture_check_enqueue(s)) || (r = sim_capture_refuse(s, "cuStreamAddCallback"))))
+    sim_obj_unref(&s->obj);
   if (r) return r;
   sim_op_t *op = sim_op_new(SIM_OP_CALLBACK);
   op->u.cb.fn = cb;
