@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "memtest.h"
+#include "proc.h"
 #include "runner.h"
 
 #define CK(call)                                                          \
@@ -31,16 +32,8 @@ typedef struct {
 static void setup(mt_env_t *e) {
   const char *path = getenv("MT_PTX");
   if (!path) FT_FAIL_("MT_PTX (the kernels' compute_75 PTX) is not set");
-  FILE *f = fopen(path, "rb");
-  ASSERT(f);
-  ASSERT(fseek(f, 0, SEEK_END) == 0);
-  long n = ftell(f);
-  ASSERT(n > 0);
-  rewind(f);
-  char *ptx = malloc((size_t)n + 1);
-  ASSERT(ptx && fread(ptx, 1, (size_t)n, f) == (size_t)n);
-  ptx[n] = 0;
-  fclose(f);
+  char *ptx = read_file(path);
+  if (!ptx) FT_FAIL_("cannot read %s", path);
   CUdevice dev;
   CK(cuInit(0));
   CK(cuDeviceGet(&dev, 0));

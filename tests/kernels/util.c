@@ -1,5 +1,6 @@
 /* util.c: helpers of the kernel tests (ktest.h). */
 #include "ktest.h"
+#include "proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +30,8 @@ void kt_setup(kt_env_t *e) {
   e->drv.moduleLoadData = cuModuleLoadData;
   const char *ptx = getenv("KT_PTX");
   if (ptx) {
-    FILE *f = fopen(ptx, "rb");
-    ASSERT(f);
-    ASSERT(fseek(f, 0, SEEK_END) == 0);
-    long n = ftell(f);
-    ASSERT(n > 0);
-    rewind(f);
-    kt_ptx = malloc((size_t)n + 1);
-    ASSERT(kt_ptx && fread(kt_ptx, 1, (size_t)n, f) == (size_t)n);
-    kt_ptx[n] = 0;
-    fclose(f);
+    kt_ptx = read_file(ptx);
+    if (!kt_ptx) FT_FAIL_("cannot read %s", ptx);
     e->drv.moduleLoadData = kt_load_ptx;
   }
   e->drv.moduleGetFunction = cuModuleGetFunction;
