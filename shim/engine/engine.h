@@ -524,6 +524,7 @@ typedef struct {
   uint64_t detected, corrected, recovered, uncorrectable, permanent, code_errors;
   uint64_t learned_writes, allocations, allocations_unprotected, ckpt_refused;
   uint64_t unknown_writers, restored;
+  uint64_t captured_ops; /* calls on capturing streams, passed through (capture.c) */
   uint64_t bytes_shadow, replays, replayed_ops;
   double cpu_seconds;
   double covered_byte_s, total_byte_s; /* coverage */

@@ -242,6 +242,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_u(w, "encodes", s->encodes);
   ft_jw_u(w, "unprotected_ops", unprotected_ops());
   ft_jw_u(w, "unknown_writers", s->unknown_writers);
+  ft_jw_u(w, "captured_ops", s->captured_ops);
   ft_jw_u(w, "learned_writes", s->learned_writes);
   ft_jw_u(w, "replays", s->replays);
   ft_jw_u(w, "replayed_ops", s->replayed_ops);

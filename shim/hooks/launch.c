@@ -254,6 +254,7 @@ typedef CUresult (*launch_fn)(const void *call);
 static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstream s,
                                launch_fn real, const void *call, const unsigned grid[3],
                                const unsigned block[3], unsigned shmem, int coop) {
+  FT_CAPTURED(s, real(call)); /* a node of a graph: checked when the graph is launched */
   /* an epoch is committed at least every GPUFT_EPOCH_LAUNCHES launches */
   if (FT_OPT(EPOCH_LAUNCHES) && ft_epoch_ops() >= (size_t)FT_OPT(EPOCH_LAUNCHES)) {
     CUresult v = ft_commit_all();

@@ -98,6 +98,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   }
 #define H2D_ASYNC(name, ptsz)                                                      \
   CUresult ft_on_##name(CUdeviceptr dst, const void *src, size_t n, CUstream s) {  \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(dst, src, n, s));                 \
     int handled;                                                                   \
     CUresult r = h2d(dst, src, n, s, 0, ptsz, &handled);                           \
     if (handled) return r;                                                         \
@@ -215,6 +216,7 @@ static CUresult d2h_return(CUresult r, void *dst) {
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
   CUresult ft_on_##name(void *dst, CUdeviceptr src, size_t n, CUstream s) {    \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(dst, src, n, s));             \
     ft_inject_d2h(src, n);                                                     \
     FT_OP_BEGIN();                                                             \
     ft_inject_d2h_issue();                                                     \
@@ -293,6 +295,7 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   }
 #define D2D_ASYNC(name, ptsz)                                                       \
   CUresult ft_on_##name(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {   \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(dst, src, n, s));                  \
     FT_OP_BEGIN();                                                                  \
     before_d2d(dst, n, FT_STREAM(s, ptsz));                                         \
     CUresult r = ft_real.name(dst, src, n, s);                                      \
@@ -317,6 +320,7 @@ static int tracked(CUdeviceptr p) {
 #define UNIFIED(name, sync, ptsz, ARGS, CALL)                                     \
   CUresult ft_on_##name ARGS {                                                    \
     CUstream st = FT_STREAM(s_, ptsz);                                            \
+    FT_CAPTURED(st, CALL);                                                        \
     int td = tracked(dst), ts = tracked(src);                                     \
     if (td && !ts && is_host_memory((const void *)(uintptr_t)src)) {              \
       int handled;                                                                \
@@ -397,6 +401,7 @@ static CUdeviceptr p2d_src(const CUDA_MEMCPY2D *c) {
   }
 #define COPY2DA(name, ptsz)                                                             \
   CUresult ft_on_##name(const CUDA_MEMCPY2D *c, CUstream s) {                           \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(c, s));                                \
     CUresult v = c ? before_strided(c, c->dstMemoryType, p2d_dst(c), FT_STREAM(s, ptsz)) : CUDA_SUCCESS; \
     if (v != CUDA_SUCCESS) return v;                                                    \
     FT_OP_BEGIN();                                                                      \
@@ -430,6 +435,7 @@ COPY2DA(cuMemcpy2DAsync_v2_ptsz, 1)
   }
 #define COPY3DA(name, T, ptsz)                                                              \
   CUresult ft_on_##name(const T *c, CUstream s) {                                           \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(c, s));                                    \
     CUresult v = c ? before_strided(c, c->dstMemoryType, P3D_DST(c), FT_STREAM(s, ptsz)) : CUDA_SUCCESS; \
     if (v != CUDA_SUCCESS) return v;                                                        \
     FT_OP_BEGIN();                                                                          \
@@ -461,6 +467,7 @@ COPY3DA(cuMemcpy3DPeerAsync_ptsz, CUDA_MEMCPY3D_PEER, 1)
 #define PEERA(name, ptsz)                                                                   \
   CUresult ft_on_##name(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, \
                         CUstream s) {                                                       \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(dst, dc, src, sc, n, s));                  \
     FT_OP_BEGIN();                                                                          \
     before_d2d(dst, n, FT_STREAM(s, ptsz));                                                 \
     CUresult r = ft_real.name(dst, dc, src, sc, n, s);                                      \

@@ -83,20 +83,26 @@ CUresult ft_on_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w, si
   CUresult r = ft_real.cuMemAllocPitch_v2(dptr, pitch, w, h, elem);
   return after_alloc(r, dptr, r == CUDA_SUCCESS ? *pitch * h : 0, 0);
 }
+/* (on a capturing stream: a graph's memory node, alive only while a launch of the
+ * graph runs: not tracked) */
 CUresult ft_on_cuMemAllocAsync(CUdeviceptr *dptr, size_t n, CUstream s) {
+  FT_CAPTURED(s, ft_real.cuMemAllocAsync(dptr, n, s));
   before_alloc();
   return after_alloc(ft_real.cuMemAllocAsync(dptr, n, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t n, CUstream s) {
+  FT_CAPTURED(FT_STREAM(s, 1), ft_real.cuMemAllocAsync_ptsz(dptr, n, s));
   before_alloc();
   return after_alloc(ft_real.cuMemAllocAsync_ptsz(dptr, n, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t n, CUmemoryPool p, CUstream s) {
+  FT_CAPTURED(s, ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s));
   before_alloc();
   return after_alloc(ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t n, CUmemoryPool p,
                                             CUstream s) {
+  FT_CAPTURED(FT_STREAM(s, 1), ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s));
   before_alloc();
   return after_alloc(ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s), dptr, n, 0);
 }
@@ -130,17 +136,20 @@ static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
   return r != CUDA_SUCCESS ? r : verdict;
 }
 
-#define FREE(name, ARGS, CALL)                 \
+#define FREE(name, ARGS, CALL, STREAM)         \
   CUresult ft_on_##name ARGS {                 \
+    if (STREAM) FT_CAPTURED(STREAM, CALL);     \
     CUresult v = before_free(p);               \
     FT_OP_BEGIN();                             \
     CUresult r = after_free(CALL, p, v);       \
     ft_op_end();                               \
     return r;                                  \
   }
-FREE(cuMemFree_v2, (CUdeviceptr p), ft_real.cuMemFree_v2(p))
-FREE(cuMemFreeAsync, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync(p, s))
-FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_ptsz(p, s))
+/* (a free captured into a graph happens when the graph runs: the allocation stays
+ * tracked until then, and a new one over it replaces it) */
+FREE(cuMemFree_v2, (CUdeviceptr p), ft_real.cuMemFree_v2(p), 0)
+FREE(cuMemFreeAsync, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync(p, s), s)
+FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_ptsz(p, s), FT_STREAM(s, 1))
 
 /* ---- Memsets ----
  * A constant fill has a closed-form code: every full block of the fill has the
@@ -234,6 +243,7 @@ static uint32_t rep16(unsigned short v) { return v * 0x00010001u; }
   }
 #define MEMSET1DA(name, T, rep, unit, ptsz)                                 \
   CUresult ft_on_##name(CUdeviceptr p, T v, size_t n, CUstream s) {         \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(p, v, n, s));              \
     FT_OP_BEGIN();                                                          \
     before_memset(p, n * unit, FT_STREAM(s, ptsz), 1);                         \
     CUresult r = ft_real.name(p, v, n, s);                                  \
@@ -271,6 +281,7 @@ MEMSET1DA(cuMemsetD32Async_ptsz, unsigned int, rep32, 4, 1)
   }
 #define MEMSET2DA(name, T, unit, ptsz)                                                    \
   CUresult ft_on_##name(CUdeviceptr p, size_t pitch, T v, size_t w, size_t h, CUstream s) { \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(p, pitch, v, w, h, s));                  \
     CUresult v_ = w && h ? ft_rewrite_before(p, FT_STREAM(s, ptsz), 1) : CUDA_SUCCESS;    \
     if (v_ != CUDA_SUCCESS) return v_;                                                    \
     FT_OP_BEGIN();                                                                        \

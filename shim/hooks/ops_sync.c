@@ -118,6 +118,7 @@ CUresult ft_on_cuEventDestroy_v2(CUevent e) {
 #define HOSTFN(name, ptsz, ARGS, FN, CB, REAL, TRAMP)                     \
   CUresult ft_on_##name ARGS {                                            \
     if (!(FN) && !(CB)) return REAL; /* the driver's answer to a bad call */ \
+    FT_CAPTURED(FT_STREAM(s, ptsz), REAL); /* a host node: runs at each graph launch */ \
     ft_op_begin();                                                        \
     ft_hostfn_t *h = ft_host_fn_new(FT_STREAM(s, ptsz), FN, CB, u);                         \
     CUresult r;                                                           \
@@ -146,6 +147,7 @@ HOSTFN(cuStreamAddCallback_ptsz, 1, (CUstream s, CUstreamCallback cb, void *u, u
 /* ---- graphs: an unknown set of kernels and copies ---- */
 #define GRAPH(name, ptsz)                                             \
   CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(g, s)); /* a child graph */ \
     CUresult v = ft_unknown_writer_before(FT_STREAM(s, ptsz), 1);    \
     ft_op_begin();                                                    \
     CUresult r = ft_real.name(g, s);                                  \
