@@ -242,6 +242,9 @@ void ft_dev_release(ft_dev_t *d);
 void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a);
 /* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
 void ft_alloc_untrack(ft_alloc_t *a);
+/* a stays tracked (its uses, its place in the registry) but leaves protection, with
+ * one warning saying why: memory gpuft cannot watch every writer of. */
+void ft_alloc_unprotect(ft_alloc_t *a, const char *why);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */

@@ -262,7 +262,11 @@ static int shadow_for(ft_alloc_t *a) {
                    FT_OPT_S(SHADOW_MAX));
     return -1;
   }
-  if (ft_real.cuMemAlloc_v2(&a->shadow, need) != CUDA_SUCCESS) {
+  /* in the allocation's context (its device): gpuft's copy kernel runs there */
+  int in = a->dev ? ft_dev_enter(a->dev) : 0;
+  CUresult r = ft_real.cuMemAlloc_v2(&a->shadow, need);
+  ft_dev_leave(in);
+  if (r != CUDA_SUCCESS) {
     a->shadow = 0;
     FT_WARN_CAPPED(1, "no device memory for a shadow copy: some written buffers have no "
                    "restore point");

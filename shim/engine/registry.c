@@ -109,21 +109,38 @@ void ft_set_state(ft_alloc_t *a, int state) {
   ft_written_add(a);
 }
 
-void ft_alloc_untrack(ft_alloc_t *a) {
+/* What protecting a holds: its jobs, log entries, snapshot, shadow, code and
+ * checkpoint. */
+static void release_protection(ft_alloc_t *a) {
   ft_jobs_forget(NULL, a); /* a job that never completed must not outlive its record */
   ft_epoch_forget_alloc(a);
   ft_snap_forget_alloc(a);
   ft_shadow_release(a);
   ft_set_state(a, FT_ST_UNPROT);
-  ft_reg_remove(a);
   if (a->code) {
     ft_real.cuMemFree_v2(a->code);
     ft_st.bytes_protected -= a->size;
+    a->code = 0;
+    a->code_bytes = 0;
   }
   if (a->mirror) {
     ft_drv.cuMemFreeHost(a->mirror);
     ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
+    a->mirror = NULL;
+    a->mirror_valid = 0;
   }
+}
+
+void ft_alloc_untrack(ft_alloc_t *a) {
+  release_protection(a);
+  ft_reg_remove(a);
   free(a->ptrs);
   free(a);
+}
+
+void ft_alloc_unprotect(ft_alloc_t *a, const char *why) {
+  if (a->state == FT_ST_UNPROT) return;
+  FT_WARN("allocation #%ju (%zu bytes) is no longer protected: %s", (uintmax_t)a->id, a->size, why);
+  release_protection(a);
+  ft_st.allocations_unprotected++;
 }

@@ -151,6 +151,21 @@ FREE(cuMemFree_v2, (CUdeviceptr p), ft_real.cuMemFree_v2(p), 0)
 FREE(cuMemFreeAsync, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync(p, s), s)
 FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_ptsz(p, s), FT_STREAM(s, 1))
 
+/* ---- Memory shared with other processes ----
+ * Memory exported with cuIpcGetMemHandle can be written by another process, whose
+ * calls gpuft does not see: a check would take those writes for damage, and a
+ * checkpoint, snapshot or replay would undo them. It leaves protection. (Memory a
+ * process imports, cuIpcOpenMemHandle, is not its allocation: never tracked.) */
+CUresult ft_on_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
+  CUresult r = ft_real.cuIpcGetMemHandle(h, p);
+  if (r != CUDA_SUCCESS) return r;
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find(p);
+  if (a) ft_alloc_unprotect(a, "exported to other processes (cuIpcGetMemHandle), which may write it unseen");
+  ft_unlock();
+  return r;
+}
+
 /* ---- Memsets ----
  * A constant fill has a closed-form code: every full block of the fill has the
  * same V and D, every full group the same level-2 words, so the code arrays are

@@ -51,6 +51,7 @@ TEST_ENTRY(graph_jacobi, 60)
 TEST_ENTRY(graph_memnodes, 60)
 TEST_ENTRY(graph_conditional_refused, 60)
 TEST_ENTRY(graphs_under_gpuft, 240)
+TEST_ENTRY(devices_under_gpuft, 240)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

@@ -196,34 +196,50 @@ TEST_IMPL(all_under_gpuft) {
   return TEST_OK;
 }
 
+/* A sample under gpuft (with `env`, may be NULL) in both checking modes, fault-free:
+ * its own PASSED, nothing detected; with `flip` once more: detected and repaired. */
+static void both_modes_and_flip(const char *name, const char *path, const char *env, const char *flip) {
+  const char *modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch", flip};
+  for (int m = 0; m < 3 && modes[m]; m++) {
+    const char *extra[] = {env ? env : modes[m], env ? modes[m] : NULL, NULL};
+    proc_result_t g;
+    uint64_t det = 0, unc = 0;
+    if (under_gpuft(path, extra, &g, &det, &unc) != 0) FT_FAIL_("%s (%s): no report\n%s", name, modes[m], g.err);
+    if (g.status != 0 || !strstr(g.out, "PASSED") || unc || (m < 2 && det) || (m == 2 && !det))
+      FT_FAIL_("%s (%s): exit %d, %ju detected, %ju uncorrectable\n%s%s", name, modes[m], g.status,
+               (uintmax_t)det, (uintmax_t)unc, g.out, g.err);
+    proc_free(&g);
+  }
+}
+
 /* The graph samples under gpuft (issue 24, before gpuft sees inside graphs): what is
  * captured passes through untouched (gpuft enqueueing or allocating there would
- * invalidate the capture), a graph launch is checked as an unknown writer; fault-free
- * in both modes, and a flipped bit at rest before the first read-back is repaired.
- * (graph_memnodes keeps its data in graph memory, which gpuft does not see yet.) */
+ * invalidate the capture), a graph launch is checked as an unknown writer. Only
+ * graph_jacobi reads its results back itself (the others: graph memcpy nodes), so
+ * only it gets the flip; graph_memnodes keeps its data in graph memory, which gpuft
+ * does not see yet. */
 TEST_IMPL(graphs_under_gpuft) {
-  static const struct {
-    const char *name, *path;
-    int reads_back; /* copies results to the host itself (the others: graph memcpy nodes) */
-  } g_samples[] = {{"graphs_simple", SAMPLE_graphs_simple, 0},
-                   {"graph_jacobi", SAMPLE_graph_jacobi, 1},
-                   {"graph_memnodes", SAMPLE_graph_memnodes, 0}};
   if (!*SAMPLE_graphs_simple) return TEST_SKIPF("samples not built (no nvcc)");
-  for (size_t i = 0; i < sizeof g_samples / sizeof *g_samples; i++) {
-    static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch",
-                                        "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11"};
-    for (int m = 0; m < 2 + g_samples[i].reads_back; m++) {
-      const char *extra[] = {modes[m], NULL};
-      proc_result_t g;
-      uint64_t det = 0, unc = 0;
-      if (under_gpuft(g_samples[i].path, extra, &g, &det, &unc) != 0)
-        FT_FAIL_("%s (%s): no report\n%s", g_samples[i].name, modes[m], g.err);
-      if (g.status != 0 || !strstr(g.out, "PASSED") || unc || (m < 2 && det) || (m == 2 && !det))
-        FT_FAIL_("%s (%s): exit %d, %ju detected, %ju uncorrectable\n%s%s", g_samples[i].name, modes[m],
-                 g.status, (uintmax_t)det, (uintmax_t)unc, g.out, g.err);
-      proc_free(&g);
-    }
-  }
+  both_modes_and_flip("graphs_simple", SAMPLE_graphs_simple, NULL, NULL);
+  both_modes_and_flip("graph_jacobi", SAMPLE_graph_jacobi, NULL, "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11");
+  both_modes_and_flip("graph_memnodes", SAMPLE_graph_memnodes, NULL, NULL);
+  return TEST_OK;
+}
+
+/* Two devices and another process under gpuft (issue 27, before gpuft's own per-device
+ * work): gpuft's kernels for an allocation run in its device's context (a peer copy
+ * into device 1's memory, issued on device 0's stream, used to launch them in the
+ * wrong one: refused, then a false "uncorrectable", then an illegal address from a
+ * shadow on the wrong device); memory exported to another process leaves protection
+ * (the parent "recovered" the child's writes away). The flip: a bit of device 1's
+ * buffer before its read-back, corrected. */
+TEST_IMPL(devices_under_gpuft) {
+  if (!*SAMPLE_halo_multi_gpu) return TEST_SKIPF("samples not built (no nvcc)");
+  both_modes_and_flip("halo_multi_gpu", SAMPLE_halo_multi_gpu, "SIMCUDA_DEVICES=2",
+                      "GPUFT_INJECT=at=d2h:2,target=src,bits=1,seed=11");
+  both_modes_and_flip("simple_p2p", SAMPLE_simple_p2p, "SIMCUDA_DEVICES=2", NULL);
+  both_modes_and_flip("vector_add_mmap", SAMPLE_vector_add_mmap, "SIMCUDA_DEVICES=2", NULL);
+  both_modes_and_flip("simple_ipc", SAMPLE_simple_ipc, NULL, NULL);
   return TEST_OK;
 }
 

@@ -129,6 +129,11 @@ int main(void) {
   CALL(cuMemAllocFromPoolAsync, PFN_cuMemAllocFromPoolAsync_v11020, &pa, 4096, pool, s);
   CALL(cuMemAllocFromPoolAsync_ptsz, PFN_cuMemAllocFromPoolAsync_v11020_ptsz, &pb, 4096, pool, 0);
   CALL(cuMemAllocManaged, PFN_cuMemAllocManaged_v6000, &man, 4096, CU_MEM_ATTACH_GLOBAL);
+  /* exported to other processes: it leaves protection */
+  CUdeviceptr shared = 0;
+  CUipcMemHandle ipc;
+  CALL(cuMemAlloc_v2, PFN_cuMemAlloc_v3020, &shared, 4096);
+  CALL(cuIpcGetMemHandle, PFN_cuIpcGetMemHandle_v4010, &ipc, shared);
 
   /* ---- copies ---- */
   unsigned char *h = malloc(N), *h2 = malloc(N);
@@ -433,6 +438,7 @@ int main(void) {
   CHECK(cuCtxSynchronize());
   CALL(cuMemFree_v2, PFN_cuMemFree_v3020, a);
   CALL(cuMemFree_v2, PFN_cuMemFree_v3020, b);
+  CALL(cuMemFree_v2, PFN_cuMemFree_v3020, shared);
   CALL(cuMemFree_v2, PFN_cuMemFree_v3020, pitched);
   CALL(cuMemFree_v2, PFN_cuMemFree_v3020, man);
   CHECK(cuEventDestroy(ev));
