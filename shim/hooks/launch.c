@@ -358,8 +358,9 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     part[i] = rest && (coded[i] || (a->state == FT_ST_INFLIGHT && a->dirty_part));
   }
   declare_unwritten(d, refs, nref);
-  uint64_t given = 0; /* bytes the launch may read or write, for the exposure model */
-  for (int i = 0; i < nref; i++) {
+  uint64_t given = 0; /* bytes the launch may read or write, for the exposure model
+                         (used where an output is counted under a code at once) */
+  for (int i = 0; i < nref && !epoch_mode; i++) {
     uint64_t g0, g1;
     if (groups(&refs[i], 2, &g0, &g1)) given += ft_groups_len(refs[i].a->size, g0, g1);
   }

@@ -65,6 +65,9 @@ void sim_obj_unref(sim_obj_t *o);
 void sim_handle_add(sim_obj_t *o);            /* the table holds one reference */
 bool sim_handle_remove(sim_obj_t *o);         /* drops it; false if not present */
 sim_obj_t *sim_handle_get(const void *h, sim_kind_t kind); /* +1 ref, NULL if not live */
+/* Drops the live handle h of that kind (what a cu*Destroy does; work that still
+ * holds a reference keeps the object alive): false if h is no such handle. */
+bool sim_handle_destroy(const void *h, sim_kind_t kind);
 /* Collect (with a ref each) up to max live objects of a kind owned by ctx. */
 size_t sim_handle_collect(sim_kind_t kind, sim_ctx_t *ctx, sim_obj_t **out, size_t max);
 size_t sim_handle_collect_any(sim_kind_t kind, sim_obj_t **out, size_t max); /* whatever the owner */

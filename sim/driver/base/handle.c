@@ -68,6 +68,14 @@ static size_t find_slot(const void *h) {
   return (size_t)-1;
 }
 
+bool sim_handle_destroy(const void *h, sim_kind_t kind) {
+  sim_obj_t *o = sim_handle_get(h, kind);
+  if (!o) return false;
+  sim_handle_remove(o);
+  sim_obj_unref(o);
+  return true;
+}
+
 bool sim_handle_remove(sim_obj_t *o) {
   pthread_mutex_lock(&tab_mu);
   size_t j = find_slot(o);

@@ -43,11 +43,8 @@ CUresult cuEventCreate(CUevent *ph, unsigned int flags) {
 
 CUresult cuEventDestroy_v2(CUevent h) {
   SIM_CHECK_INIT();
-  sim_obj_t *o = sim_handle_get(h, SIM_OBJ_EVENT);
-  if (!o) return CUDA_ERROR_INVALID_HANDLE;
-  sim_handle_remove(o); /* a pending record keeps the object alive */
-  sim_obj_unref(o);
-  return CUDA_SUCCESS;
+  /* (a pending record keeps the object alive) */
+  return sim_handle_destroy(h, SIM_OBJ_EVENT) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 void sim_event_record_on(sim_event_t *ev, sim_stream_t *s) {

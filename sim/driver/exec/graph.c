@@ -148,11 +148,7 @@ CUresult cuGraphCreate(CUgraph *ph, unsigned int flags) {
 
 CUresult cuGraphDestroy(CUgraph h) {
   SIM_CHECK_INIT();
-  sim_obj_t *o = sim_handle_get(h, SIM_OBJ_GRAPH);
-  if (!o) return CUDA_ERROR_INVALID_VALUE;
-  sim_handle_remove(o);
-  sim_obj_unref(o);
-  return CUDA_SUCCESS;
+  return sim_handle_destroy(h, SIM_OBJ_GRAPH) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGraphClone(CUgraph *out, CUgraph h) {

@@ -92,11 +92,7 @@ CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pe, CUgraph g, CUDA_GRAP
 
 CUresult cuGraphExecDestroy(CUgraphExec h) {
   SIM_CHECK_INIT();
-  sim_obj_t *o = sim_handle_get(h, SIM_OBJ_GRAPHEXEC);
-  if (!o) return CUDA_ERROR_INVALID_VALUE;
-  sim_handle_remove(o);
-  sim_obj_unref(o);
-  return CUDA_SUCCESS;
+  return sim_handle_destroy(h, SIM_OBJ_GRAPHEXEC) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGraphExecGetFlags(CUgraphExec h, cuuint64_t *flags) {

@@ -199,18 +199,6 @@ static uint8_t xor_byte(uint8_t *b, uint8_t mask) {
   return old;
 }
 
-/* Flips mask in the device byte at addr (checked to be device memory). */
-static void flip(uint64_t addr, uint8_t mask, bool stuck, const char *why) {
-  uint8_t *b = sim_mem_alias(addr);
-  uint8_t old = xor_byte(b, mask);
-  uint8_t now = (uint8_t)(old ^ mask);
-  SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(mask));
-  if (stuck) stuck_add(addr, mask, now);
-  if (sim_opt.log)
-    sim_log("flip %s: addr=0x%llx mask=0x%02x 0x%02x->0x%02x%s", why, (unsigned long long)addr, mask, old, now,
-            stuck ? " (stuck)" : "");
-}
-
 void sim_flip_spontaneous(uint64_t addr, uint8_t mask) {
   uint8_t *b = sim_mem_alias(addr);
   uint8_t old = xor_byte(b, mask);
@@ -233,16 +221,17 @@ static uint8_t and_byte(uint8_t *b, uint8_t keep) {
   return old;
 }
 
-/* Sets the bits of mask in the device byte at addr to 0 (a zeroed block). */
-static void clear(uint64_t addr, uint8_t mask, bool stuck, const char *why) {
+/* Changes the bits of mask in the device byte at addr (checked to be device
+ * memory): flips them, or (zero) sets them to 0, as a zeroed block does. */
+static void strike(uint64_t addr, uint8_t mask, bool zero, bool stuck, const char *why) {
   uint8_t *b = sim_mem_alias(addr);
-  uint8_t old = and_byte(b, (uint8_t)~mask);
-  uint8_t now = (uint8_t)(old & ~mask);
-  SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(old & mask));
+  uint8_t old = zero ? and_byte(b, (uint8_t)~mask) : xor_byte(b, mask);
+  uint8_t now = zero ? (uint8_t)(old & ~mask) : (uint8_t)(old ^ mask);
+  SIM_COUNT(flips_applied, (uint64_t)__builtin_popcount(zero ? old & mask : mask));
   if (stuck) stuck_add(addr, mask, now);
   if (sim_opt.log)
-    sim_log("flip %s: addr=0x%llx mask=0x%02x 0x%02x->0x%02x (zeroed)%s", why, (unsigned long long)addr, mask,
-            old, now, stuck ? " (stuck)" : "");
+    sim_log("flip %s: addr=0x%llx mask=0x%02x 0x%02x->0x%02x%s%s", why, (unsigned long long)addr, mask, old,
+            now, zero ? " (zeroed)" : "", stuck ? " (stuck)" : "");
 }
 
 /* A drawn fault: placed in [ptr, ptr+len) (len 0: to the allocation's end). */
@@ -251,8 +240,7 @@ static void fire_drawn(fault_t *f, uint64_t ptr, uint64_t len, const sim_alloc_t
   ftc_hit_t hits[FTC_MAX_HITS];
   int nh = ftc_fault_place(&f->spec, ptr, wlen, &at, hits);
   for (int i = 0; i < nh; i++) {
-    if (f->spec.model == FTC_MODEL_ZERO) clear(ptr + hits[i].byte, hits[i].mask, f->stuck, f->text);
-    else flip(ptr + hits[i].byte, hits[i].mask, f->stuck, f->text);
+    strike(ptr + hits[i].byte, hits[i].mask, f->spec.model == FTC_MODEL_ZERO, f->stuck, f->text);
   }
 }
 
@@ -276,7 +264,7 @@ static void fire(fault_t *f, uint64_t ptr, uint64_t len, const char *what) {
     }
   }
   for (int i = 0; i < f->nbytes; i++)
-    flip(ptr + (uint64_t)(f->offset + f->delta[i]), f->mask[i], f->stuck, f->text);
+    strike(ptr + (uint64_t)(f->offset + f->delta[i]), f->mask[i], false, f->stuck, f->text);
 }
 
 /* Claims the fault once; returns false if it fired already. */
@@ -414,7 +402,7 @@ __attribute__((visibility("default"))) int simcudaFlipNow(uint64_t dev_addr, uns
   if (!atomic_load(&sim_initialized) || bit > 7) return -1;
   sim_alloc_t a;
   if (!sim_mem_find(dev_addr, 1, &a) || a.kind != SIM_MEM_DEVICE || a.freeing) return -1;
-  flip(dev_addr, (uint8_t)(1u << bit), stuck != 0, "simcudaFlipNow");
+  strike(dev_addr, (uint8_t)(1u << bit), false, stuck != 0, "simcudaFlipNow");
   return 0;
 }
 
