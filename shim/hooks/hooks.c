@@ -49,3 +49,9 @@
 #define FT_PICK_UNPROT FT_GEN_HOOK
 #include "hooks.def"
 #undef FT_HOOK
+
+/* Load time: the engine's floors told whom to call up to, the report's set-up. */
+__attribute__((constructor)) static void ft_load(void) {
+  ft_engine_wire();
+  ft_report_load();
+}

@@ -4,6 +4,7 @@
 #ifndef FT_HOOKS_H
 #define FT_HOOKS_H
 
+#include "engine.h"
 #include "ft.h"
 
 typedef struct {

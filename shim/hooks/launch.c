@@ -99,7 +99,7 @@ static int param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t
 /* Protected allocations referenced by the arguments (deduplicated), with the
  * bytes of each the launch may access. */
 static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, const unsigned grid[3],
-                const unsigned block[3], ref_t *refs, int cap) {
+                const unsigned block[3], ref_t *refs, int cap) FT_REQUIRES(ft_eng_lock) {
   int n = 0;
   for (size_t off = 0; off + 8 <= len; off += 8) {
     uint64_t v;
@@ -139,7 +139,7 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, const unsigned gr
  * place, what pointers loaded from its buffers reach, or everything. Returns the
  * new count, or -1 when more than MAX_REFS would be needed. Lock held. */
 static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t len,
-                 ref_t *refs, int n) {
+                 ref_t *refs, int n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *set[MAX_REFS];
   uint8_t written[MAX_REFS];
   for (int i = 0; i < n; i++) set[i] = refs[i].a;
@@ -173,7 +173,7 @@ static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, siz
  * points into managed or mapped host memory (the host may change it meanwhile, a
  * second run would accumulate twice), or its PTX shows it writing memory reached
  * other than through its arguments. Lock held. */
-static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
+static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) FT_REQUIRES(ft_eng_lock) {
   if (fn->facts && (fn->kflags & (FT_PTX_K_REACHES_BEYOND | FT_PTX_K_GLOBAL_WRITE)))
     return "a kernel reaching memory other than through its arguments";
   for (size_t off = 0; off + 8 <= len; off += 8) {
@@ -197,7 +197,7 @@ static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
 /* On the simulator with its access check on: tell it which protected allocations
  * this launch is treated as not writing (all but refs[i] with a writing class),
  * so that a store into one is caught whatever gpuft's reason. Lock held. */
-static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) {
+static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) FT_REQUIRES(ft_eng_lock) {
   ft_sim_declare_fn declare = __atomic_load_n(&ft_sim_declare_unwritten, __ATOMIC_RELAXED);
   if (!declare) return;
   size_t n = 0, cap = ft_reg_count();
@@ -232,7 +232,7 @@ static int read_only_parts(const ref_t *r, uint64_t part[2][2]) {
 /* Those groups verified after the launch, as a read-only argument is (what it was
  * given may have been damaged after the check before it). (Not for learning: no
  * function named.) */
-static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) {
+static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) FT_REQUIRES(ft_eng_lock) {
   uint64_t part[2][2];
   int n = read_only_parts(r, part);
   for (int k = 0; k < n; k++)

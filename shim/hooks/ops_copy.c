@@ -12,7 +12,7 @@
 #include "inject.h"
 
 /* The protected allocation holding all of [p, p+n), or NULL (lock held). */
-static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) {
+static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) return NULL;
   if (n > a->size - (size_t)(p - a->base)) return NULL; /* the driver will refuse */
@@ -68,9 +68,9 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
     /* (not at rest until the operation ends: the upload lets go of the lock
      * between chunks) */
     ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size, off, n);
-    r = ft_upload(a->dev, a, off, src, n, FT_STREAM(s, ptsz), sync);
-    if (r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
-    ft_rest_write_end(a, FT_STREAM(s, ptsz));
+    r = ft_upload_relocking(a->dev, &a, off, src, n, FT_STREAM(s, ptsz), sync);
+    if (a && r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
+    if (a) ft_rest_write_end(a, FT_STREAM(s, ptsz));
   }
   ft_unlock();
   ft_op_end();

@@ -10,7 +10,7 @@
 static uint64_t g_alloc_seq;
 
 /* Track a new allocation [p, p+size) (engine lock held). */
-static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
+static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) FT_REQUIRES(ft_eng_lock) {
   if (!p || !size) return;
   ft_alloc_t *a = calloc(1, sizeof *a);
   if (!a) return;
@@ -173,7 +173,7 @@ CUresult ft_on_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
  * range are re-encoded on the device. */
 
 static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32_t pattern,
-                      CUstream s) {
+                      CUstream s) FT_REQUIRES(ft_eng_lock) {
   /* groups touched: [gfirst, glast); groups wholly inside (all 4 KiB): [gi0, gi1) */
   uint64_t gfirst = ft_group_of(off), glast = ft_groups_of(end);
   uint64_t gi0 = ft_groups_of(off), gi1 = ft_group_of(end);

@@ -120,7 +120,7 @@ CUresult ft_on_cuEventDestroy_v2(CUevent e) {
     if (!(FN) && !(CB)) return REAL; /* the driver's answer to a bad call */ \
     FT_CAPTURED(FT_STREAM(s, ptsz), REAL); /* a host node: runs at each graph launch */ \
     ft_op_begin();                                                        \
-    ft_hostfn_t *h = ft_host_fn_new(FT_STREAM(s, ptsz), FN, CB, u);                         \
+    ft_hostfn_t *h = ft_host_fn_queue(FT_STREAM(s, ptsz), FN, CB, u);                         \
     CUresult r;                                                           \
     if (h) {                                                              \
       r = TRAMP;                                                          \

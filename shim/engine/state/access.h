@@ -2,7 +2,7 @@
 #ifndef FT_ACCESS_H
 #define FT_ACCESS_H
 
-#include "engine.h"
+#include "state.h"
 
 #define FT_MAX_PARAMS 128
 #define FT_MAX_PARAM_BYTES 4096

@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "state.h"
 
 #define PROBE_BATCH 256 /* pages tested per system call */
 

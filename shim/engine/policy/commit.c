@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "access.h"
 #include "quarantine.h"
 
@@ -19,7 +20,6 @@ ftk_job_t *ft_job_result(ft_job_rec_t *j);
 static CUresult g_verdict = CUDA_SUCCESS;
 /* Damaged data was used, but the commit that found it ran inside an operation:
  * the next commit at a synchronisation point replays. */
-static int g_replay_pending;
 static int g_pending_groups;
 static int g_replay_snap; /* that replay starts from the snapshot (snapshot.c) */
 static uint64_t g_replay_gen; /* replays done: a thread that waited sees whether one ran */
@@ -136,7 +136,7 @@ static int stuck_cells(ft_dev_t *d, const ft_alloc_t *a, uint64_t g) {
 
 /* The first group to regenerate whose cells do not take writes (its allocation in
  * *out), or -1. The list is emptied. */
-static int64_t regen_stuck(ft_dev_t *d, ft_alloc_t **out) {
+static int64_t regen_stuck(ft_dev_t *d, ft_alloc_t **out) FT_REQUIRES(ft_eng_lock) {
   int64_t bad = -1;
   for (int i = 0; i < g_nregen && bad < 0; i++) {
     ft_alloc_t *a = ft_reg_find_base(g_regen[i].base);
@@ -381,21 +381,21 @@ typedef struct {
 
 static aref_t aref(ft_alloc_t *a) { return a ? (aref_t){a, a->id, a->base} : (aref_t){NULL, 0, 0}; }
 
-static void refresh_one(aref_t *r) {
+static void refresh_one(aref_t *r) FT_REQUIRES(ft_eng_lock) {
   if (!r->a) return;
   ft_alloc_t *a = ft_reg_find_base(r->base);
   r->a = a && a->id == r->id ? a : NULL;
 }
 
 /* After the lock was dropped: the records still registered, by id. */
-static void refresh(findings_t *f) {
+static void refresh(findings_t *f) FT_REQUIRES(ft_eng_lock) {
   refresh_one(&f->lost_a);
   refresh_one(&f->watch);
   for (int i = 0; i < f->nsus; i++) refresh_one(&f->sus[i].a);
 }
 
 /* The allocation a loss is charged to when no finding names one. */
-static ft_alloc_t *blame(const findings_t *f) {
+static ft_alloc_t *blame(const findings_t *f) FT_REQUIRES(ft_eng_lock) {
   if (f->sus[0].a.a) return f->sus[0].a.a;
   if (f->watch.a) return f->watch.a;
   return ft_reg_count() ? ft_reg_at(0) : NULL;
@@ -453,7 +453,7 @@ static void settle_used(int out) {
   g_used_ev0 = -1;
 }
 
-static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
+static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
   if (j->voided) return; /* another stream wrote it meanwhile: says nothing */
@@ -559,7 +559,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) {
 }
 
 /* Process every finished job. */
-static void drain(findings_t *f) {
+static void drain(findings_t *f) FT_REQUIRES(ft_eng_lock) {
   ft_job_rec_t *prev = NULL, *j = ft_job_head();
   while (j) {
     ft_job_rec_t *next = j->next;
@@ -605,13 +605,13 @@ static int learned(const findings_t *before, findings_t *after) {
   return any;
 }
 
-static ft_dev_t *any_dev(void) {
+static ft_dev_t *any_dev(void) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++)
     if (ft_reg_at(i)->dev) return ft_reg_at(i)->dev;
   return NULL;
 }
 
-static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
+static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES(ft_eng_lock) {
   double t0 = ft_cpu_now();
   findings_t f;
   memset(&f, 0, sizeof f);
@@ -635,12 +635,12 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
   }
   if (f.consumed && FT_OPT(MODE) == FT_MODE_RECOVER && !f.lost) {
     /* from now on nobody closes the epoch before it is replayed */
-    __atomic_store_n(&g_replay_pending, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&ft_replay_pending, 1, __ATOMIC_RELAXED);
     g_pending_groups += f.consumed_groups;
     g_replay_snap |= f.snap;
   }
   int exclusive = 0;
-  if (g_replay_pending && FT_OPT(MODE) == FT_MODE_RECOVER && !ft_in_op()) {
+  if (ft_replay_pending && FT_OPT(MODE) == FT_MODE_RECOVER && !ft_in_op()) {
     /* damaged data was used: roll back and replay, once every operation issued so
      * far is logged and finished, and none can start meanwhile */
     uint64_t gen = g_replay_gen;
@@ -658,11 +658,11 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
       FT_WARN_CAPPED(4, "replay postponed: another thread's operation is still running");
       goto out;
     }
-    if (g_replay_gen != gen || !g_replay_pending) goto out; /* another thread replayed */
+    if (g_replay_gen != gen || !ft_replay_pending) goto out; /* another thread replayed */
     drain(&f);
     f.consumed = 1;
     f.consumed_groups = g_pending_groups;
-    __atomic_store_n(&g_replay_pending, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ft_replay_pending, 0, __ATOMIC_RELAXED);
     g_pending_groups = 0;
     g_replay_gen++;
     int snap = g_replay_snap;
@@ -726,14 +726,14 @@ static void commit_locked(ft_alloc_t *watch, int *watch_repaired) {
 out:
   /* the damaged groups that were used: recomputed by the replay, or not at all */
   if (replayed) settle_used(FT_OUT_RECOVERED);
-  else if (!g_replay_pending) settle_used(FT_OUT_UNCORRECTABLE);
-  if (!g_replay_pending) g_nregen = 0; /* no replay owed: nothing to test */
+  else if (!ft_replay_pending) settle_used(FT_OUT_UNCORRECTABLE);
+  if (!ft_replay_pending) g_nregen = 0; /* no replay owed: nothing to test */
   if (f.lost && f.lost_a.id) {
     fail(f.lost_a.id, f.lost_a.base, f.lost_off, f.lost_what);
-    ft_report_checkpoint(); /* the program may end abruptly now */
+    if (ft_obs.lost) ft_obs.lost(); /* the report so far: the program may end abruptly now */
   }
   /* the program may look at every read-back that has completed once this returns */
-  if (!g_replay_pending && !ft_jobs_pending()) ft_epoch_close();
+  if (!ft_replay_pending && !ft_jobs_pending()) ft_epoch_close();
   else ft_epoch_settle();
   if (exclusive) ft_op_exclusive_end();
   if (watch_repaired) *watch_repaired = f.watch_repaired;
@@ -746,15 +746,15 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
    * makes often (stream queries) costs no more than this. Reading these without
    * the lock is fine: a job issued meanwhile is not this commit's to see. */
   if (!__atomic_load_n(&g_jobs_hint, __ATOMIC_RELAXED) && !ft_epoch_ops() &&
-      !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED) && !ft_host_fn_deferred() &&
+      !__atomic_load_n(&ft_replay_pending, __ATOMIC_RELAXED) && !ft_host_fn_deferred() &&
       !__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED) &&
       __atomic_load_n(&g_verdict, __ATOMIC_RELAXED) == CUDA_SUCCESS)
     return CUDA_SUCCESS;
   ft_lock();
   ft_hostfn_t *held = ft_host_fn_take_held(); /* before the jobs are looked at */
-  commit_locked(watch, watch_repaired);
+  commit_relocking(watch, watch_repaired);
   CUresult v = __atomic_exchange_n(&g_verdict, CUDA_SUCCESS, __ATOMIC_RELAXED);
-  int settled = !__atomic_load_n(&g_replay_pending, __ATOMIC_RELAXED);
+  int settled = !__atomic_load_n(&ft_replay_pending, __ATOMIC_RELAXED);
   ft_unlock();
   /* host functions held back from damaged data: what they may look at is settled */
   if (settled) ft_host_fn_run(held);
@@ -783,8 +783,6 @@ CUresult ft_commit_all(void) {
   CUresult v = ft_commit();
   return r != CUDA_SUCCESS ? r : v;
 }
-
-int ft_replay_owed(void) { return __atomic_load_n(&g_replay_pending, __ATOMIC_ACQUIRE); }
 
 void ft_jobs_make_room(void) {
   if (FT_LEDGER_SLOTS - __atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) >= FT_JOBS_PER_OP)

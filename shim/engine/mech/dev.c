@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "mech.h"
 #include "quarantine.h"
 
 #define MAX_DEVS 16
@@ -78,16 +78,52 @@ void ft_dev_leave(int entered) {
   if (entered) ft_drv.cuCtxPopCurrent_v2(&was);
 }
 
-void ft_dev_release(ft_dev_t *d) {
-  ft_snap_dev_release(d);
+void ft_dev_teardown(ft_dev_t *d) {
   if (d->ok) {
     ftk_module_unload(&d->mod, &ft_kdrv);
     if (d->stream) ft_drv.cuStreamDestroy_v2(d->stream);
   }
   if (d->jobs) ft_drv.cuMemFreeHost(d->jobs);
   if (d->djobs) ft_real.cuMemFree_v2(d->djobs);
-  ft_staging_release_all(d);
   memset(d, 0, sizeof *d); /* the slot is free for a later context */
+}
+
+/* gpuft's kernels for an allocation run in its context. The program's stream s may
+ * belong to the context that is current, another one (a peer copy into another
+ * device's memory, a kernel reading a peer's): the kernel then runs on d's own
+ * stream, ordered after what s holds so far and before what s gets next, by events.
+ * Returns the stream to launch on; *in for ft_dev_leave_for. */
+CUstream ft_dev_enter_for(ft_dev_t *d, CUstream s, int *in) {
+  CUcontext cur = NULL;
+  int other = d->ctx && ft_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur && cur != d->ctx &&
+              s != d->stream;
+  CUevent before = NULL;
+  if (other && ft_drv.cuEventCreate(&before, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+      ft_drv.cuEventRecord(before, s) != CUDA_SUCCESS) {
+    ft_drv.cuEventDestroy_v2(before);
+    before = NULL;
+  }
+  *in = ft_dev_enter(d);
+  if (!other) return s;
+  if (before) {
+    ft_drv.cuStreamWaitEvent(d->stream, before, 0);
+    ft_drv.cuEventDestroy_v2(before); /* (released once it completes) */
+  }
+  return d->stream;
+}
+
+void ft_dev_leave_for(CUstream s, CUstream used, int in) {
+  CUevent after = NULL;
+  if (used != s && ft_drv.cuEventCreate(&after, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+      ft_drv.cuEventRecord(after, used) != CUDA_SUCCESS) {
+    ft_drv.cuEventDestroy_v2(after);
+    after = NULL;
+  }
+  ft_dev_leave(in);
+  if (after) {
+    ft_drv.cuStreamWaitEvent(s, after, 0);
+    ft_drv.cuEventDestroy_v2(after);
+  }
 }
 
 ft_dev_t *ft_dev_current(void) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state.h"
 #include "access.h"
 #include "json_writer.h"
 #include "../ptx/access.h" /* ft_ptx_place_t (the shim has an access.h of its own) */

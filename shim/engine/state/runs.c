@@ -1,6 +1,7 @@
 /* runs.c: small sets of group runs (runs.h). */
 #include <string.h>
 
+#include "state.h"
 #include "runs.h"
 
 void ft_runs_add(ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t *m0, uint64_t *m1) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "state.h"
 #include "access.h"
 #include "../ptx/access.h"
 #include "fatbin.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "state.h"
 #include "history.h"
 
 #define PAGE ((uint64_t)2 << 20)

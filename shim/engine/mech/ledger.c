@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "mech.h"
 
 static ft_job_rec_t g_rec[FT_LEDGER_SLOTS];
 static int g_free[FT_LEDGER_SLOTS], g_nfree = -1;
@@ -54,44 +54,6 @@ void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a) {
   }
 }
 
-/* gpuft's kernels for an allocation run in its context. The program's stream s may
- * belong to the context that is current, another one (a peer copy into another
- * device's memory, a kernel reading a peer's): the kernel then runs on d's own
- * stream, ordered after what s holds so far and before what s gets next, by events.
- * Returns the stream to launch on; *in for leave_for. */
-static CUstream enter_for(ft_dev_t *d, CUstream s, int *in) {
-  CUcontext cur = NULL;
-  int other = d->ctx && ft_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur && cur != d->ctx &&
-              s != d->stream;
-  CUevent before = NULL;
-  if (other && ft_drv.cuEventCreate(&before, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
-      ft_drv.cuEventRecord(before, s) != CUDA_SUCCESS) {
-    ft_drv.cuEventDestroy_v2(before);
-    before = NULL;
-  }
-  *in = ft_dev_enter(d);
-  if (!other) return s;
-  if (before) {
-    ft_drv.cuStreamWaitEvent(d->stream, before, 0);
-    ft_drv.cuEventDestroy_v2(before); /* (released once it completes) */
-  }
-  return d->stream;
-}
-
-static void leave_for(CUstream s, CUstream used, int in) {
-  CUevent after = NULL;
-  if (used != s && ft_drv.cuEventCreate(&after, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
-      ft_drv.cuEventRecord(after, used) != CUDA_SUCCESS) {
-    ft_drv.cuEventDestroy_v2(after);
-    after = NULL;
-  }
-  ft_dev_leave(in);
-  if (after) {
-    ft_drv.cuStreamWaitEvent(s, after, 0);
-    ft_drv.cuEventDestroy_v2(after);
-  }
-}
-
 static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                  CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();
@@ -125,12 +87,12 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
                    d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
   int which = kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY : FTK_VERIFY;
   int in;
-  CUstream on = enter_for(d, stream, &in);
+  CUstream on = ft_dev_enter_for(d, stream, &in);
   /* The accumulator is device memory, where bits flip too: zeroed before every
    * launch, whatever the last one left there (ftk.h). */
   CUresult r = ft_real.cuMemsetD8Async(sp.djob, 0, sizeof(ftk_job_t), on);
   if (r == CUDA_SUCCESS) r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], on);
-  leave_for(stream, on, in);
+  ft_dev_leave_for(stream, on, in);
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;
     FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
@@ -166,30 +128,6 @@ int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, 
 int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                       CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   return issue_coded(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
-}
-
-void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream) {
-  if (g1 <= g0 || !a->code) return;
-  if (a->dev) d = a->dev;
-  ft_snap_written(a, g0, g1);
-  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0, 0};
-  int in;
-  CUstream on = enter_for(d, stream, &in);
-  CUresult r = ftk_launch(&d->mod, &ft_kdrv, FTK_ENCODE, &sp, NULL, on);
-  leave_for(stream, on, in);
-  if (r != CUDA_SUCCESS) {
-    FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d): the allocation stays in flight "
-                   "until a later commit encodes it", (int)r);
-    if (a->state != FT_ST_UNPROT) {
-      ft_set_state(a, FT_ST_INFLIGHT);
-      ft_rest_mark_owed();
-    }
-    return;
-  }
-  uint64_t bytes = ft_groups_len(a->size, g0, g1);
-  ft_st.bytes_encoded_device += bytes;
-  ft_st.encodes++;
-  ft_coded_mark(a, g0, g1);
 }
 
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1) {

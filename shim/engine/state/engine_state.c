@@ -1,56 +1,29 @@
-/* engine_state.c: the engine lock, the engine's statistics and error events, and
- * clocks. */
+/* engine_state.c: the engine lock, the engine's statistics and error events, the
+ * epoch number, what lower floors tell upper ones (ft_obs), and clocks. */
 #define _GNU_SOURCE
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
+#include "state.h"
 
-pthread_mutex_t ft_eng_lock = PTHREAD_MUTEX_INITIALIZER;
+ft_mutex_t ft_eng_lock = PTHREAD_MUTEX_INITIALIZER;
 ft_engine_stats_t ft_st;
+uint64_t ft_epoch = 1;
+ft_observers_t ft_obs;
+int ft_replay_pending;
+
+int ft_replay_owed(void) { return __atomic_load_n(&ft_replay_pending, __ATOMIC_ACQUIRE); }
 
 /* Whether this thread holds the lock: read by the signal handler (report.c), which
  * must not wait for a lock its own thread holds. */
 __thread int ft_tls_holds_lock __attribute__((tls_model("initial-exec")));
-void ft_lock(void) {
+void ft_lock(void) FT_NO_TSA {
   pthread_mutex_lock(&ft_eng_lock);
   ft_tls_holds_lock = 1;
 }
-void ft_unlock(void) {
+void ft_unlock(void) FT_NO_TSA {
   ft_tls_holds_lock = 0;
   pthread_mutex_unlock(&ft_eng_lock);
-}
-
-/* Reader-preferring (glibc's default): an operation blocked in a driver call on an
- * event another thread has yet to enable must not hold up that thread's next
- * operation behind a waiting replay. */
-static pthread_rwlock_t g_op_lock = PTHREAD_RWLOCK_INITIALIZER;
-static __thread int g_in_op;
-
-void ft_op_begin(void) {
-  if (g_in_op++ == 0) pthread_rwlock_rdlock(&g_op_lock);
-}
-void ft_op_end(void) {
-  if (--g_in_op == 0) {
-    pthread_rwlock_unlock(&g_op_lock);
-    ft_rest_issued(); /* what the operation wrote is issued now (engine lock not held) */
-  }
-}
-int ft_in_op(void) { return g_in_op > 0; }
-static __thread int g_exclusive; /* depth: a replay inside a quiet commit nests */
-int ft_op_exclusive_begin(void) {
-  if (g_exclusive) return g_exclusive++, 0;
-  /* Bounded: an operation may be blocked on work that the thread asking for the
-   * replay has yet to enable (an event it will record after its own sync). */
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
-  t.tv_sec += 2;
-  if (pthread_rwlock_timedwrlock(&g_op_lock, &t) != 0) return -1;
-  g_exclusive = 1;
-  return 0;
-}
-void ft_op_exclusive_end(void) {
-  if (--g_exclusive == 0) pthread_rwlock_unlock(&g_op_lock);
 }
 
 double ft_now(void) {

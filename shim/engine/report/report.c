@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "codec.h"
-#include "engine.h"
+#include "report.h"
 #include "inject.h"
 #include "json_writer.h"
 #include "report_path.h"
@@ -128,7 +128,7 @@ static void query_gpu(void) {
 }
 
 /* Exposure: close the open intervals of live allocations (engine lock held). */
-static void exposure(double *cov, double *inflight, double *unprot, double *tot) {
+static void exposure(double *cov, double *inflight, double *unprot, double *tot) FT_REQUIRES(ft_eng_lock) {
   double t = ft_now();
   *cov = ft_st.covered_byte_s, *inflight = ft_st.inflight_byte_s;
   *unprot = ft_st.unprotected_byte_s, *tot = ft_st.total_byte_s;
@@ -148,7 +148,7 @@ static void exposure(double *cov, double *inflight, double *unprot, double *tot)
   *inflight += k;
 }
 
-static double coverage(void) {
+static double coverage(void) FT_REQUIRES(ft_eng_lock) {
   double cov, inflight, unprot, tot;
   exposure(&cov, &inflight, &unprot, &tot);
   return tot > 0 ? cov / tot : 0.0;
@@ -173,7 +173,7 @@ static void hook_counts(ft_jw_t *w, const char *key, uint64_t (*count)(ft_hook_i
 /* THE list of the report's fields (docs/report.md, schema FT_REPORT_SCHEMA): a new
  * field is one line here and one row in the docs. Runs with the engine lock held
  * when end->locked (from a signal handler it may not be). */
-static void report_fields(ft_jw_t *w, const ft_end_t *end) {
+static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lock) {
   const ft_engine_stats_t *s = &ft_st;
   static const char *const modes[] = {"detect", "correct", "recover"};
   char host[256];
@@ -345,7 +345,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) {
   ft_jw_end(w);
 }
 
-static void report_json(ft_jw_t *w, const ft_end_t *end) {
+static void report_json(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lock) {
   ft_jw_obj(w, NULL);
   report_fields(w, end);
   ft_jw_end(w);
@@ -404,7 +404,7 @@ static int write_report(const char *path, const ft_end_t *end) {
  * report at exit, when it gets written, replaces this one. */
 static int report_path(char *out, size_t cap);
 
-void ft_report_checkpoint(void) {
+void ft_report_checkpoint(void) FT_REQUIRES(ft_eng_lock) {
   char path[4096];
   if (report_path(path, sizeof path) != 0) return;
   ft_end_t end = {.locked = 1};
@@ -603,7 +603,9 @@ static const int g_catch[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGABRT
 static int g_sig_req[2] = {-1, -1}, g_sig_ack[2] = {-1, -1};
 static volatile sig_atomic_t g_reporter_up;
 
-static void write_signal_report(int sig, int held) {
+/* (outside the analysis: it reads the state unlocked on purpose when the stopped
+ * thread holds the lock or another one keeps it past the deadline) */
+static void write_signal_report(int sig, int held) FT_NO_TSA {
   int locked = 0;
   if (!held) {
     struct timespec until;
@@ -712,8 +714,10 @@ static void read_cmdline(void) {
   while (g_proc.cmdlen && g_proc.cmdline[g_proc.cmdlen - 1]) g_proc.cmdlen--;
 }
 
-/* Load time: nothing visible, only what must exist before any CUDA call. */
-__attribute__((constructor)) static void ft_load(void) {
+/* Load time (the hooks' constructor): nothing visible, only what must exist before
+ * any CUDA call. */
+void ft_report_load(void) {
+  ft_obs.lost = ft_report_checkpoint; /* an error nothing recovered: the report so far */
   g_proc.start = wall_now();
   read_cmdline();
   /* loaded by the driver at cuInit (CUDA_INJECTION64_PATH), not preloaded: gpuft

@@ -4,11 +4,11 @@
 #ifndef FT_OPLOG_H
 #define FT_OPLOG_H
 
-#include "engine.h"
+#include "store.h"
 
 enum { FT_OP_LAUNCH, FT_OP_H2D, FT_OP_D2H, FT_OP_D2D, FT_OP_MEMSET };
 
-typedef struct {
+typedef struct ft_op_s {
   int kind;
   /* launch */
   CUfunction f;
@@ -54,7 +54,7 @@ typedef struct {
  * from the checkpoint. */
 enum { FT_REPLAY_INTO_PROGRAM, FT_REPLAY_LOGGED };
 
-CUresult ft_op_replay(ft_dev_t *d, ft_op_t *o, int mode, int *differs);
+CUresult ft_op_replay(ft_dev_t *d, ft_op_t *o, int mode, int *differs) FT_REQUIRES(ft_eng_lock);
 /* A hash of bytes a program received: any difference in one 8-byte word changes it. */
 uint64_t ft_bytes_hash(const void *p, size_t n);
 /* Whether o reads or writes device memory in [lo, hi). */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "mech.h"
 #include "faultspec.h"
 #include "inject.h"
 
@@ -155,7 +155,7 @@ static void inject_at(fault_t *f, CUdeviceptr p, size_t n, const char *where) {
 }
 
 /* A tracked allocation chosen with probability proportional to its size. */
-static ft_alloc_t *random_alloc(uint64_t *seed) {
+static ft_alloc_t *random_alloc(uint64_t *seed) FT_REQUIRES(ft_eng_lock) {
   uint64_t total = 0;
   for (size_t i = 0; i < ft_reg_count(); i++) total += ft_reg_at(i)->size;
   if (!total) return NULL;

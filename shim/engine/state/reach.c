@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state.h"
 #include "access.h"
 #include "reach.h"
 #include "../ptx/access.h"
@@ -19,7 +20,7 @@
  * point into it, also when it equals the end of the one before: under gpuft an
  * allocation's code array follows it, so a program's allocations touch only
  * inside pools (whose ranges are issue 22's). Up to 2 into out; returns how many. */
-int ft_reach_near(CUdeviceptr v, ft_alloc_t **out) {
+int ft_reach_near(CUdeviceptr v, ft_alloc_t **out) FT_REQUIRES(ft_eng_lock) {
   int n = 0;
   if (v < 4096) return 0;
   ft_alloc_t *in = ft_reg_find(v);
@@ -55,7 +56,7 @@ static void add(set_t *s, ft_alloc_t *a) {
   s->v[s->n++] = a;
 }
 
-static void add_value(set_t *s, uint64_t v) {
+static void add_value(set_t *s, uint64_t v) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *near[2];
   int k = ft_reach_near((CUdeviceptr)v, near);
   for (int i = 0; i < k; i++) add(s, near[i]);
@@ -65,7 +66,7 @@ static void add_value(set_t *s, uint64_t v) {
  * neighbouring 4-byte words high word first (a pointer passed as two u32 halves
  * in either order). Pairs of distant words are not tried: each try is a chance
  * for a coincidence (an integer pair that lands in a large allocation). */
-static int scan_params(set_t *s, const uint8_t *buf, size_t len) {
+static int scan_params(set_t *s, const uint8_t *buf, size_t len) FT_REQUIRES(ft_eng_lock) {
   if (len > 4096) return -1;
   for (size_t off = 0; off + 8 <= len; off++) {
     uint64_t v;
@@ -107,7 +108,7 @@ static const uint8_t *content_of(const ft_dev_t *d, ft_alloc_t *a, uint8_t **tmp
 /* The pointers a buffer holds (every 4-byte aligned 8 bytes of its content),
  * cached while neither its content nor the registry changed. -1: its content
  * cannot be read (no checkpoint equal to it, not small or not finished). */
-static int scan_buffer(set_t *s, const ft_dev_t *d, ft_alloc_t *a) {
+static int scan_buffer(set_t *s, const ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   if (a->state == FT_ST_UNPROT) return -1;
   if (a->ptr_gen != a->content_gen || a->ptr_reg_gen != ft_reg_generation()) {
     uint8_t *tmp;
@@ -145,7 +146,7 @@ static int scan_buffer(set_t *s, const ft_dev_t *d, ft_alloc_t *a) {
   return 0;
 }
 
-static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) {
+static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
@@ -157,7 +158,7 @@ static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) {
 }
 
 int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t len,
-             ft_alloc_t **out, uint8_t *written, int n, int cap) {
+             ft_alloc_t **out, uint8_t *written, int n, int cap) FT_REQUIRES(ft_eng_lock) {
   set_t s = {out, written, n, cap, 0};
   for (int i = 0; i < n; i++) written[i] = 0;
   /* pointers just outside an allocation, in every slot the kernel may use */

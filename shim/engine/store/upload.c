@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "store.h"
 
 static size_t chunk_bytes(void) {
   size_t c = (size_t)FT_OPT(CHUNK);
@@ -94,7 +94,7 @@ void ft_staging_release_all(ft_dev_t *d) {
 /* Device copies of the codes of groups [g0, g1) from a host code view whose
  * arrays start at block g0*32 / group g0. */
 static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, uint64_t g1,
-                             CUstream s) {
+                             CUstream s) FT_REQUIRES(ft_eng_lock) {
   uint64_t off[6];
   ft_code_group_offsets(a->size, g0, off);
   uint64_t nb_all = ft_blocks_of(a->size);
@@ -174,8 +174,29 @@ static int is_pinned(const void *p) {
          type == CU_MEMORYTYPE_HOST;
 }
 
-CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, size_t n,
-                   CUstream s, int sync) {
+/* The lock let go for a wait and taken back: the record is found again by address
+ * and id. Another thread may have freed the allocation meanwhile (the program's own
+ * race: a free while a copy into it runs); then the upload stops with the error the
+ * driver gives a copy into freed memory. */
+#define RELOCK(call)                                                   \
+  do {                                                                 \
+    CUdeviceptr base_ = a->base;                                       \
+    uint64_t id_ = a->id;                                              \
+    ft_unlock();                                                       \
+    call;                                                              \
+    ft_lock();                                                         \
+    a = *ap = ft_reg_find_base(base_);                                 \
+    if (!a || a->id != id_) {                                          \
+      *ap = NULL;                                                      \
+      if (st) st->busy = 0;                                            \
+      return CUDA_ERROR_INVALID_VALUE;                                 \
+    }                                                                  \
+  } while (0)
+
+CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const void *src_, size_t n,
+                             CUstream s, int sync) {
+  ft_alloc_t *a = *ap;
+  ft_staging_t *st = NULL;
   const uint8_t *src = src_;
   size_t end = off + n;
   FT_ASSERT(end <= a->size && n > 0);
@@ -184,15 +205,14 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   if (!deferred) {
     /* As the driver does for pageable memory: the copy starts after the work
      * already in the stream (which may still be writing the source). */
-    ft_unlock();
-    CUresult r = ft_real.cuStreamSynchronize(s);
-    ft_lock();
+    CUresult r;
+    RELOCK(r = ft_real.cuStreamSynchronize(s));
     if (r != CUDA_SUCCESS) return r;
   }
   double t0 = ft_cpu_now(), wall0 = ft_now();
   int whole = off == 0 && end == a->size;
-  ft_snap_before_upload(a); /* the checkpoint is about to change */
-  ft_snap_before_write(a, s, ft_group_of(off), ft_groups_of(end));
+  if (ft_obs.before_upload) ft_obs.before_upload(a); /* the checkpoint is about to change */
+  if (ft_obs.before_write) ft_obs.before_write(a, s, ft_group_of(off), ft_groups_of(end));
   /* part of a never-written allocation (a tensor in a pool): only it is encoded */
   if (!whole) ft_coded_begin(a);
   /* Host-encodable range: whole groups, or up to the allocation's end. */
@@ -201,11 +221,10 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
   int host_enc = a->state != FT_ST_UNPROT && a->code && (a->state == FT_ST_CLEAN || whole) && hs < he;
   uint8_t *mir = a->state != FT_ST_UNPROT ? mirror_for(a) : NULL;
   size_t cb = chunk_bytes(), per = cb + ft_code_bytes(cb);
-  ft_staging_t *st = mir ? NULL : staging_claim(d, per);
+  st = mir ? NULL : staging_claim(d, per);
   if (!mir && !st) {
-    ft_unlock();
-    CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, src, n, s);
-    ft_lock();
+    CUresult r;
+    RELOCK(r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, src, n, s));
     if (r == CUDA_SUCCESS && a->code) ft_reencode(d, a, 0, ft_groups_of(a->size), s);
     return r;
   }
@@ -229,9 +248,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
         uint8_t *base = st->mem + slot * per;
         /* the slot's previous DMA (this upload's) must be finished before it is
          * overwritten; the ring is this thread's alone */
-        ft_unlock();
-        r = ft_real.cuEventSynchronize(st->done[slot]);
-        ft_lock();
+        RELOCK(r = ft_real.cuEventSynchronize(st->done[slot]));
         if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_HANDLE) break;
         r = CUDA_SUCCESS;
         host = base;
@@ -286,7 +303,7 @@ CUresult ft_upload(ft_dev_t *d, ft_alloc_t *a, size_t off, const void *src_, siz
  * as computed on the host when it was first uploaded (a device re-encode would
  * take in whatever the device holds, a stuck bit included), edge groups
  * re-encoded on the device as the first time. */
-CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s) {
+CUresult ft_upload_replay(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t n, CUstream s) FT_REQUIRES(ft_eng_lock) {
   CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base + off, a->mirror + off, n, s);
   if (r != CUDA_SUCCESS) return r;
   /* encoded on the device: the checkpoint holds codes only for the groups an upload

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "state.h"
 
 /* A stream's clock: vc[i] is the last operation of stream i that every
  * operation issued on this stream from now on is ordered after. Streams beyond

@@ -9,7 +9,7 @@
  * Kernels writing host-visible memory make the epoch unreplayable (launch.c). */
 #include <stdlib.h>
 
-#include "engine.h"
+#include "mech.h"
 
 struct ft_hostfn_s {
   CUhostFn fn;         /* cuLaunchHostFunc, or */
@@ -106,24 +106,21 @@ void ft_host_fn_run(ft_hostfn_t *h) {
   }
 }
 
-hostfn_t *ft_host_fn_new(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user) {
+hostfn_t *ft_host_fn_make(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user, uint64_t *seq) {
   hostfn_t *h = calloc(1, sizeof *h);
   if (!h) return NULL;
   h->fn = fn;
   h->cb = cb;
   h->stream = s;
   h->user = user;
-  ft_lock();
   size_t n = (size_t)ft_jobs_pending();
   h->jobs = n ? malloc(n * sizeof *h->jobs) : NULL;
   h->njobs = h->jobs ? ft_jobs_snapshot(h->jobs, n) : 0;
-  h->seq = ++g_fn_seq;
-  ft_epoch_host_fn(h->seq, ft_ord_op(s));
-  ft_unlock();
   if (n && !h->jobs) {
     free(h);
     return NULL;
   }
+  *seq = h->seq = ++g_fn_seq;
   return h;
 }
 

@@ -1,17 +1,14 @@
-/* epoch.c: rollback and replay (DESIGN.md 6.3). The operations gpuft passes to
- * the driver between two commits are logged with what it takes to re-issue them;
- * before the first write to an allocation in the epoch a restore point is taken
- * (its checkpoint if that still equals the content, else a shadow copy made by
- * the fused verify+copy kernel). When a commit finds that data read during the
- * epoch was damaged, everything the epoch wrote is restored and the log is
- * re-issued in order on gpuft's stream. Engine lock held throughout. */
+/* oplog.c: the log of the current epoch (DESIGN.md 6.3): the operations gpuft
+ * passes to the driver between two commits, with what it takes to re-issue them,
+ * the read-backs the program may have looked at (settled), and the re-issue of
+ * logged operations on gpuft's stream. epoch.c restores and replays through it;
+ * snapshot.c keeps closed epochs' operations. Engine lock held throughout. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "store.h"
 #include "access.h"
 #include "oplog.h"
-
-uint64_t ft_epoch = 1;
 
 typedef ft_op_t op_t;
 
@@ -19,7 +16,6 @@ static op_t *g_ops;
 static size_t g_nops, g_cap;
 static int g_unreplayable;
 static const char *g_why;
-static uint64_t g_shadow_bytes;
 
 /* Read without the lock by fast paths (a hint); written under it. */
 size_t ft_epoch_ops(void) { return __atomic_load_n(&g_nops, __ATOMIC_RELAXED); }
@@ -221,15 +217,15 @@ void ft_epoch_settle_sync(const void *host) {
   }
 }
 
-void ft_log_d2h_recopied(void *host, size_t n) {
+int ft_oplog_d2h_recopied(void *host, size_t n) {
   /* the latest read-back into host: what the program now has */
   for (size_t i = g_nops; i-- > 0;) {
     op_t *o = &g_ops[i];
     if (o->kind != FT_OP_D2H || o->host != host || o->n != n) continue;
     if (o->settled) o->seen = ft_bytes_hash(host, n);
-    return;
+    return 1;
   }
-  ft_snap_d2h_recopied(host, n);
+  return 0;
 }
 
 void ft_log_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n) {
@@ -249,160 +245,6 @@ void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_b
   o->elem = elem_bytes;
 }
 
-/* ---- restore points ---- */
-
-static size_t shadow_bytes(const ft_alloc_t *a) { return ft_mirror_bytes(a); }
-
-static int shadow_for(ft_alloc_t *a) {
-  if (a->shadow) return 0;
-  uint64_t need = shadow_bytes(a);
-  if (g_shadow_bytes + need > (uint64_t)FT_OPT(SHADOW_MAX)) {
-    FT_WARN_CAPPED(1, "shadow budget GPUFT_SHADOW_MAX=%s reached: some written buffers have no "
-                   "restore point (their errors are detected and corrected, not replayed)",
-                   FT_OPT_S(SHADOW_MAX));
-    return -1;
-  }
-  /* in the allocation's context (its device): gpuft's copy kernel runs there */
-  int in = a->dev ? ft_dev_enter(a->dev) : 0;
-  CUresult r = ft_real.cuMemAlloc_v2(&a->shadow, need);
-  ft_dev_leave(in);
-  if (r != CUDA_SUCCESS) {
-    a->shadow = 0;
-    FT_WARN_CAPPED(1, "no device memory for a shadow copy: some written buffers have no "
-                   "restore point");
-    return -1;
-  }
-  g_shadow_bytes += need;
-  ft_st.bytes_shadow = g_shadow_bytes > ft_st.bytes_shadow ? g_shadow_bytes : ft_st.bytes_shadow;
-  return 0;
-}
-
-void ft_shadow_release(ft_alloc_t *a) {
-  if (!a->shadow) return;
-  ft_real.cuMemFree_v2(a->shadow);
-  g_shadow_bytes -= shadow_bytes(a);
-  a->shadow = 0;
-}
-
-/* Verify `a` on s before a write: what the write leaves must not be taken in as
- * data by the encode after it. A refused verification (counted in
- * verifications_refused) cannot be owed: the write comes first. */
-static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s,
-                                ft_func_t *fn, int slot) {
-  if (g0 < g1 && ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot))
-    FT_WARN_CAPPED(1,
-                   "a verification before a write could not be issued: what the write leaves "
-                   "of allocation #%ju is encoded unchecked",
-                   (uintmax_t)a->id);
-}
-
-/* Copy the code words of groups [g0, g1) of `a` from code buffer src to dst (the
- * same layout), on s. */
-static CUresult copy_group_codes(const ft_alloc_t *a, CUdeviceptr dst, CUdeviceptr src, uint64_t g0,
-                                 uint64_t g1, CUstream s) {
-  uint64_t off[6], bytes[6];
-  ft_code_groups_span(a->size, g0, g1, off, bytes);
-  CUresult r = CUDA_SUCCESS;
-  for (int k = 0; k < 6 && r == CUDA_SUCCESS; k++)
-    r = ft_real.cuMemcpyDtoDAsync_v2(dst + off[k], src + off[k], bytes[k], s);
-  return r;
-}
-
-/* Copy into the shadow, on s, the codes of groups [g0, g1) and (verifying them on the
- * way) their data: 0, or -1 when it could not be issued. */
-static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
-                       int slot) {
-  if (g0 >= g1) return 0;
-  /* (groups never written are not copied: the verification is issued per coded run.
-   * A replay restores them as whatever the shadow holds, and re-encodes what it
-   * rewrites: their content was undefined before the epoch too) */
-  CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
-  if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
-  return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);
-}
-
-/* Whether groups [g0, g1) of `a` are under a valid code now: it is clean, or they
- * lie outside what launches left in flight. */
-static int coded(const ft_alloc_t *a, uint64_t g0, uint64_t g1) {
-  if (a->state == FT_ST_CLEAN) return 1;
-  return a->state == FT_ST_INFLIGHT && a->dirty_part && !ft_runs_meets(&a->dirty, g0, g1);
-}
-
-/* A write of groups [g0, g1) in an epoch whose restore point is a shadow: what the
- * shadow lacks of them is copied while it still holds what the epoch began with
- * (every write of the epoch passes here first) and is under a valid code (with more
- * runs than fit, the groups between the two closest too). Else the checkpoint, or
- * no restore point. */
-static void shadow_extend(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
-                          int slot) {
-  uint64_t miss[FT_RUNS + 2][2], m0, m1;
-  int nm = ft_runs_missing(&a->rp_runs, g0, g1, miss), ok = 1;
-  if (nm) {
-    ft_runs_add(&a->rp_runs, g0, g1, &m0, &m1);
-    miss[nm][0] = m0;
-    miss[nm++][1] = m1;
-  }
-  for (int i = 0; i < nm && ok; i++)
-    ok = miss[i][0] >= miss[i][1] ||
-         (coded(a, miss[i][0], miss[i][1]) && shadow_take(d, a, miss[i][0], miss[i][1], s, fn, slot) == 0);
-  if (!ok) a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
-}
-
-void ft_restore_point(ft_dev_t *d, ft_alloc_t *a, CUstream s, int whole, ft_func_t *fn, int slot,
-                      uint64_t g0, uint64_t g1) {
-  if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) {
-    /* restore point already taken: a shadow grows to what this write may change;
-     * still check what is about to be overwritten */
-    if (a->rp == FT_RP_SHADOW && g0 < g1) shadow_extend(d, a, g0, g1, s, fn, slot);
-    if (a->state == FT_ST_CLEAN && !whole) verify_before_write(d, a, g0, g1, s, fn, slot);
-    return;
-  }
-  a->rp_epoch = ft_epoch;
-  if (a->state == FT_ST_UNINIT || whole) {
-    /* nothing valid to come back to, or nothing of it survives the write */
-    a->rp = FT_RP_NOT_NEEDED;
-    return;
-  }
-  if (a->state == FT_ST_INFLIGHT) {
-    /* content without a code: a copy of it could not be trusted */
-    a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
-    return;
-  }
-  if (a->mirror && a->mirror_valid) {
-    a->rp = FT_RP_MIRROR;
-    verify_before_write(d, a, g0, g1, s, fn, slot);
-    return;
-  }
-  /* a shadow of the groups the write may read or change (verified while copied),
-   * grown by later writes of the epoch */
-  if (FT_OPT(MODE) == FT_MODE_RECOVER && shadow_for(a) == 0 && shadow_take(d, a, g0, g1, s, fn, slot) == 0) {
-    a->rp = FT_RP_SHADOW;
-    ft_runs_one(&a->rp_runs, g0, g1);
-    return;
-  }
-  a->rp = FT_RP_LOST;
-  verify_before_write(d, a, g0, g1, s, fn, slot);
-}
-
-void ft_restore_point_unread(ft_alloc_t *a) {
-  if (a->rp_epoch == ft_epoch && a->rp == FT_RP_SHADOW &&
-      !ft_runs_all(&a->rp_runs, ft_groups_of(a->size))) {
-    /* a shadow of part of it, and a write of unknown extent that cannot read it now */
-    a->rp = a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
-    return;
-  }
-  if (a->rp_epoch == ft_epoch && a->rp != FT_RP_NONE) return;
-  a->rp_epoch = ft_epoch;
-  a->rp = a->state == FT_ST_UNINIT ? FT_RP_NOT_NEEDED
-          : a->mirror && a->mirror_valid ? FT_RP_MIRROR : FT_RP_LOST;
-}
-
-int ft_restore_point_covers(const ft_alloc_t *a, uint64_t g) {
-  if (a->rp_epoch != ft_epoch) return 0;
-  return a->rp == FT_RP_NOT_NEEDED || a->rp == FT_RP_MIRROR ||
-         (a->rp == FT_RP_SHADOW && ft_runs_meets(&a->rp_runs, g, g + 1));
-}
-
 void ft_op_free(op_t *o) {
   free(o->params);
   free(o->bytes);
@@ -411,10 +253,8 @@ void ft_op_free(op_t *o) {
   memset(o, 0, sizeof *o);
 }
 
-void ft_epoch_close(void) {
-  FT_DEBUG("epoch %ju closed (%zu operations)", (uintmax_t)ft_epoch, g_nops);
-  int keep = ft_snap_keeps_log() && !g_unreplayable;
-  if (keep) {
+ft_op_t *ft_oplog_take(int keep, size_t *n, const char **why) {
+  if (keep && !g_unreplayable) {
     /* every job is finished: each read-back has completed, and the program has
      * not returned from the synchronisation that shows it */
     for (size_t i = 0; i < g_nops; i++) {
@@ -429,57 +269,32 @@ void ft_epoch_close(void) {
       }
     }
   }
-  if (keep && !g_unreplayable) {
-    ft_snap_log_epoch(g_ops, g_nops, NULL);
-  } else {
-    for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);
-    /* (an allocation it used may be gone: the log since the snapshot breaks) */
-    if (g_unreplayable) ft_snap_log_epoch(NULL, 0, g_why);
-  }
+  *why = g_unreplayable ? g_why : NULL;
+  *n = g_nops;
+  if (keep && !g_unreplayable) return g_ops;
+  for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);
+  return NULL;
+}
+
+void ft_oplog_reset(void) {
   set_nops(0);
   g_unreplayable = 0;
   g_why = NULL;
-  ft_snap_epoch_closed();
-  ft_epoch++;
 }
 
-/* ---- replay ---- */
+const char *ft_epoch_why(void) { return g_why; }
 
-static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
-  CUstream s = d->stream;
-  switch (a->rp) {
-    case FT_RP_MIRROR: {
-      CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base, a->mirror, a->size, s);
-      if (r == CUDA_SUCCESS)
-        r = ft_real.cuMemcpyHtoDAsync_v2(a->code, a->mirror + ft_mirror_code_off(a),
-                                         a->code_bytes, s);
-      return r;
-    }
-    case FT_RP_SHADOW: { /* the groups it holds: the epoch wrote no others */
-      CUresult r = CUDA_SUCCESS;
-      for (int i = 0; i < a->rp_runs.n && r == CUDA_SUCCESS; i++) {
-        uint64_t g0 = a->rp_runs.r[i][0], g1 = a->rp_runs.r[i][1], b0 = ft_group_start(g0);
-        r = ft_real.cuMemcpyDtoDAsync_v2(a->base + b0, a->shadow + b0, ft_groups_len(a->size, g0, g1), s);
-        if (r == CUDA_SUCCESS) r = copy_group_codes(a, a->code, a->shadow + ft_mirror_code_off(a), g0, g1, s);
-      }
-      return r;
-    }
-    case FT_RP_LOST:
-      return CUDA_ERROR_ECC_UNCORRECTABLE;
-    default:
-      return CUDA_SUCCESS;
-  }
-}
+/* ---- re-issue ---- */
 
 /* After a replayed operation wrote [p, p+n): its code follows. */
-static void reencode_range(ft_dev_t *d, CUdeviceptr p, size_t n) {
+static void reencode_range(ft_dev_t *d, CUdeviceptr p, size_t n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->code || a->state == FT_ST_UNPROT) return;
   uint64_t off = p - a->base;
   ft_reencode(d, a, ft_group_of(off), ft_groups_of(off + n), d->stream);
 }
 
-static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
+static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = ft_reg_find(p);
   if (!a || !a->code || a->state != FT_ST_CLEAN) return;
   uint64_t off = p - a->base;
@@ -490,7 +305,7 @@ static void verify_range(ft_dev_t *d, CUdeviceptr p, size_t n, int why) {
 /* A replayed launch's output, encoded over the groups it was logged to write of a
  * (as the launch itself did): 1, or 0 when they are not known. Only when the code
  * of a holds elsewhere (clean: restored, or not written by the epoch). */
-static int replay_encode_spans(ft_dev_t *d, const op_t *o, ft_alloc_t *a) {
+static int replay_encode_spans(ft_dev_t *d, const op_t *o, ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   if (o->nw < 0 || a->state != FT_ST_CLEAN) return 0;
   int found = 0;
   for (int k = 0; k < o->nw; k++)
@@ -501,7 +316,7 @@ static int replay_encode_spans(ft_dev_t *d, const op_t *o, ft_alloc_t *a) {
   return found;
 }
 
-static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) {
+static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) FT_REQUIRES(ft_eng_lock) {
   CUresult r;
   if (o->coop) {
     void *args[FT_MAX_PARAMS];
@@ -552,7 +367,7 @@ static CUresult replay_compare(ft_dev_t *d, const op_t *o, int *differs) {
   return r;
 }
 
-CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
+CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) FT_REQUIRES(ft_eng_lock) {
   CUstream s = d->stream;
   CUresult r = CUDA_SUCCESS;
   switch (o->kind) {
@@ -602,7 +417,7 @@ static void drop_scratch(void) {
 
 /* After a replay: every read-back the program may have looked at got the same
  * bytes again; else what it saw cannot be made right and the epoch is lost. */
-static int seen_again(void) {
+int ft_oplog_seen_again(void) {
   int same = 1;
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
@@ -627,7 +442,7 @@ static int seen_again(void) {
 
 /* Read-backs a host function that has run may have looked at hold what it saw:
  * settled now, as if returned (one held back, ops_sync.c, runs after the replay). */
-static void settle_seen_by_host_fns(void) {
+void ft_oplog_settle_seen(void) {
   for (size_t i = 0; i < g_nops; i++)
     if (g_ops[i].kind == FT_OP_D2H && g_ops[i].fn_seen && !g_ops[i].settled &&
         ft_host_fn_ran(g_ops[i].fn_seen))
@@ -635,7 +450,7 @@ static void settle_seen_by_host_fns(void) {
 }
 
 /* Re-issue the current epoch's operations in order. */
-static int replay_ops(ft_dev_t *d) {
+int ft_oplog_replay_all(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < g_nops; i++) {
     CUresult r = ft_op_replay(d, &g_ops[i], FT_REPLAY_INTO_PROGRAM, NULL);
     if (r != CUDA_SUCCESS) {
@@ -649,40 +464,15 @@ static int replay_ops(ft_dev_t *d) {
   return 0;
 }
 
-int ft_epoch_replay(ft_dev_t *d) {
+int ft_epoch_replay_ops(ft_dev_t *d, int *differs) FT_REQUIRES(ft_eng_lock) {
   if (g_unreplayable) {
     FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
     return -1;
   }
-  settle_seen_by_host_fns();
-  /* everything the epoch wrote goes back to its state at the start of the epoch */
-  for (size_t i = 0; i < ft_reg_count(); i++) {
-    ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || a->rp_epoch != ft_epoch) continue;
-    if (restore(d, a) != CUDA_SUCCESS) {
-      FT_WARN_CAPPED(8, "allocation #%ju was written with no restore point: cannot replay",
-                     (uintmax_t)a->id);
-      return -1;
-    }
-    /* data and code as they were at the start of the epoch, under a valid code */
-    if (a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) ft_set_state(a, FT_ST_CLEAN);
-  }
-  if (replay_ops(d) != 0) return -1;
-  ft_st.replays++;
-  FT_INFO("replayed %zu operations of epoch %ju", g_nops, (uintmax_t)ft_epoch);
-  int ok = ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS;
-  return seen_again() && ok ? 0 : -1;
-}
-
-int ft_epoch_replay_ops(ft_dev_t *d, int *differs) {
-  if (g_unreplayable) {
-    FT_WARN_CAPPED(8, "cannot replay the operations since the last synchronisation: %s", g_why);
-    return -1;
-  }
-  settle_seen_by_host_fns();
-  if (replay_ops(d) != 0) return -1;
+  ft_oplog_settle_seen();
+  if (ft_oplog_replay_all(d) != 0) return -1;
   if (ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS) return -1;
-  if (!seen_again()) *differs = 1;
+  if (!ft_oplog_seen_again()) *differs = 1;
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store.h"
 #include "oplog.h"
 
 enum { SRC_NONE, SRC_COPY, SRC_MIRROR };
@@ -214,7 +215,7 @@ static void entry_free(ft_alloc_t *a) {
 
 /* Whether every protected allocation of d is at rest under its code: only then
  * are the copies one consistent state. */
-static int all_at_rest(ft_dev_t *d) {
+static int all_at_rest(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if (!a->code || a->state == FT_ST_UNPROT) continue;
@@ -230,7 +231,7 @@ static int all_at_rest(ft_dev_t *d) {
   return 1;
 }
 
-static void discard_pending(void) {
+static void discard_pending(void) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_snapent_t *e = ft_reg_at(i)->snap;
     if (!e || !e->in_pend) continue;
@@ -242,7 +243,7 @@ static void discard_pending(void) {
   ft_st.snapshots_discarded++;
 }
 
-static void take(ft_dev_t *d) {
+static void take(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
   double t0 = ft_cpu_now();
   if (!d->snap_stream && ft_drv.cuStreamCreate(&d->snap_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
     d->snap_stream = NULL;
@@ -323,7 +324,7 @@ static void take(ft_dev_t *d) {
 
 /* The pending snapshot's copies have landed: check them against their codes on the
  * host (a flip at rest before the copy, or during it, shows here) and promote. */
-static void promote(void) {
+static void promote(void) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     ft_snapent_t *e = a->snap;
@@ -368,12 +369,12 @@ static void promote(void) {
   ft_st.snapshot_landed_seconds += ft_now() - g_t_last;
 }
 
-static int poll_pending(void) {
+static int poll_pending(void) FT_REQUIRES(ft_eng_lock) {
   if (g_pending && ft_real.cuEventQuery(g_ev) == CUDA_SUCCESS) promote();
   return g_pending;
 }
 
-void ft_snap_epoch_closed(void) {
+void ft_snap_epoch_closed(void) FT_REQUIRES(ft_eng_lock) {
   if (!ft_snap_logging()) return;
   if (poll_pending()) return; /* one snapshot in flight at a time */
   ft_dev_t *d = NULL;
@@ -499,7 +500,7 @@ int ft_snap_can_recover(const ft_alloc_t *a) {
   return covers(a, 0) || covers(a, 1);
 }
 
-static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
+static CUresult restore(ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   ft_snapent_t *e = a->snap;
   const uint8_t *from = e->src == SRC_COPY ? e->buf[e->idx] : a->mirror;
   CUresult r = ft_real.cuMemcpyHtoDAsync_v2(a->base, from, a->size, d->stream);
@@ -511,7 +512,7 @@ static CUresult restore(ft_dev_t *d, ft_alloc_t *a) {
   return r;
 }
 
-int ft_snap_recover(ft_dev_t *d, const char **why) {
+int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
   double t0 = ft_now();
   *why = NULL;
   if (g_pending) {
@@ -571,7 +572,7 @@ fail:
   return -1;
 }
 
-void ft_snap_dev_release(ft_dev_t *d) {
+void ft_snap_dev_release(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
   if (g_dev == d) {
     /* the context goes: its allocations are untracked by the caller; a later
      * context starts over */
