@@ -364,7 +364,41 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     uint64_t g0, g1;
     if (groups(&refs[i], 2, &g0, &g1)) given += ft_groups_len(refs[i].a->size, g0, g1);
   }
+  /* The program's own launch runs without the engine lock (issue 23): other threads'
+   * hooked calls do not queue behind it. Its uses are recorded first (a writer keeps
+   * its allocations from rest until the operation ends: ft_rest_issuing), and every
+   * record is found again after it by address and id; what another thread changed
+   * meanwhile is taken the cautious way (no check after on a changed input, no code
+   * trusted outside what the launch wrote). */
+  uint64_t id[MAX_REFS], gen[MAX_REFS];
+  CUdeviceptr base[MAX_REFS];
+  int state[MAX_REFS];
+  for (int i = 0; i < nref; i++) {
+    ft_alloc_t *a = refs[i].a;
+    int write = refs[i].acc != FT_ACC_READ;
+    base[i] = a->base, id[i] = a->id, gen[i] = a->content_gen, state[i] = a->state;
+    ft_rest_use(a, j, write);
+    if (write) ft_rest_issuing(a, s);
+  }
+  ft_unlock();
   CUresult r = real(call);
+  ft_lock();
+  int kept = 0;
+  for (int i = 0; i < nref; i++) {
+    ft_alloc_t *a = ft_reg_find_base(base[i]);
+    if (!a || a->id != id[i]) continue; /* freed meanwhile (the program's own race) */
+    int changed = a->content_gen != gen[i] || a->state != state[i];
+    if (changed && refs[i].acc == FT_ACC_READ && verify_after[i]) {
+      verify_after[i] = 0;
+      ft_rest_verify_owed(a); /* verified once it is at rest again */
+    } else if (changed || !ft_rest_ordered(a, j, 1)) {
+      alone[i] = 0, coded[i] = 0, part[i] = 0;
+    }
+    refs[kept] = refs[i], refs[kept].a = a;
+    verify_after[kept] = verify_after[i], alone[kept] = alone[i], coded[kept] = coded[i];
+    part[kept++] = part[i];
+  }
+  nref = kept;
   if (r == CUDA_SUCCESS) {
     const char *side = impure(fn, buf, len);
     if (side) ft_epoch_unreplayable(side);
