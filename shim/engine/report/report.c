@@ -173,6 +173,18 @@ static void hook_counts(ft_jw_t *w, const char *key, uint64_t (*count)(ft_hook_i
 /* THE list of the report's fields (docs/report.md, schema FT_REPORT_SCHEMA): a new
  * field is one line here and one row in the docs. Runs with the engine lock held
  * when end->locked (from a signal handler it may not be). */
+/* The counters of one section of FT_STATS, in the list's order. */
+static void stats_section(ft_jw_t *w, const ft_engine_stats_t *s, int section) {
+#define FT_STAT_WRITE_U(field, key) ft_jw_u(w, key, s->field)
+#define FT_STAT_WRITE_F(field, key) ft_jw_f(w, key, s->field, 6)
+#define FT_STAT_WRITE(sec, type, field, key) \
+  if (FT_SEC_##sec == section) FT_STAT_WRITE_##type(field, key);
+  FT_STATS(FT_STAT_WRITE)
+#undef FT_STAT_WRITE
+#undef FT_STAT_WRITE_F
+#undef FT_STAT_WRITE_U
+}
+
 static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lock) {
   const ft_engine_stats_t *s = &ft_st;
   static const char *const modes[] = {"detect", "correct", "recover"};
@@ -218,37 +230,13 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lo
   ft_jw_s(w, "codec", ft_codec_variant());
 
   ft_jw_obj(w, "errors");
-  ft_jw_u(w, "detected", s->detected);
-  ft_jw_u(w, "corrected", s->corrected);
-  ft_jw_u(w, "recovered", s->recovered);
-  ft_jw_u(w, "restored_from_checkpoint", s->restored);
-  ft_jw_u(w, "uncorrectable", s->uncorrectable);
-  ft_jw_u(w, "permanent", s->permanent);
-  ft_jw_u(w, "code_words", s->code_errors);
+  stats_section(w, s, FT_SEC_ERRORS);
   ft_jw_end(w);
   ft_jw_obj(w, "bytes");
-  ft_jw_u(w, "protected", s->bytes_protected_peak);
-  ft_jw_u(w, "written", s->bytes_written_peak);
-  ft_jw_u(w, "checkpoint", s->bytes_checkpoint_peak);
-  ft_jw_u(w, "shadow", s->bytes_shadow);
-  ft_jw_u(w, "encoded_host", s->bytes_encoded_host);
-  ft_jw_u(w, "encoded_device", s->bytes_encoded_device);
-  ft_jw_u(w, "verified_device", s->bytes_verified_device);
+  stats_section(w, s, FT_SEC_BYTES);
   ft_jw_end(w);
-  ft_jw_u(w, "launches", s->launches);
-  ft_jw_u(w, "launches_protected", s->launches_protected);
-  ft_jw_u(w, "verifications", s->verifications);
-  ft_jw_u(w, "verifications_refused", s->verifications_refused);
-  ft_jw_u(w, "encodes", s->encodes);
+  stats_section(w, s, FT_SEC_TOP);
   ft_jw_u(w, "unprotected_ops", unprotected_ops());
-  ft_jw_u(w, "unknown_writers", s->unknown_writers);
-  ft_jw_u(w, "captured_ops", s->captured_ops);
-  ft_jw_u(w, "learned_writes", s->learned_writes);
-  ft_jw_u(w, "replays", s->replays);
-  ft_jw_u(w, "replayed_ops", s->replayed_ops);
-  ft_jw_u(w, "allocations", s->allocations);
-  ft_jw_u(w, "allocations_unprotected", s->allocations_unprotected);
-  ft_jw_f(w, "cpu_seconds", s->cpu_seconds, 6);
   /* the registry may be mid-change when a signal arrives without the lock */
   if (end->locked) {
     ft_jw_f(w, "coverage", coverage(), 6);
@@ -269,26 +257,8 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lo
   }
   /* where the access classes of kernel arguments came from (DESIGN.md 5) */
   ft_jw_obj(w, "analysis");
-  ft_jw_u(w, "kernels_with_ptx_facts", s->kernels_ptx);
-  ft_jw_u(w, "kernels_conservative", s->kernels_no_ptx);
-  ft_jw_u(w, "places_exact", s->places_exact);
-  ft_jw_u(w, "places_conservative", s->places_conservative);
-  /* kernels that may reach memory through no argument place (docs/ptx.md,
-   * "Soundness"): treated as writing what a pointer scan finds, or everything */
+  stats_section(w, s, FT_SEC_ANALYSIS);
   ft_jw_u(w, "kernels_reaching_beyond_arguments", s->kernels_reach_scan + s->kernels_reach_all);
-  ft_jw_u(w, "kernels_reaching_everything", s->kernels_reach_all);
-  ft_jw_u(w, "launches_pointer_scanned", s->launches_reach_scan);
-  ft_jw_u(w, "launches_parameters_scanned", s->launches_reach_params);
-  ft_jw_u(w, "launches_reaching_everything", s->launches_reach_all);
-  ft_jw_u(w, "pointer_scan_bytes", s->reach_bytes_scanned);
-  ft_jw_u(w, "pointer_scan_bytes_read_back", s->reach_bytes_read_back);
-  /* allocations launches used, checked over the bytes their range facts bound, or
-   * over all of each (no bound: no facts, a place without a range, reaching beyond) */
-  ft_jw_u(w, "launch_uses_bounded", s->launch_refs_bounded);
-  ft_jw_u(w, "launch_uses_whole", s->launch_refs_whole);
-  /* on a GPU: facts from PTX of another architecture than the device runs (an
-   * assumption, docs/ptx.md "Facts for the code that really runs") */
-  ft_jw_u(w, "kernels_facts_from_other_arch", s->kernels_facts_other_arch);
   ft_jw_arr(w, "kernels_beyond");
   ft_access_report(w);
   ft_jw_end(w);
@@ -296,19 +266,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lo
   /* restore points for device-produced data (DESIGN.md 6.8) */
   ft_jw_obj(w, "snapshots");
   ft_jw_u(w, "enabled", (uint64_t)ft_snap_logging());
-  ft_jw_u(w, "taken", s->snapshots);
-  ft_jw_u(w, "discarded", s->snapshots_discarded);
-  ft_jw_u(w, "bytes_copied", s->snapshot_bytes_copied);
-  ft_jw_u(w, "store_bytes_peak", s->snapshot_store_peak);
-  ft_jw_u(w, "log_bytes_peak", s->snapshot_log_bytes_peak);
-  ft_jw_u(w, "writes_that_waited", s->snapshot_waits);
-  ft_jw_f(w, "issue_cpu_seconds", s->snapshot_issue_seconds, 6);
-  ft_jw_f(w, "copies_landed_within_seconds", s->snapshot_landed_seconds, 6);
-  ft_jw_u(w, "recoveries", s->snapshot_recoveries);
-  ft_jw_u(w, "recovery_failures", s->snapshot_recovery_failures);
-  ft_jw_u(w, "epochs_replayed", s->snapshot_epochs_replayed);
-  ft_jw_u(w, "deepest_recovery_epochs", s->snapshot_depth_max);
-  ft_jw_f(w, "recovery_seconds", s->snapshot_recovery_seconds, 6);
+  stats_section(w, s, FT_SEC_SNAPSHOTS);
   ft_jw_end(w);
   ft_inject_report(w);
   ft_jw_arr(w, "events");

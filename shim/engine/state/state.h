@@ -271,34 +271,94 @@ int ft_in_op(void);
 int ft_op_exclusive_begin(void); /* 0, or -1 if it timed out */
 void ft_op_exclusive_end(void);
 
+/* The engine's statistics, one list: X(section, type, field, key) makes the struct
+ * and the report's counters (report.c). section: the report object the counter is
+ * written in (ERRORS, BYTES, TOP: the top level, ANALYSIS, SNAPSHOTS), or INTERNAL
+ * (kept for what is written from it: exposure, sums, current values behind peaks).
+ * type: U (uint64_t) or F (double, written with 6 decimals). key: its name in the
+ * report (docs/report.md). Under the engine lock. */
+#define FT_STATS(X)                                                                     \
+  X(ERRORS, U, detected, "detected")                                                    \
+  X(ERRORS, U, corrected, "corrected")                                                  \
+  X(ERRORS, U, recovered, "recovered")                                                  \
+  X(ERRORS, U, restored, "restored_from_checkpoint")                                    \
+  X(ERRORS, U, uncorrectable, "uncorrectable")                                          \
+  X(ERRORS, U, permanent, "permanent")                                                  \
+  X(ERRORS, U, code_errors, "code_words")                                               \
+  X(BYTES, U, bytes_protected_peak, "protected")                                        \
+  X(BYTES, U, bytes_written_peak, "written") /* protected bytes written, under a code */ \
+  X(BYTES, U, bytes_checkpoint_peak, "checkpoint")                                      \
+  X(BYTES, U, bytes_shadow, "shadow")                                                   \
+  X(BYTES, U, bytes_encoded_host, "encoded_host")                                       \
+  X(BYTES, U, bytes_encoded_device, "encoded_device")                                   \
+  X(BYTES, U, bytes_verified_device, "verified_device")                                 \
+  X(TOP, U, launches, "launches")                                                       \
+  X(TOP, U, launches_protected, "launches_protected")                                   \
+  X(TOP, U, verifications, "verifications")                                             \
+  X(TOP, U, verifications_refused, "verifications_refused")                             \
+  X(TOP, U, encodes, "encodes")                                                         \
+  X(TOP, U, unknown_writers, "unknown_writers")                                         \
+  X(TOP, U, captured_ops, "captured_ops") /* calls on capturing streams, passed through */ \
+  X(TOP, U, learned_writes, "learned_writes")                                           \
+  X(TOP, U, replays, "replays")                                                         \
+  X(TOP, U, replayed_ops, "replayed_ops")                                               \
+  X(TOP, U, allocations, "allocations")                                                 \
+  X(TOP, U, allocations_unprotected, "allocations_unprotected")                         \
+  X(TOP, F, cpu_seconds, "cpu_seconds")                                                 \
+  /* where the access classes of kernel arguments came from (DESIGN.md 5) */            \
+  X(ANALYSIS, U, kernels_ptx, "kernels_with_ptx_facts")                                 \
+  X(ANALYSIS, U, kernels_no_ptx, "kernels_conservative")                                \
+  X(ANALYSIS, U, places_exact, "places_exact")                                          \
+  X(ANALYSIS, U, places_conservative, "places_conservative")                            \
+  /* kernels reaching memory through no argument place (docs/ptx.md "Soundness") */     \
+  X(INTERNAL, U, kernels_reach_scan, "kernels_reach_scan")                              \
+  X(ANALYSIS, U, kernels_reach_all, "kernels_reaching_everything")                      \
+  X(ANALYSIS, U, launches_reach_scan, "launches_pointer_scanned")                       \
+  X(ANALYSIS, U, launches_reach_params, "launches_parameters_scanned")                  \
+  X(ANALYSIS, U, launches_reach_all, "launches_reaching_everything")                    \
+  X(ANALYSIS, U, reach_bytes_scanned, "pointer_scan_bytes")                             \
+  X(ANALYSIS, U, reach_bytes_read_back, "pointer_scan_bytes_read_back")                 \
+  /* allocations launches used, checked over the bytes their range facts bound, or   */ \
+  /* over all of each (no facts, a place without a range, reaching beyond)           */ \
+  X(ANALYSIS, U, launch_refs_bounded, "launch_uses_bounded")                            \
+  X(ANALYSIS, U, launch_refs_whole, "launch_uses_whole")                                \
+  /* facts from PTX of another architecture than the device runs (docs/ptx.md)       */ \
+  X(ANALYSIS, U, kernels_facts_other_arch, "kernels_facts_from_other_arch")             \
+  /* restore points for device-produced data (DESIGN.md 6.8) */                         \
+  X(SNAPSHOTS, U, snapshots, "taken")                                                   \
+  X(SNAPSHOTS, U, snapshots_discarded, "discarded")                                     \
+  X(SNAPSHOTS, U, snapshot_bytes_copied, "bytes_copied")                                \
+  X(SNAPSHOTS, U, snapshot_store_peak, "store_bytes_peak")                              \
+  X(SNAPSHOTS, U, snapshot_log_bytes_peak, "log_bytes_peak")                            \
+  X(SNAPSHOTS, U, snapshot_waits, "writes_that_waited")                                 \
+  X(SNAPSHOTS, F, snapshot_issue_seconds, "issue_cpu_seconds")                          \
+  X(SNAPSHOTS, F, snapshot_landed_seconds, "copies_landed_within_seconds")              \
+  X(SNAPSHOTS, U, snapshot_recoveries, "recoveries")                                    \
+  X(SNAPSHOTS, U, snapshot_recovery_failures, "recovery_failures")                      \
+  X(SNAPSHOTS, U, snapshot_epochs_replayed, "epochs_replayed")                          \
+  X(SNAPSHOTS, U, snapshot_depth_max, "deepest_recovery_epochs")                        \
+  X(SNAPSHOTS, F, snapshot_recovery_seconds, "recovery_seconds")                        \
+  /* current values behind the peaks, and what exposure and coverage are made of */     \
+  X(INTERNAL, U, bytes_protected, "bytes_protected")                                    \
+  X(INTERNAL, U, bytes_checkpoint, "bytes_checkpoint")                                  \
+  X(INTERNAL, U, bytes_written, "bytes_written")                                        \
+  X(INTERNAL, U, snapshot_store_bytes, "snapshot_store_bytes")                          \
+  X(INTERNAL, U, ckpt_refused, "ckpt_refused")                                          \
+  X(INTERNAL, F, covered_byte_s, "covered_byte_s")                                      \
+  X(INTERNAL, F, total_byte_s, "total_byte_s")                                          \
+  X(INTERNAL, F, inflight_byte_s, "inflight_byte_s") /* (ft_exposure_add) */            \
+  X(INTERNAL, F, unprotected_byte_s, "unprotected_byte_s")                              \
+  /* the part of covered time a launch's output spent being written, by the model  */   \
+  /* (ft_exposure_kernel), and the bandwidth the model used                        */   \
+  X(INTERNAL, F, kernel_byte_s, "kernel_in_flight_byte_s")                              \
+  X(INTERNAL, F, kernel_model_bps, "kernel_model_bytes_per_s")
+enum { FT_SEC_ERRORS, FT_SEC_BYTES, FT_SEC_TOP, FT_SEC_ANALYSIS, FT_SEC_SNAPSHOTS, FT_SEC_INTERNAL };
+#define FT_STAT_T_U uint64_t
+#define FT_STAT_T_F double
 typedef struct {
-  uint64_t bytes_protected, bytes_protected_peak, bytes_checkpoint, bytes_checkpoint_peak;
-  uint64_t bytes_encoded_host, bytes_encoded_device, bytes_verified_device;
-  uint64_t launches, launches_protected, verifications, verifications_refused, encodes;
-  uint64_t detected, corrected, recovered, uncorrectable, permanent, code_errors;
-  uint64_t learned_writes, allocations, allocations_unprotected, ckpt_refused;
-  uint64_t unknown_writers, restored;
-  uint64_t captured_ops; /* calls on capturing streams, passed through (capture.c) */
-  uint64_t bytes_shadow, replays, replayed_ops;
-  double cpu_seconds;
-  double covered_byte_s, total_byte_s; /* coverage */
-  double inflight_byte_s, unprotected_byte_s; /* exposure (ft_exposure_add) */
-  /* the part of covered time a launch's output spent being written, by the model
-   * (ft_exposure_kernel), and the bandwidth the model used */
-  double kernel_byte_s, kernel_model_bps;
-  uint64_t bytes_written, bytes_written_peak; /* protected bytes written, under a code */
-  uint64_t kernels_ptx, kernels_no_ptx, places_exact, places_conservative; /* access facts */
-  uint64_t kernels_reach_scan, kernels_reach_all; /* kernels reaching beyond their arguments */
-  uint64_t kernels_facts_other_arch; /* facts from PTX of another architecture than the device's */
-  uint64_t launches_reach_scan, launches_reach_all, launches_reach_params, reach_bytes_scanned;
-  uint64_t reach_bytes_read_back; /* device-written buffers read back for a pointer scan */
-  uint64_t launch_refs_bounded, launch_refs_whole; /* allocations a launch uses: by range facts,
-                                                      or all of each (no bound) */
-  /* snapshots (snapshot.c) */
-  uint64_t snapshots, snapshots_discarded, snapshot_bytes_copied, snapshot_store_bytes,
-      snapshot_store_peak, snapshot_log_bytes_peak, snapshot_waits, snapshot_recoveries,
-      snapshot_recovery_failures, snapshot_epochs_replayed, snapshot_depth_max;
-  double snapshot_issue_seconds, snapshot_recovery_seconds, snapshot_landed_seconds;
+#define FT_STAT_FIELD(section, type, field, key) FT_STAT_T_##type field;
+  FT_STATS(FT_STAT_FIELD)
+#undef FT_STAT_FIELD
 } ft_engine_stats_t;
 extern ft_engine_stats_t ft_st; /* under the engine lock */
 
