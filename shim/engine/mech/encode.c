@@ -44,3 +44,9 @@ void ft_rest_encode(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock) {
     ft_reencode(a->dev, a, runs.r[i][0], runs.r[i][1], s); /* back to in flight (all of it) if it fails */
   ft_content_changed(a);
 }
+
+void ft_reencode_written(ft_alloc_t *a, CUstream s) {
+  if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
+  ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s);
+  ft_content_changed(a);
+}

@@ -16,6 +16,10 @@ void ft_rest_encode(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
  * trusted, and a later commit tries again. */
 void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream)
     FT_REQUIRES(ft_eng_lock);
+/* After a write gpuft cannot bound within a (a graph, a strided or batch copy, a
+ * stream memory operation), enqueued on s: all of it re-encoded behind the write, and
+ * its checkpoint no longer equals it. */
+void ft_reencode_written(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
 
 /* ---- Per-context device state (dev.c) ---- */
 /* The state of the calling thread's current context (created on first use), or

@@ -56,6 +56,11 @@ ft_hostfn_t *ft_host_fn_queue(CUstream s, CUhostFn fn, CUstreamCallback cb, void
   return h;
 }
 
+void ft_graph_forget(CUgraphExec g) {
+  ft_oplog_forget_graph(g);
+  ft_snap_forget_graph(g);
+}
+
 void ft_engine_wire(void) {
   ft_obs.written = ft_snap_written;
   ft_obs.before_upload = ft_snap_before_upload;

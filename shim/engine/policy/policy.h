@@ -33,6 +33,9 @@ void ft_alloc_unprotect(ft_alloc_t *a, const char *why) FT_REQUIRES(ft_eng_lock)
 /* A host function the program queues on stream s: its trampoline, numbered in the
  * epoch's log (ft_host_fn_discard if the driver refused it). Takes the engine lock. */
 ft_hostfn_t *ft_host_fn_queue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user);
+/* Executable graph g is about to be changed or destroyed: no log may launch it again
+ * (the epoch's and the snapshot's logs stop being replayable where they do). */
+void ft_graph_forget(CUgraphExec g) FT_REQUIRES(ft_eng_lock);
 /* Register what lower floors tell upper ones (ft_obs): once, at load. */
 void ft_engine_wire(void);
 

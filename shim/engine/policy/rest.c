@@ -21,7 +21,7 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
   int nused = 0, owed = 0;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (!ft_protected(a)) continue;
     if (a->state != FT_ST_INFLIGHT && !a->read_owed) continue;
     if (a->freeing) continue; /* another thread is freeing it: its memory may be gone */
     if (!ft_rest_done(a)) {

@@ -24,6 +24,18 @@ static void unseen_write_issued(CUdeviceptr only, CUstream s, int known) {
   ft_snap_drain();
 }
 
+/* A verification of all of `a` when it is at rest under its code, on its context's
+ * stream: 1 if issued. */
+static int at_rest_verified(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
+  if (!ft_protected(a) || a->state != FT_ST_CLEAN || !ft_rest_done(a)) return 0;
+  if (ft_job_issue(a->dev, FT_WHY_AT_REST, a, 0, ft_groups_of(a->size), a->dev->stream, NULL, -1) == 0)
+    return 1;
+  /* (counted in verifications_refused) */
+  FT_WARN_CAPPED(1, "a verification of allocation #%ju at rest could not be issued: it is checked "
+                    "after it is used instead", (uintmax_t)a->id);
+  return 0;
+}
+
 CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known) {
   if (only) {
     ft_lock();
@@ -43,14 +55,8 @@ CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known) {
   if (only && !one) d = NULL; /* not protected memory: nothing to verify */
   for (size_t i = 0; d && i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if ((one && a != one) || a->dev != d || !a->code || a->state != FT_ST_CLEAN || !ft_rest_done(a))
-      continue;
-    if (ft_job_issue(d, FT_WHY_AT_REST, a, 0, ft_groups_of(a->size), d->stream, NULL, -1) == 0)
-      issued = 1;
-    else /* counted in verifications_refused */
-      FT_WARN_CAPPED(1, "a verification before an unseen write could not be issued: what the "
-                        "write leaves of allocation #%ju is re-encoded unchecked",
-                     (uintmax_t)a->id);
+    if ((one && a != one) || a->dev != d) continue;
+    issued |= at_rest_verified(a);
   }
   ft_unlock();
   CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;
@@ -67,10 +73,8 @@ void ft_unknown_writer_after(CUstream s) {
   ft_dev_t *d = ft_dev_current();
   for (size_t i = 0; d && i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
-    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    ft_reencode(d, a, 0, ft_groups_of(a->size), s);
-    ft_content_changed(a);
+    if (a->dev != d || !ft_protected(a)) continue;
+    ft_reencode_written(a, s);
   }
   ft_unlock();
 }

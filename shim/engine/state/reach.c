@@ -149,7 +149,7 @@ static int scan_buffer(set_t *s, const ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(f
 static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (a->dev != d || !ft_protected(a)) continue;
     int k;
     for (k = 0; keep && k < n0 && s->v[k] != a; k++) {
     }

@@ -94,6 +94,12 @@ enum {
   FT_RP_LOST       /* written, but no restore point could be taken */
 };
 
+/* Whether a (may be NULL) is under protection: it has a code (and so a context's
+ * state) and has not left protection. */
+static inline int ft_protected(const ft_alloc_t *a) {
+  return a && a->code && a->state != FT_ST_UNPROT;
+}
+
 /* Something wrote `a` on the device: its checkpoint no longer equals its content,
  * and what was found in that content is stale. */
 static inline void ft_content_changed(ft_alloc_t *a) {
@@ -294,6 +300,7 @@ void ft_op_exclusive_end(void);
   X(BYTES, U, bytes_verified_device, "verified_device")                                 \
   X(TOP, U, launches, "launches")                                                       \
   X(TOP, U, launches_protected, "launches_protected")                                   \
+  X(TOP, U, graph_launches_protected, "graph_launches_protected") /* as their nodes */  \
   X(TOP, U, verifications, "verifications")                                             \
   X(TOP, U, verifications_refused, "verifications_refused")                             \
   X(TOP, U, encodes, "encodes")                                                         \

@@ -115,7 +115,7 @@ void ft_rest_issued(void) {
     int j = t_all_known ? ft_ord_advance(t_all_s) : -1;
     for (size_t i = 0; cur && i < ft_reg_count(); i++) {
       ft_alloc_t *a = ft_reg_at(i);
-      if (a->dev && a->dev->ctx == cur && a->code && a->state != FT_ST_UNPROT) ft_rest_use(a, j, 1);
+      if (ft_protected(a) && a->dev->ctx == cur) ft_rest_use(a, j, 1);
     }
   }
   ft_unlock();

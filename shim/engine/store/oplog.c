@@ -245,6 +245,27 @@ void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_b
   o->elem = elem_bytes;
 }
 
+void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites) {
+  if (nwrites < 0) {
+    ft_epoch_unreplayable("a graph launch writing more allocations than its log entry holds");
+    return;
+  }
+  op_t *o = push(FT_OP_GRAPH);
+  if (!o) return;
+  o->graph = g;
+  o->nw = nwrites;
+  memcpy(o->w, writes, (size_t)nwrites * sizeof *writes);
+}
+
+int ft_oplog_forget_graph(CUgraphExec g) {
+  for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
+    if (g_ops[i].kind == FT_OP_GRAPH && g_ops[i].graph == g) {
+      ft_epoch_unreplayable("an executable graph it launched was changed or destroyed");
+      return 1;
+    }
+  return 0;
+}
+
 void ft_op_free(op_t *o) {
   free(o->params);
   free(o->bytes);
@@ -289,7 +310,7 @@ const char *ft_epoch_why(void) { return g_why; }
 /* After a replayed operation wrote [p, p+n): its code follows. */
 static void reencode_range(ft_dev_t *d, CUdeviceptr p, size_t n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = ft_reg_find(p);
-  if (!a || !a->code || a->state == FT_ST_UNPROT) return;
+  if (!ft_protected(a)) return;
   uint64_t off = p - a->base;
   ft_reencode(d, a, ft_group_of(off), ft_groups_of(off + n), d->stream);
 }
@@ -336,7 +357,7 @@ static CUresult replay_launch(ft_dev_t *d, const op_t *o, int check) FT_REQUIRES
     uint64_t v;
     memcpy(&v, o->params + off, 8);
     ft_alloc_t *a = v >= 4096 ? ft_reg_find((CUdeviceptr)v) : NULL;
-    if (!a || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (!ft_protected(a)) continue;
     int acc = o->fn->slot_acc[off / 8];
     if (acc == FT_ACC_NONE || (acc == FT_ACC_READ && !check)) continue;
     if (acc == FT_ACC_READ) {
@@ -396,6 +417,17 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) FT_REQUIRES(
       if (r == CUDA_SUCCESS) {
         reencode_range(d, o->dst, o->n);
         if (mode != FT_REPLAY_LOGGED) verify_range(d, o->src, o->n, FT_WHY_COPY_SRC);
+      }
+      return r;
+    case FT_OP_GRAPH:
+      /* the same executable graph (never changed since: ft_oplog_forget_graph), on
+       * gpuft's stream; what its nodes write is encoded as its launch did */
+      r = ft_real.cuGraphLaunch(o->graph, s);
+      for (int k = 0; r == CUDA_SUCCESS && k < o->nw; k++) {
+        ft_alloc_t *a = ft_reg_find_base(o->w[k].base);
+        if (!ft_protected(a)) continue;
+        if (a->state == FT_ST_CLEAN) ft_reencode(d, a, o->w[k].g0, o->w[k].g1, s);
+        else ft_rest_encode(a, s);
       }
       return r;
     case FT_OP_MEMSET:
@@ -477,6 +509,7 @@ int ft_epoch_replay_ops(ft_dev_t *d, int *differs) FT_REQUIRES(ft_eng_lock) {
 }
 
 int ft_op_touches(const op_t *o, CUdeviceptr lo, CUdeviceptr hi) {
+  if (o->kind == FT_OP_GRAPH) return 1; /* (what its nodes read is not logged: anything) */
 #define IN(p) ((p) >= lo && (p) < hi)
   if ((o->kind == FT_OP_H2D && IN(o->dst)) || (o->kind == FT_OP_D2H && IN(o->src)) ||
       (o->kind == FT_OP_D2D && (IN(o->src) || IN(o->dst))) || (o->kind == FT_OP_MEMSET && IN(o->dst)))

@@ -165,6 +165,14 @@ void ft_snap_log_epoch(ft_op_t *ops, size_t n, const char *why) {
   g_epochs++;
 }
 
+void ft_snap_forget_graph(CUgraphExec g) {
+  for (size_t i = 0; i < g_nlog; i++)
+    if (g_log[i].kind == FT_OP_GRAPH && g_log[i].graph == g) {
+      broken("an executable graph the log launches was changed or destroyed");
+      return;
+    }
+}
+
 void ft_snap_d2h_recopied(void *host, size_t n) {
   for (size_t i = g_nlog; i-- > 0;) {
     ft_op_t *o = &g_log[i];
@@ -218,7 +226,7 @@ static void entry_free(ft_alloc_t *a) {
 static int all_at_rest(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (!a->code || a->state == FT_ST_UNPROT) continue;
+    if (!ft_protected(a)) continue;
     if (a->dev != d) return -1;
     if (a->freeing) return 0;
     if (a->state == FT_ST_UNINIT) continue;
@@ -260,7 +268,7 @@ static void take(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count() && ok; i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->id > idmax) idmax = a->id;
-    if (!a->code || a->state == FT_ST_UNPROT || a->dev != d) continue;
+    if (!ft_protected(a) || a->dev != d) continue;
     ft_snapent_t *e = entry(a);
     if (!e) {
       ok = 0;

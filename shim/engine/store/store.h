@@ -32,6 +32,13 @@ void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigne
                    unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn,
                    const ft_span_t *writes, int nwrites);
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
+/* A launch of executable graph g, with the groups its nodes may write (nwrites -1:
+ * more than fit, the epoch cannot be replayed). */
+void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites);
+/* g is about to change or go: an epoch whose log launches it cannot be replayed (1). */
+int ft_oplog_forget_graph(CUgraphExec g);
+/* The same for the snapshot log: a log that launches it breaks. */
+void ft_snap_forget_graph(CUgraphExec g);
 /* Another upload to `a` in this epoch, of [off, off+n): 1 if the earlier ones can be
  * dropped from the log (it covers each of them and nothing read `a` since: the replay
  * only needs the last), 0 if the epoch must end first. */

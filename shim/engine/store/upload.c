@@ -276,7 +276,7 @@ CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const voi
     ft_content_changed(a);
     return r;
   }
-  if (a->code && a->state != FT_ST_UNPROT) {
+  if (ft_protected(a)) {
     if (host_enc) {
       if (off < hs) ft_reencode(d, a, ft_group_of(off), ft_group_of(hs), s);
       if (he < end) ft_reencode(d, a, ft_group_of(he), ft_groups_of(end), s);
