@@ -10,13 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "hooks.h"
 #include "launch.h"
 
 /* An executable graph gpuft instantiated a clone for (engine lock). */
+#define MAX_SET 32
 typedef struct gx_s {
   CUgraphExec exec;
   CUgraph clone; /* NULL: not known (changed since, or no clone) */
+  /* kernel nodes whose parameters the program set since instantiation: the node of
+   * the graph it was instantiated from and the clone's; each epoch that launches it
+   * logs their parameters first (a replay sets them again) */
+  CUgraphNode set_orig[MAX_SET], set_clone[MAX_SET];
+  int nset;
+  uint64_t set_epoch; /* the epoch whose log has them */
   struct gx_s *next;
 } gx_t;
 static gx_t *g_gx;
@@ -58,6 +66,7 @@ static CUresult instantiated(CUresult r, CUgraphExec *pe, CUgraph g) {
     old = x->clone;
     x->exec = *pe;
     x->clone = clone;
+    x->nset = 0; /* (nodes of the clone taken again) */
     if (!*p) x->next = g_gx, g_gx = x;
   } else {
     old = clone;
@@ -110,9 +119,42 @@ static int set_memset(CUgraphNode n, const void *p) { return ft_drv.cuGraphMemse
 static int set_host(CUgraphNode n, const void *p) { return ft_drv.cuGraphHostNodeSetParams(n, p) != CUDA_SUCCESS; }
 static int set_none(CUgraphNode n, const void *p) { return (void)n, (void)p, 0; }
 
+/* Logs the parameters of kernel node `orig` (clone node cn) as they are now. 0, or -1. */
+static int log_params(gx_t *x, CUgraphNode orig, CUgraphNode cn, int first) FT_REQUIRES(ft_eng_lock) {
+  CUDA_KERNEL_NODE_PARAMS p;
+  uint8_t buf[FT_MAX_PARAM_BYTES];
+  size_t len = 0;
+  if (ft_drv.cuGraphKernelNodeGetParams_v2(cn, &p) != CUDA_SUCCESS) return -1;
+  CUfunction f = p.func ? p.func : (CUfunction)p.kern;
+  ft_func_t *fn = ft_func_get(f);
+  if (!fn || !fn->layout_ok || ft_param_bytes(fn, p.kernelParams, p.extra, buf, &len) != 0) return -1;
+  const unsigned grid[3] = {p.gridDimX, p.gridDimY, p.gridDimZ}, block[3] = {p.blockDimX, p.blockDimY, p.blockDimZ};
+  ft_log_graph_set(x->exec, orig, f, grid, block, p.sharedMemBytes, buf, len, fn, first);
+  return 0;
+}
+
+/* A kernel node's new parameters: made to the clone's node too, and logged, so that
+ * a replay runs each logged launch with the parameters it had (jacobiCudaGraphs sets
+ * them before every launch). What cannot be followed so falls back to changed(). */
 CUresult ft_on_cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p) {
   CUresult r = ft_real.cuGraphExecKernelNodeSetParams_v2(e, n, p);
-  if (r == CUDA_SUCCESS) changed(e, n, set_kernel, p);
+  if (r != CUDA_SUCCESS) return r;
+  ft_lock();
+  gx_t *x = *find(e);
+  CUgraphNode cn = NULL;
+  int k = 0, ok = x && x->clone && ft_drv.cuGraphNodeFindInClone(&cn, n, x->clone) == CUDA_SUCCESS;
+  while (ok && k < x->nset && x->set_orig[k] != n) k++;
+  if (ok && k == x->nset) {
+    ok = k < MAX_SET;
+    if (ok) x->set_orig[k] = n, x->set_clone[k] = cn, x->nset++;
+    /* launched in this epoch with the parameters it had until now: those first */
+    if (ok && x->set_epoch == ft_epoch) ok = log_params(x, n, cn, 1) == 0;
+  }
+  ok = ok && set_kernel(cn, p) == 0;
+  /* (logged only once the epoch's log has the parameters it started with) */
+  if (ok && x->set_epoch == ft_epoch) ok = log_params(x, n, cn, 0) == 0;
+  ft_unlock();
+  if (!ok) changed(e, n, NULL, NULL);
   return r;
 }
 CUresult ft_on_cuGraphExecMemcpyNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext c) {
@@ -308,6 +350,13 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
       ft_unlock();
       ft_op_end();
       break;
+    }
+    if (x->nset && x->set_epoch != ft_epoch) {
+      /* the parameters this epoch starts with, for its replay */
+      int ok = 1;
+      for (int k = 0; k < x->nset && ok; k++) ok = log_params(x, x->set_orig[k], x->set_clone[k], 0) == 0;
+      if (!ok) ft_epoch_unreplayable("a graph whose node parameters gpuft could not log");
+      x->set_epoch = ft_epoch;
     }
     free(nodes);
     ft_st.launches++;

@@ -61,7 +61,7 @@ static int groups(const ref_t *r, int dir, uint64_t *g0, uint64_t *g1) {
 }
 
 /* The parameter buffer as the kernel will see it. */
-static int param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *buf,
+int ft_param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *buf,
                        size_t *len) {
   if (params) {
     memset(buf, 0, fn->param_bytes);
@@ -244,7 +244,7 @@ int ft_kernel_refs(ft_dev_t *d, CUfunction f, void **params, void **extra, const
   uint8_t buf[FT_MAX_PARAM_BYTES];
   size_t len = 0;
   ref_t mine[MAX_REFS];
-  if (!fn || !fn->layout_ok || param_bytes(fn, params, extra, buf, &len) != 0) return -1;
+  if (!fn || !fn->layout_ok || ft_param_bytes(fn, params, extra, buf, &len) != 0) return -1;
   int m = scan(fn, buf, len, grid, block, mine, MAX_REFS);
   if (m >= 0) m = reach(fn, d, buf, len, mine, m);
   if (m < 0) return -1;
@@ -460,7 +460,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     /* GPUFT_INJECT: the fault lands before the kernel, and before gpuft looks */
     ft_lock();
     ft_func_t *fi = ft_dev_current() ? ft_func_get(f) : NULL;
-    int ok = fi && fi->layout_ok && param_bytes(fi, params, extra, buf, &len) == 0;
+    int ok = fi && fi->layout_ok && ft_param_bytes(fi, params, extra, buf, &len) == 0;
     ft_unlock();
     if (ok)
       ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams);
@@ -471,7 +471,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   ft_dev_t *d = ft_dev_current();
   ft_func_t *fn = d ? ft_func_get(f) : NULL;
   int nref = -1;
-  if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
+  if (fn && fn->layout_ok && ft_param_bytes(fn, params, extra, buf, &len) == 0)
     nref = scan(fn, buf, len, grid, block, refs, MAX_REFS);
   if (d && nref >= 0) nref = reach(fn, d, buf, len, refs, nref);
   if (!d) {

@@ -31,6 +31,10 @@ typedef struct {
   CUgraphExec graph;
 } ft_logged_t;
 
+/* The parameter buffer of a launch of fn as the kernel will see it (from the
+ * launch's params or extra): 0 with *len set, or -1 when it cannot be read. */
+int ft_param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *buf, size_t *len);
+
 /* The uses of one launch of kernel f (its arguments as the launch gives them),
  * merged into refs[0, n) (an allocation used twice: the more writing access, the
  * union of the bytes). Returns the new count, or -1 when they cannot be known (the

@@ -2,8 +2,13 @@
 // updating one grid in place (red pass, then black pass). Each iteration reduces the
 // squared residual on the device (per-block tree sums, then one block sums those in a
 // fixed order: deterministic), copies it to the host and synchronises.
-// Usage: jacobi [n] [iterations]  (defaults 128, 50): n x n interior points.
+// Usage: jacobi [n] [iterations] [graph]  (defaults 128, 50): n x n interior points;
+// `graph`: an iteration's four kernels captured once into a CUDA graph (stream
+// capture, as jacobiCudaGraphs does) and the graph launched every iteration.
+#include <cuda.h>
+
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "app_common.h"
@@ -109,17 +114,38 @@ int main(int argc, char **argv) {
   APP_CK(cudaMemcpy(df, f.data(), bytes, cudaMemcpyHostToDevice));
 
   std::vector<float> res(iters);
-  for (int it = 0; it < iters; it++) {
-    rb_sweep<<<grid, block>>>(du, df, n, 0, omega, h2);
+  const bool as_graph = argc > 3 && !strcmp(argv[3], "graph");
+  cudaStream_t s = 0;
+  CUgraphExec ge = NULL;
+  CUgraph g = NULL;
+  if (as_graph) { // (the driver's capture and graph calls: the runtime's stream is its stream)
+    APP_CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    if (cuStreamBeginCapture((CUstream)s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS) return 3;
+  }
+  for (int it = 0; it < (as_graph ? 1 : iters); it++) {
+    rb_sweep<<<grid, block, 0, s>>>(du, df, n, 0, omega, h2);
     APP_CK_LAUNCH();
-    rb_sweep<<<grid, block>>>(du, df, n, 1, omega, h2);
+    rb_sweep<<<grid, block, 0, s>>>(du, df, n, 1, omega, h2);
     APP_CK_LAUNCH();
-    residual_partial<<<grid, block>>>(du, df, n, inv_h2, dpart);
+    residual_partial<<<grid, block, 0, s>>>(du, df, n, inv_h2, dpart);
     APP_CK_LAUNCH();
-    reduce_final<<<1, RED_THREADS>>>(dpart, nblocks, dres);
+    reduce_final<<<1, RED_THREADS, 0, s>>>(dpart, nblocks, dres);
     APP_CK_LAUNCH();
+    if (as_graph) break;
     APP_CK(cudaMemcpyAsync(&res[it], dres, sizeof(float), cudaMemcpyDeviceToHost, 0));
     APP_CK(cudaStreamSynchronize(0));
+  }
+  if (as_graph) {
+    if (cuStreamEndCapture((CUstream)s, &g) != CUDA_SUCCESS || cuGraphInstantiate(&ge, g, 0) != CUDA_SUCCESS)
+      return 3;
+    for (int it = 0; it < iters; it++) {
+      if (cuGraphLaunch(ge, (CUstream)s) != CUDA_SUCCESS) return 3;
+      APP_CK(cudaMemcpyAsync(&res[it], dres, sizeof(float), cudaMemcpyDeviceToHost, s));
+      APP_CK(cudaStreamSynchronize(s));
+    }
+    cuGraphExecDestroy(ge);
+    cuGraphDestroy(g);
+    APP_CK(cudaStreamDestroy(s));
   }
   APP_CK(cudaMemcpy(u.data(), du, bytes, cudaMemcpyDeviceToHost));
   APP_CK(cudaFree(du));

@@ -12,9 +12,11 @@
  *                 flipped before use: managed / mapped (a kernel accumulating into
  *                 managed or mapped host memory), hostfn (a host function copying
  *                 what an asynchronous read-back brought)
- *   graph B       a graph of two scale nodes (out = 3 in, out2 = 5 out) launched
- *                 three times; B bits of its input flipped at rest before the
- *                 second launch: the epoch replayed by relaunching the graph
+ *   graph B       a graph of two scale nodes (out = 3 in, out2 = 5 out); the factor
+ *                 changed to 4 and B bits of its input flipped at rest after the first
+ *                 launch, then a second launch, both nodes changed (out = 7 in, out3 =
+ *                 5 out), a third, one synchronisation: the
+ *                 epoch replayed by relaunching the graph with each launch's parameters
  *   takeback M    a synchronous read-back returned to the program before a replay
  *                 of its epoch; M: reuse (the program overwrites the buffer), free
  *                 (it frees it), change (it also changes the managed source)
@@ -360,18 +362,24 @@ static int takeback(const char *mode) {
 }
 
 /* A graph launch protected as its launches (issue 24): its input damaged at rest,
- * found after the launch read it, recovered by relaunching the graph. */
+ * found after the launch read it, recovered by relaunching the graph, with the node
+ * parameters each launch had: launch A, a new factor and the input flipped, launch
+ * B, then both nodes changed (another factor, a new output) and launch C, one
+ * synchronisation. */
 static int graph(int bits) {
   simcuda_flip_now_fn flip = (simcuda_flip_now_fn)dlsym(RTLD_DEFAULT, "simcudaFlipNow");
   unsigned *h = malloc(N * 4), *back = malloc(N * 4);
-  CUdeviceptr in, out, out2;
+  CUdeviceptr in, out, out2, out3;
   CK(cuMemAlloc(&in, N * 4));
   CK(cuMemAlloc(&out, N * 4));
   CK(cuMemAlloc(&out2, N * 4));
+  CK(cuMemAlloc(&out3, N * 4));
+  CK(cuMemsetD32(out3, 0, N));
   for (unsigned i = 0; i < N; i++) h[i] = i * 2654435761u;
   CK(cuMemcpyHtoD(in, h, N * 4));
-  unsigned k1 = 3, k2 = 5;
-  void *p1[] = {&in, &out, &k1}, *p2[] = {&out, &out2, &k2};
+  unsigned k1 = 3, k2 = 5, k1a = 4, k1b = 7;
+  void *p1[] = {&in, &out, &k1}, *p2[] = {&out, &out2, &k2}, *p1a[] = {&in, &out, &k1a};
+  void *p1b[] = {&in, &out, &k1b}, *p2b[] = {&out, &out3, &k2};
   CUDA_KERNEL_NODE_PARAMS kp;
   memset(&kp, 0, sizeof kp);
   kp.func = f_scale;
@@ -387,17 +395,26 @@ static int graph(int bits) {
   CK(cuGraphAddKernelNode(&n2, g, &n1, 1, &kp));
   CK(cuGraphInstantiate(&ge, g, 0));
   int wrong = 0;
-  CUresult r = CUDA_SUCCESS;
-  for (int launch = 0; launch < 3; launch++) {
-    if (launch == 1)
-      for (int b = 0; b < bits; b++)
-        if (!flip || flip(in + 4000 + (uint64_t)b * 8, (unsigned)(3 + b), 0) != 0) return 2;
-    CK(cuGraphLaunch(ge, 0));
-    CUresult rs = cuCtxSynchronize();
-    if (rs != CUDA_SUCCESS) r = rs;
-    CK(cuMemcpyDtoH(back, out2, N * 4));
-    for (unsigned i = 0; i < N; i++) wrong += back[i] != h[i] * 15u;
-  }
+  CK(cuGraphLaunch(ge, 0)); /* A */
+  CUresult r = cuCtxSynchronize();
+  CK(cuMemcpyDtoH(back, out2, N * 4));
+  for (unsigned i = 0; i < N; i++) wrong += back[i] != h[i] * 15u;
+  kp.kernelParams = p1a; /* (changed in an earlier epoch than the launch) */
+  CK(cuGraphExecKernelNodeSetParams(ge, n1, &kp));
+  for (int b = 0; b < bits; b++)
+    if (!flip || flip(in + 4000 + (uint64_t)b * 8, (unsigned)(3 + b), 0) != 0) return 2;
+  CK(cuGraphLaunch(ge, 0)); /* B: out2 = 20 in */
+  kp.kernelParams = p1b;
+  CK(cuGraphExecKernelNodeSetParams(ge, n1, &kp));
+  kp.kernelParams = p2b;
+  CK(cuGraphExecKernelNodeSetParams(ge, n2, &kp));
+  CK(cuGraphLaunch(ge, 0)); /* C: out3 = 35 in */
+  CUresult rs = cuCtxSynchronize();
+  if (rs != CUDA_SUCCESS) r = rs;
+  CK(cuMemcpyDtoH(back, out2, N * 4));
+  for (unsigned i = 0; i < N; i++) wrong += back[i] != h[i] * 20u;
+  CK(cuMemcpyDtoH(back, out3, N * 4));
+  for (unsigned i = 0; i < N; i++) wrong += back[i] != h[i] * 35u;
   printf("graph %d: sync %d, %d wrong\n", bits, (int)r, wrong);
   CK(cuGraphExecDestroy(ge));
   CK(cuGraphDestroy(g));

@@ -542,7 +542,9 @@ TEST_IMPL(report_counters_add_up) {
 /* A graph launch gpuft reads is an operation of the epoch like a kernel launch
  * (issue 24): its input damaged at rest (1 and 2 bits) is found after the launch
  * read it, what the launch wrote is restored and the graph relaunched on gpuft's
- * stream; the results are those of a fault-free run, in both modes. */
+ * stream, each launch with the node parameters it had (the program changes both
+ * nodes between two launches of the epoch); the results are those of a fault-free
+ * run, in both modes. */
 TEST_IMPL(graph_input_flips_replayed) {
   static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
   for (int m = 0; m < 2; m++)
@@ -556,7 +558,7 @@ TEST_IMPL(graph_input_flips_replayed) {
       char ok[64];
       snprintf(ok, sizeof ok, "graph %d: sync 0, 0 wrong\n", bits);
       if (strcmp(g.out, ok)) FT_FAIL_("%s, %d bits:\n%s\n%s", modes[m], bits, g.out, g.err);
-      ASSERT_EQ(gp_get(&g, "graph_launches_protected"), 3u);
+      ASSERT_EQ(gp_get(&g, "graph_launches_protected"), 3u); /* (node changes followed) */
       ASSERT_EQ(gp_get(&g, "unprotected_ops"), 0u);
       ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
       if (bits) {

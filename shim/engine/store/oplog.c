@@ -49,13 +49,9 @@ static op_t *push(int kind) {
   return o;
 }
 
-void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
-                   unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn,
-                   const ft_span_t *writes, int nwrites) {
-  op_t *o = push(FT_OP_LAUNCH);
-  if (!o) return;
-  o->nw = nwrites >= 0 && nwrites <= FT_OP_WRITES ? nwrites : -1;
-  if (o->nw > 0) memcpy(o->w, writes, (size_t)o->nw * sizeof *writes);
+/* A kernel launch's parameters into o; 0, or -1 (out of memory: o is dropped). */
+static int set_launch(op_t *o, CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
+                      unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn) {
   o->f = f;
   o->fn = fn;
   o->coop = coop;
@@ -67,9 +63,38 @@ void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigne
   if (len && !o->params) {
     set_nops(g_nops - 1);
     ft_epoch_unreplayable("out of memory for the epoch log");
-    return;
+    return -1;
   }
   if (len) memcpy(o->params, params, len);
+  return 0;
+}
+
+void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigned block[3],
+                   unsigned shmem, const uint8_t *params, size_t len, ft_func_t *fn,
+                   const ft_span_t *writes, int nwrites) {
+  op_t *o = push(FT_OP_LAUNCH);
+  if (!o) return;
+  o->nw = nwrites >= 0 && nwrites <= FT_OP_WRITES ? nwrites : -1;
+  if (o->nw > 0) memcpy(o->w, writes, (size_t)o->nw * sizeof *writes);
+  (void)set_launch(o, f, coop, grid, block, shmem, params, len, fn);
+}
+
+void ft_log_graph_set(CUgraphExec g, CUgraphNode node, CUfunction f, const unsigned grid[3],
+                      const unsigned block[3], unsigned shmem, const uint8_t *params, size_t len,
+                      ft_func_t *fn, int first) {
+  op_t *o = push(FT_OP_GRAPH_SET);
+  if (!o || set_launch(o, f, 0, grid, block, shmem, params, len, fn) != 0) return;
+  o->graph = g;
+  o->node = node;
+  if (!first) return;
+  /* before the epoch's first operation on g: the parameters its launches had */
+  size_t at = 0;
+  while (at + 1 < g_nops && !((g_ops[at].kind == FT_OP_GRAPH || g_ops[at].kind == FT_OP_GRAPH_SET) &&
+                              g_ops[at].graph == g))
+    at++;
+  op_t moved = g_ops[g_nops - 1];
+  memmove(&g_ops[at + 1], &g_ops[at], (g_nops - 1 - at) * sizeof *g_ops);
+  g_ops[at] = moved;
 }
 
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n) {
@@ -259,7 +284,7 @@ void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites) {
 
 int ft_oplog_forget_graph(CUgraphExec g) {
   for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
-    if (g_ops[i].kind == FT_OP_GRAPH && g_ops[i].graph == g) {
+    if ((g_ops[i].kind == FT_OP_GRAPH || g_ops[i].kind == FT_OP_GRAPH_SET) && g_ops[i].graph == g) {
       ft_epoch_unreplayable("an executable graph it launched was changed or destroyed");
       return 1;
     }
@@ -419,6 +444,19 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) FT_REQUIRES(
         if (mode != FT_REPLAY_LOGGED) verify_range(d, o->src, o->n, FT_WHY_COPY_SRC);
       }
       return r;
+    case FT_OP_GRAPH_SET: {
+      /* a kernel node's parameters as the program set them between two launches */
+      void *args[FT_MAX_PARAMS];
+      for (int i = 0; i < o->fn->nparams; i++) args[i] = o->params + o->fn->param_off[i];
+      CUDA_KERNEL_NODE_PARAMS kp;
+      memset(&kp, 0, sizeof kp);
+      kp.func = o->f;
+      kp.gridDimX = o->grid[0], kp.gridDimY = o->grid[1], kp.gridDimZ = o->grid[2];
+      kp.blockDimX = o->block[0], kp.blockDimY = o->block[1], kp.blockDimZ = o->block[2];
+      kp.sharedMemBytes = o->shmem;
+      kp.kernelParams = args;
+      return ft_real.cuGraphExecKernelNodeSetParams_v2(o->graph, o->node, &kp);
+    }
     case FT_OP_GRAPH:
       /* the same executable graph (never changed since: ft_oplog_forget_graph), on
        * gpuft's stream; what its nodes write is encoded as its launch did */
@@ -509,7 +547,7 @@ int ft_epoch_replay_ops(ft_dev_t *d, int *differs) FT_REQUIRES(ft_eng_lock) {
 }
 
 int ft_op_touches(const op_t *o, CUdeviceptr lo, CUdeviceptr hi) {
-  if (o->kind == FT_OP_GRAPH) return 1; /* (what its nodes read is not logged: anything) */
+  if (o->kind == FT_OP_GRAPH || o->kind == FT_OP_GRAPH_SET) return 1; /* (what its nodes read is not logged: anything) */
 #define IN(p) ((p) >= lo && (p) < hi)
   if ((o->kind == FT_OP_H2D && IN(o->dst)) || (o->kind == FT_OP_D2H && IN(o->src)) ||
       (o->kind == FT_OP_D2D && (IN(o->src) || IN(o->dst))) || (o->kind == FT_OP_MEMSET && IN(o->dst)))

@@ -6,7 +6,7 @@
 
 #include "store.h"
 
-enum { FT_OP_LAUNCH, FT_OP_H2D, FT_OP_D2H, FT_OP_D2D, FT_OP_MEMSET, FT_OP_GRAPH };
+enum { FT_OP_LAUNCH, FT_OP_H2D, FT_OP_D2H, FT_OP_D2D, FT_OP_MEMSET, FT_OP_GRAPH, FT_OP_GRAPH_SET };
 
 typedef struct ft_op_s {
   int kind;
@@ -20,6 +20,7 @@ typedef struct ft_op_s {
   ft_span_t w[FT_OP_WRITES]; /* the groups it may write, per allocation (by base) */
   int nw;                    /* -1: not known (more than fit): all of what it writes */
   CUgraphExec graph;         /* a graph launch: the executable graph (its writes in w) */
+  CUgraphNode node;          /* FT_OP_GRAPH_SET: the kernel node of `graph` given the launch above */
   /* copies and memsets */
   ft_alloc_t *a; /* H2D: destination (its checkpoint holds the bytes) */
   CUdeviceptr dst, src; /* (H2D: dst is the destination address) */

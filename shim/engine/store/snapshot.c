@@ -167,7 +167,7 @@ void ft_snap_log_epoch(ft_op_t *ops, size_t n, const char *why) {
 
 void ft_snap_forget_graph(CUgraphExec g) {
   for (size_t i = 0; i < g_nlog; i++)
-    if (g_log[i].kind == FT_OP_GRAPH && g_log[i].graph == g) {
+    if ((g_log[i].kind == FT_OP_GRAPH || g_log[i].kind == FT_OP_GRAPH_SET) && g_log[i].graph == g) {
       broken("an executable graph the log launches was changed or destroyed");
       return;
     }

@@ -35,6 +35,13 @@ void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
 /* A launch of executable graph g, with the groups its nodes may write (nwrites -1:
  * more than fit, the epoch cannot be replayed). */
 void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites);
+/* The parameters of kernel node `node` of executable graph g (the node of the graph g
+ * was instantiated from), logged: a replay sets them again there, so that each logged
+ * launch of g runs with the parameters it had. first: they are those g's operations
+ * logged in this epoch so far ran with (logged before the first of them). */
+void ft_log_graph_set(CUgraphExec g, CUgraphNode node, CUfunction f, const unsigned grid[3],
+                      const unsigned block[3], unsigned shmem, const uint8_t *params, size_t len,
+                      struct ft_func_s *fn, int first);
 /* g is about to change or go: an epoch whose log launches it cannot be replayed (1). */
 int ft_oplog_forget_graph(CUgraphExec g);
 /* The same for the snapshot log: a log that launches it breaks. */
