@@ -84,6 +84,10 @@ typedef struct sim_kprog_s {
   sim_body_t *bodies;
   sim_callsite_t *calls;
   uint32_t n_bodies, n_calls;
+  /* Operand lists too long for sim_insn_t (mma: two header words, then the D, A,
+   * B and C registers), at the instruction's target. */
+  uint32_t *xregs;
+  uint32_t n_xregs;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -115,6 +119,10 @@ typedef struct {
   void (*count)(void *ctx, const sim_xcache_t *x);
   void *ctx;
   bool extents; /* keep the extents of the accesses (SIMCUDA_CHECK_ACCESS) */
+  /* The device heap (malloc/free in kernels); NULL: none (malloc gives NULL).
+   * Called by blocks on several host threads at once. */
+  uint64_t (*malloc)(void *ctx, uint64_t n);  /* 0 when no room */
+  bool (*free)(void *ctx, uint64_t p);        /* false: p is not a heap block */
 } sim_mem_iface_t;
 
 typedef struct {
@@ -159,6 +167,9 @@ struct sim_warp_s {
   uint32_t depth[32];
   uint8_t *stk[32];
   size_t stk_n[32], stk_cap[32];
+  /* cp.async copies not yet completed and the lanes' groups (async.c); NULL
+   * until the first cp.async; sim_async_release frees it with the block. */
+  struct sim_async_s *async;
 };
 
 struct sim_block_s {
@@ -207,6 +218,7 @@ sim_exec_fn sim_choose_compare(sim_insn_t *in);
 double sim_half_value(uint64_t v, bool bf); /* alu_float.c: an f16 (bf: bf16) in the low 16 bits, exactly */
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
 sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
+sim_exec_fn sim_choose_heap(bool is_free); /* heap.c: the external malloc / free */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);
@@ -219,6 +231,10 @@ sim_exec_fn sim_choose_cvt(sim_insn_t *in);
 sim_exec_fn sim_choose_mem(sim_insn_t *in);
 sim_exec_fn sim_choose_collective(sim_insn_t *in);
 sim_exec_fn sim_choose_special(sim_insn_t *in);
+sim_exec_fn sim_choose_async(sim_insn_t *in);
+/* matrix.c: ldmatrix (x NULL) and mma (x: its xregs record, see lower.c). */
+sim_exec_fn sim_choose_matrix(sim_insn_t *in, const uint32_t *x);
+void sim_async_release(sim_warp_t *w); /* async.c: a warp's pending copies, at block end */
 
 /* Lane loop: the full-warp case is a plain loop the compiler vectorises. */
 #define SIM_LANES(mask, l, ...)                            \

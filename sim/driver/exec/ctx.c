@@ -107,6 +107,7 @@ static void ctx_teardown(sim_ctx_t *c) {
     }
   }
   sim_module_forget_ctx(c);
+  sim_heap_release(c);
   sim_mem_free_ctx(c);
 }
 

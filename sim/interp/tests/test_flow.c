@@ -154,9 +154,14 @@ TEST_IMPL(library_forms_refused) {
     {"cvt.rn.relu.satfinite.f16x2.f32 %r0, %f0, %f1;", "satfinite"},
     {"ld.global.v8.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0];", "v8"},
     {"st.global.v8.f32 [%rd0], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};", "v8"},
-    {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%rd0];", "ldmatrix"},
+    /* matrix forms matrix.c does not run (it runs the common ones: gemm_mma sample) */
+    {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1}, [%rd0];", "ldmatrix"},
     {"stmatrix.sync.aligned.m8n8.x2.shared.b16 [%rd0], {%r0, %r1};", "stmatrix"},
-    {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd0, %fd1};", "mma"},
+    {"mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r0, %r1}, "
+     "{%r2, %r3}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};", "mma.m8n8k4.f32.f16.f16.f32"},
+    {"mma.sync.aligned.m16n8k16.col.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, "
+     "{%r0, %r1}, {%f0, %f1, %f2, %f3};", "mma.m16n8k16"},
+    {"cp.async.ca.shared.global [%rd0], [%rd1], 2;", "cp.async"},
     {"wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0, %r1}, [%rd0], 16;", "wmma.load"},
     {"griddepcontrol.wait;", "griddepcontrol"},
     {"mbarrier.init.shared.b64 [%rd0], 1;", "mbarrier"},
