@@ -22,6 +22,8 @@ typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP, SIM
 #define SIM_WIN_SHARED 0x0001000000000000ull
 #define SIM_WIN_LOCAL 0x0002000000000000ull
 #define SIM_WIN_SIZE 0x0000000100000000ull
+/* Function addresses (sim_interp_func_addr): not memory; an indirect call compares. */
+#define SIM_WIN_FUNC 0x0003000000000000ull
 
 typedef struct sim_warp_s sim_warp_t;
 typedef struct sim_insn_s sim_insn_t;

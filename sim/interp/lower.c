@@ -42,6 +42,7 @@ typedef struct {
   uint32_t n_calls, cap_calls;
   uint32_t *xregs; /* sim_kprog_t.xregs */
   uint32_t n_x, cap_x;
+  uint8_t *taken;  /* per function definition: its address is taken (indirect calls); NULL: not scanned */
 } lctx_t;
 
 /* A function being emitted: where its registers and symbols live. */
@@ -165,6 +166,11 @@ static bool sym_addr(lctx_t *c, const inst_t *it, unsigned kind, uint32_t idx, u
       *addr = it->param_loc[idx];
       *space = fn->is_entry ? FT_PTX_SP_PARAM : FT_PTX_SP_LOCAL;
       return true;
+    case FT_PTX_SYM_FUNC: /* a function pointer */
+      if (idx >= c->mod->nfuncs) return false;
+      *addr = sim_interp_func_addr(c->mod, idx);
+      *space = FT_PTX_SP_GLOBAL;
+      return true;
     case FT_PTX_SYM_RET:
       if (idx >= fn->nrets) return false;
       *addr = it->ret_loc[idx];
@@ -220,6 +226,8 @@ static uint32_t src_reg(lctx_t *c, const inst_t *it, const ft_ptx_instr_t *in, c
       return konst(c, v);
     }
     case FT_PTX_OPD_SREG: {
+      /* %envreg<N>: set by a driver before a launch; the simulator's sets none (0) */
+      if (o->index == FT_PTX_SR_ENVREG) return konst(c, 0);
       int s = sreg_slot(o->index, o->count);
       if (s < 0) {
         fail(c, it->fn, in, "special register %s is not supported here", ft_ptx_sreg_name(o->index));
@@ -522,41 +530,24 @@ static void free_ool(lctx_t *c) {
   free(c->ool);
 }
 
-/* call (rets), f, (args): the callee's body inlined here. */
-static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+/* @p call: a branch around what follows when !p (its pc, patched by the caller);
+ * UINT32_MAX when unguarded. */
+static uint32_t guard_skip(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  if (in->guard == FT_PTX_NO_REG) return UINT32_MAX;
+  sim_insn_t *b = emit(c);
+  b->kind = SIM_K_BRA;
+  b->guard = (int32_t)(it->reg_base + in->guard);
+  b->guard_neg = !in->guard_neg;
+  b->op = FT_PTX_OP_BRA;
+  b->line = in->line;
+  return c->n - 1;
+}
+
+/* The body of callee for the call `in` (its guard already handled): inlined, or a
+ * real call when callee is being emitted up the chain (recursion). */
+static void emit_to(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_function_t *callee,
+                    const ft_ptx_operand_t *rets, const ft_ptx_operand_t *args) {
   const ft_ptx_function_t *fn = it->fn;
-  if (in->nops < 3) {
-    fail(c, fn, in, "malformed call");
-    return;
-  }
-  const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
-                         *args = ft_ptx_opd(fn, in, 2);
-  int fi = find_func(c, fn, target);
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
-      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
-    emit_vprintf(c, it, in, rets, args);
-    return;
-  }
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
-      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
-    emit_assertfail(c, it, in, args);
-    return;
-  }
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && args->kind == FT_PTX_OPD_VEC && args->count == 1 &&
-      (strcmp(c->mod->funcs[target->index].name, "malloc") == 0 || strcmp(c->mod->funcs[target->index].name, "free") == 0)) {
-    emit_heapcall(c, it, in, rets, args, strcmp(c->mod->funcs[target->index].name, "free") == 0);
-    return;
-  }
-  if (fi < 0) {
-    const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-                      target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
-    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
-    return;
-  }
-  const ft_ptx_function_t *callee = &c->mod->funcs[fi];
   for (const inst_t *p = it; p; p = p->parent)
     if (p->fn == callee) {
       emit_real_call(c, it, in, callee, rets, args);
@@ -565,16 +556,6 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   if (it->depth >= MAX_INLINE_DEPTH) {
     fail(c, fn, in, "call nesting deeper than %d", MAX_INLINE_DEPTH);
     return;
-  }
-  uint32_t skip_pc = UINT32_MAX;
-  if (in->guard != FT_PTX_NO_REG) { /* @p call: branch around the body when !p */
-    sim_insn_t *b = emit(c);
-    b->kind = SIM_K_BRA;
-    b->guard = (int32_t)(it->reg_base + in->guard);
-    b->guard_neg = !in->guard_neg;
-    b->op = FT_PTX_OP_BRA;
-    b->line = in->line;
-    skip_pc = c->n - 1;
   }
   inst_t sub;
   inst_init(c, &sub, callee, it->depth + 1);
@@ -607,8 +588,142 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   }
   if (!c->failed) emit_func(c, &sub);
   for (size_t i = 0; i < sub.n_ret_fix; i++) c->code[sub.ret_fix[i]].target = c->n;
-  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
   inst_free(&sub);
+}
+
+static uint32_t canon_func(const ft_ptx_module_t *m, uint32_t idx) {
+  if (idx >= m->nfuncs || !m->funcs[idx].is_decl) return idx;
+  for (size_t i = 0; i < m->nfuncs; i++)
+    if (!m->funcs[i].is_decl && strcmp(m->funcs[i].name, m->funcs[idx].name) == 0) return (uint32_t)i;
+  return idx;
+}
+
+uint64_t sim_interp_func_addr(const ft_ptx_module_t *mod, uint32_t index) {
+  return SIM_WIN_FUNC + 16 * ((uint64_t)canon_func(mod, index) + 1);
+}
+
+/* The functions whose address is taken: named as a value anywhere (not as a call's
+ * target) or in a variable's initialiser (vtables). */
+static void scan_taken(lctx_t *c) {
+  const ft_ptx_module_t *m = c->mod;
+  c->taken = calloc(m->nfuncs + 1, 1);
+  if (!c->taken) abort();
+  for (size_t f = 0; f < m->nfuncs; f++) {
+    const ft_ptx_function_t *fn = &m->funcs[f];
+    for (size_t i = 0; i < fn->ninstrs; i++) {
+      const ft_ptx_instr_t *in = &fn->instrs[i];
+      for (unsigned k = 0; k < in->nops; k++) {
+        const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, k);
+        if (o->kind == FT_PTX_OPD_SYM && o->sym_kind == FT_PTX_SYM_FUNC && !(in->op == FT_PTX_OP_CALL && k == 1) &&
+            o->index < m->nfuncs)
+          c->taken[canon_func(m, o->index)] = 1;
+      }
+    }
+  }
+  for (size_t v = 0; v < m->nvars; v++)
+    for (size_t k = 0; k < m->vars[v].nrelocs; k++)
+      if (m->vars[v].relocs[k].sym_kind == FT_PTX_SYM_FUNC && m->vars[v].relocs[k].index < m->nfuncs)
+        c->taken[canon_func(m, m->vars[v].relocs[k].index)] = 1;
+}
+
+/* Does callee take the call's arguments and results (count and sizes)? */
+static bool signature_fits(const ft_ptx_function_t *fn, const ft_ptx_function_t *callee, const ft_ptx_operand_t *rets,
+                           const ft_ptx_operand_t *args) {
+  unsigned na = args->kind == FT_PTX_OPD_VEC ? args->count : 0, nr = rets->kind == FT_PTX_OPD_VEC ? rets->count : 0;
+  if (callee->nparams != na || callee->nrets != nr) return false;
+  for (unsigned k = 0; k < na + nr; k++) {
+    const ft_ptx_operand_t *o = &fn->operands[k < na ? args->index + k : rets->index + (k - na)];
+    uint64_t want = k < na ? callee->params[k].size : callee->rets[k - na].size;
+    if (o->kind != FT_PTX_OPD_SYM || o->sym_kind != FT_PTX_SYM_FUNCVAR || o->index >= fn->nvars ||
+        fn->vars[o->index].size != want)
+      return false;
+  }
+  return true;
+}
+
+/* call (rets), %r, (args), prototype: one test per function whose address is taken
+ * and whose signature fits, each followed by that function's body for the lanes
+ * whose %r holds its address (lanes may differ); a lane matching none traps (a
+ * GPU would jump to an address holding no function). */
+static void emit_indirect(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
+                          const ft_ptx_operand_t *target, const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  if (!c->taken) scan_taken(c);
+  uint32_t skip_pc = guard_skip(c, it, in), treg = it->reg_base + target->index;
+  uint32_t ends[64], n_ends = 0;
+  for (size_t i = 0; i < c->mod->nfuncs && !c->failed; i++) {
+    const ft_ptx_function_t *f = &c->mod->funcs[i];
+    if (f->is_decl || f->is_entry || !c->taken[i] || !signature_fits(fn, f, rets, args)) continue;
+    if (n_ends == sizeof ends / sizeof ends[0]) {
+      fail(c, fn, in, "indirect call: more than %zu functions fit its signature", sizeof ends / sizeof ends[0]);
+      return;
+    }
+    uint32_t pr = c->n_regs++; /* lanes calling another function */
+    sim_insn_t *t = emit(c);
+    t->kind = SIM_K_EXEC, t->op = FT_PTX_OP_SETP, t->type = FT_PTX_T_U64, t->cmp = FT_PTX_CMP_NE, t->line = in->line;
+    t->d[0] = pr, t->d[1] = TAG_SINK, t->nd = 2;
+    t->a[0] = treg, t->a[1] = konst(c, sim_interp_func_addr(c->mod, (uint32_t)i)), t->na = 2;
+    t->exec = sim_choose_compare(t);
+    sim_insn_t *b = emit(c);
+    b->kind = SIM_K_BRA, b->op = FT_PTX_OP_BRA, b->guard = (int32_t)pr, b->line = in->line;
+    uint32_t next_pc = c->n - 1;
+    emit_to(c, it, in, f, rets, args);
+    sim_insn_t *e = emit(c);
+    e->kind = SIM_K_BRA, e->op = FT_PTX_OP_BRA, e->line = in->line;
+    ends[n_ends++] = c->n - 1;
+    c->code[next_pc].target = c->n;
+  }
+  if (!n_ends && !c->failed) {
+    fail(c, fn, in, "indirect call: no function with this call's signature has its address taken");
+    return;
+  }
+  sim_insn_t *tr = emit(c);
+  tr->kind = SIM_K_TRAP, tr->op = FT_PTX_OP_TRAP, tr->line = in->line;
+  for (uint32_t k = 0; k < n_ends; k++) c->code[ends[k]].target = c->n;
+  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
+}
+
+/* call (rets), f, (args): the callee's body inlined here. */
+static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  const ft_ptx_function_t *fn = it->fn;
+  if (in->nops < 3) {
+    fail(c, fn, in, "malformed call");
+    return;
+  }
+  const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
+                         *args = ft_ptx_opd(fn, in, 2);
+  int fi = find_func(c, fn, target);
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
+    emit_vprintf(c, it, in, rets, args);
+    return;
+  }
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
+    emit_assertfail(c, it, in, args);
+    return;
+  }
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && args->kind == FT_PTX_OPD_VEC && args->count == 1 &&
+      (strcmp(c->mod->funcs[target->index].name, "malloc") == 0 || strcmp(c->mod->funcs[target->index].name, "free") == 0)) {
+    emit_heapcall(c, it, in, rets, args, strcmp(c->mod->funcs[target->index].name, "free") == 0);
+    return;
+  }
+  if (target->kind == FT_PTX_OPD_REG) {
+    emit_indirect(c, it, in, rets, target, args);
+    return;
+  }
+  if (fi < 0) {
+    const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+                      target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
+    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
+    return;
+  }
+  uint32_t skip_pc = guard_skip(c, it, in);
+  emit_to(c, it, in, &c->mod->funcs[fi], rets, args);
+  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
 }
 
 static unsigned reg_type(const inst_t *it, const ft_ptx_operand_t *o) {
@@ -910,7 +1025,8 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
       continue;
     }
     if (o->kind == FT_PTX_OPD_NONE) continue;
-    if (o->kind == FT_PTX_OPD_SREG && in->op == FT_PTX_OP_MOV && sreg_slot(o->index, o->count) < 0) {
+    if (o->kind == FT_PTX_OPD_SREG && in->op == FT_PTX_OP_MOV && sreg_slot(o->index, o->count) < 0 &&
+        o->index != FT_PTX_SR_ENVREG) {
       s->mode = (uint8_t)o->index; /* read while running: special.c */
       s->na = 0;
       s->exec = sim_choose_special(s);
@@ -1032,6 +1148,7 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
   emit_bodies(&c);
   inst_free(&top);
   free(c.mod_shared_off);
+  free(c.taken);
   free_ool(&c);
   if (c.failed) {
     free(c.code);

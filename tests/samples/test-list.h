@@ -30,6 +30,9 @@ TEST_ENTRY(gemm_mma, 60)
 /* malloc/free and new/delete in kernels: objects, arrays, memory kept across
  * launches, a 1 MiB heap (cudaDeviceSetLimit) running out and reused. */
 TEST_ENTRY(device_heap, 60)
+/* Indirect calls: virtual functions of objects made with new, function pointers
+ * chosen per lane, a __device__ table of function pointers. */
+TEST_ENTRY(virtual_calls, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */

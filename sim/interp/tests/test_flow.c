@@ -190,3 +190,20 @@ TEST_IMPL(library_forms_refused) {
   }
   return TEST_OK;
 }
+
+/* %envreg<N>: registers a driver sets before a launch; the simulator's driver sets
+ * none, so every one reads 0 (a kernel using one as a pointer faults). */
+TEST_IMPL(envreg_reads_zero) {
+  const char *ptx = HDR
+      ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n"
+      "ld.param.u64 %rd0, [out];\nmov.u32 %r0, %tid.x;\nmov.u32 %r1, %envreg1;\nmov.u32 %r2, %envreg31;\n"
+      "add.u32 %r3, %r1, %r2;\nadd.u32 %r3, %r3, %r0;\n"
+      "mul.wide.u32 %rd1, %r0, 4;\nadd.s64 %rd2, %rd0, %rd1;\nst.global.u32 [%rd2], %r3;\nret;\n}\n";
+  uint32_t out[32];
+  memset(out, 0xff, sizeof out);
+  char msg[512];
+  int r = run1(ptx, 1, 32, out, sizeof out, msg);
+  if (r) FT_FAIL_("launch: %d %s", r, msg);
+  for (unsigned l = 0; l < 32; l++) ASSERT_EQ(out[l], l);
+  return TEST_OK;
+}
