@@ -43,7 +43,8 @@ typedef enum {
   FT_PTX_FAM_CTRL,     /* the scheduler itself: bra, exit, ret, trap */
   FT_PTX_FAM_CALL,     /* inlined, real (recursive) or external calls */
   FT_PTX_FAM_ASYNC,    /* cp.async and its groups */
-  FT_PTX_FAM_MATRIX    /* ldmatrix, mma */
+  FT_PTX_FAM_MATRIX,   /* ldmatrix, mma, wmma */
+  FT_PTX_FAM_TEX       /* tex on texture objects */
 } ft_ptx_family_t;
 
 #define FT_PTX_OPCODES(X) \
@@ -143,7 +144,7 @@ typedef enum {
   X(WMMA_LOAD, "wmma.load", 0, FT_PTX_ANY, 1, FT_PTX_MEM | FT_PTX_COLL, MATRIX) \
   X(WMMA_STORE, "wmma.store", 0, FT_PTX_ANY, 0, FT_PTX_MEM | FT_PTX_COLL, MATRIX) \
   X(WMMA_MMA, "wmma.mma", 0, FT_PTX_ANY, 1, FT_PTX_COLL, MATRIX) \
-  X(TEX, "tex", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, NONE) \
+  X(TEX, "tex", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, TEX) \
   X(TLD4, "tld4", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, NONE) \
   X(TXQ, "txq", 0, FT_PTX_ANY, 1, 0, NONE) \
   X(SULD, "suld", 0, FT_PTX_ANY, 1, FT_PTX_MEM, NONE) \

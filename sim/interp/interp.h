@@ -113,6 +113,22 @@ typedef struct {
 
 typedef struct sim_block_s sim_block_t;
 
+/* A texture object as the interpreter samples it (the driver's cuTexObjectCreate
+ * gives it, sim_mem_iface_t.tex finds it by handle). */
+enum { SIM_TEXFMT_U8 = 1, SIM_TEXFMT_U16, SIM_TEXFMT_U32, SIM_TEXFMT_S8, SIM_TEXFMT_S16, SIM_TEXFMT_S32,
+       SIM_TEXFMT_F16, SIM_TEXFMT_F32 };
+enum { SIM_TEXADDR_WRAP = 0, SIM_TEXADDR_CLAMP, SIM_TEXADDR_MIRROR, SIM_TEXADDR_BORDER }; /* CUaddress_mode */
+typedef struct sim_tex_s {
+  uint64_t ptr;            /* device address of texel (0, 0) */
+  uint64_t width, height;  /* texels (1-D: height 1) */
+  uint64_t pitch;          /* bytes from one row to the next */
+  uint8_t fmt, channels;   /* SIM_TEXFMT_*, 1/2/4 */
+  uint8_t addr[2];         /* SIM_TEXADDR_* per dimension */
+  bool linear_filter, normalized, as_integer;
+  bool linear_res;         /* a linear (1-D, tex1Dfetch) resource: no addressing, 0 outside */
+  float border[4];
+} sim_tex_t;
+
 /* Services of the driver the interpreter calls (set per launch). */
 typedef struct {
   /* Finds the live, usable allocation holding address p: false if none. */
@@ -125,6 +141,8 @@ typedef struct {
    * Called by blocks on several host threads at once. */
   uint64_t (*malloc)(void *ctx, uint64_t n);  /* 0 when no room */
   bool (*free)(void *ctx, uint64_t p);        /* false: p is not a heap block */
+  /* The texture object `handle` of the launch's context: false when none. */
+  bool (*tex)(void *ctx, uint64_t handle, sim_tex_t *out);
 } sim_mem_iface_t;
 
 typedef struct {
@@ -221,6 +239,7 @@ double sim_half_value(uint64_t v, bool bf); /* alu_float.c: an f16 (bf: bf16) in
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
 sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
 sim_exec_fn sim_choose_heap(bool is_free); /* heap.c: the external malloc / free */
+sim_exec_fn sim_choose_texture(sim_insn_t *in); /* texture.c: tex.1d / tex.2d */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);

@@ -755,7 +755,8 @@ static int refuse_library_form(lctx_t *c, const ft_ptx_function_t *fn, const ft_
   bool refuse = fam == FT_PTX_FAM_NONE || types || (in->flags & mods) || in->rnd == FT_PTX_RND_RS || in->vec > 4;
   for (unsigned i = 0; i < in->nops && !refuse; i++) {
     const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
-    refuse = (o->kind == FT_PTX_OPD_ADDR || o->kind == FT_PTX_OPD_REG) && o->count; /* [tex, {x}], %r.b0 */
+    refuse = ((o->kind == FT_PTX_OPD_ADDR && fam != FT_PTX_FAM_TEX) || o->kind == FT_PTX_OPD_REG) &&
+             o->count; /* [tex, {x}] outside tex, %r.b0 */
   }
   if (!refuse) return 0;
   char form[160];
@@ -887,6 +888,31 @@ static void lower_wmma(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn
   if (!s->exec) fail(c, fn, in, "the interpreter does not support `%s`", form);
 }
 
+/* tex.{1d,2d}.v4.<d>.<c> {d0, d1, d2, d3}, [handle, {x(, y)}]: d[] the results,
+ * a[0] the texture object's register, a[1..] the coordinates, mode the geometry. */
+static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  char form[160];
+  form_name(in, form, sizeof form);
+  const ft_ptx_operand_t *d = in->nops == 4 ? ft_ptx_opd(fn, in, 0) : NULL;
+  const ft_ptx_operand_t *h = d ? ft_ptx_opd(fn, in, 2) : NULL, *x = d ? ft_ptx_opd(fn, in, 3) : NULL;
+  if (!d || d->kind != FT_PTX_OPD_VEC || d->count != 4 || ft_ptx_opd(fn, in, 1)->kind != FT_PTX_OPD_NONE ||
+      h->kind != FT_PTX_OPD_ADDR || h->base_kind != FT_PTX_OPD_REG || h->value || h->count != 1 ||
+      x->kind != FT_PTX_OPD_VEC || x->count < 1 || x->count > 2 || in->layout) {
+    fail(c, fn, in, "the interpreter does not support `%s` in this form (texture objects, .v4, 1-D/2-D, no lod or gradients)", form);
+    return;
+  }
+  s->kind = SIM_K_EXEC;
+  s->mode = in->shape;
+  for (unsigned k = 0; k < 4; k++) s->d[k] = dst_reg(c, it, in, &fn->operands[d->index + k]);
+  s->nd = 4;
+  s->a[0] = it->reg_base + h->index;
+  for (unsigned k = 0; k < x->count; k++) s->a[1 + k] = src_reg(c, it, in, &fn->operands[x->index + k], in->type2, NULL);
+  s->na = (uint8_t)(1 + x->count);
+  s->exec = sim_choose_texture(s);
+  if (!s->exec && !c->failed) fail(c, fn, in, "the interpreter does not support `%s`", form);
+}
+
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
   if (in->op == FT_PTX_OP_CALL) {
@@ -948,6 +974,9 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
       return;
     case FT_PTX_OP_WMMA_LOAD: case FT_PTX_OP_WMMA_STORE: case FT_PTX_OP_WMMA_MMA:
       lower_wmma(c, it, in, s);
+      return;
+    case FT_PTX_OP_TEX:
+      lower_tex(c, it, in, s);
       return;
     case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
       if (in->mode == FT_PTX_BAR_WARP_SYNC) break;

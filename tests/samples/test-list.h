@@ -33,6 +33,10 @@ TEST_ENTRY(device_heap, 60)
 /* Indirect calls: virtual functions of objects made with new, function pointers
  * chosen per lane, a __device__ table of function pointers. */
 TEST_ENTRY(virtual_calls, 60)
+/* Texture objects on pitched and linear memory: a tex2D box blur, bilinear and
+ * point sampling with normalised coordinates in every address mode, uchar4 read
+ * as normalised floats by tex1Dfetch, shorts read as integers. */
+TEST_ENTRY(texture_blur, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */

@@ -273,6 +273,10 @@ bool sim_heap_free(sim_ctx_t *ctx, uint64_t p);       /* false: not a block of t
 void sim_heap_release(sim_ctx_t *ctx);                /* at context teardown */
 uint64_t sim_heap_interp_malloc(void *launch, uint64_t n); /* sim_mem_iface_t services */
 bool sim_heap_interp_free(void *launch, uint64_t p);
+
+/* ---- texobj.c: texture objects (cuTexObject*) ---- */
+struct sim_tex_s; /* sim/interp/interp.h */
+bool sim_texobj_interp_find(void *launch, uint64_t h, struct sim_tex_s *out); /* sim_mem_iface_t.tex */
 void sim_launch_retire(sim_launch_t *l); /* executed or skipped: drops the function */
 
 /* ---- accesscheck.c: SIMCUDA_CHECK_ACCESS, the check of gpuft's PTX analysis ----
