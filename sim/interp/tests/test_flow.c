@@ -168,7 +168,9 @@ TEST_IMPL(library_forms_refused) {
     {"fence.proxy.async.shared::cta;", "fence.proxy"},
     {"cp.async.bulk.commit_group;", "cp.async.bulk.commit_group"},
     {"multimem.red.relaxed.sys.global.add.u32 [%rd0], %r0;", "multimem.red"},
-    {"tex.1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd0, {%r0}];", "tex"},
+    /* texture forms texture.c does not run (no CUDA arrays: 3-D, layered, gathers) */
+    {"tex.3d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5, %f6, %f7}];", "tex"},
+    {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}];", "tld4"},
     {"suld.b.1d.b32.trap {%r0}, [%rd0, {%r1}];", "suld"},
     {"mov.u32 %r0, %reserved_smem_offset_begin;", "reserved_smem_offset_begin"},
     {"brx.idx %r0, $ts;", "brx.idx"},
