@@ -135,5 +135,10 @@ int main() {
     else if (ngot != first) printf("after free: %d succeeded, first time %d\n", ngot, first), ok = false;
   }
   CHECK(cudaDeviceSynchronize());
+  // Once kernels have used malloc, the heap's size cannot change (the driver's rule).
+  cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, 4 << 20);
+  if (e != cudaErrorInvalidValue) printf("resizing a heap in use: %s\n", cudaGetErrorString(e)), ok = false;
+  CHECK(cudaDeviceGetLimit(&lim, cudaLimitMallocHeapSize));
+  if (lim != (1 << 20)) printf("heap limit changed to %zu\n", lim), ok = false;
   return verdict("device_heap", ok);
 }
