@@ -4,7 +4,8 @@
  * A copy may complete at any time before the wait that covers it; the simulator
  * completes it as late as it may: the source is read (and checked) when cp.async
  * runs, the destination is written when the lane's wait_group / wait_all covers
- * its group. A kernel that reads the destination before waiting therefore sees
+ * its group (both times the UB check's shared-memory race detection sees a store
+ * by the lane's warp). A kernel that reads the destination before waiting therefore sees
  * the bytes that were there before (undefined shared memory at first: 0xA5), as
  * a GPU may show it, instead of a result that is right by luck. Copies of a lane
  * that exits without waiting are dropped (no one may read them). */
@@ -14,9 +15,9 @@
 #include "interp.h"
 
 typedef struct {
-  uint8_t *dst;      /* host address in the block's shared memory */
+  uint64_t dst;      /* destination address (in space) */
   uint32_t group;    /* the lane's commit count when issued */
-  uint8_t lane, n, keep;
+  uint8_t space, lane, n, keep;
   uint8_t data[16];  /* the source's first keep bytes, the rest zero */
 } copy_t;
 
@@ -55,9 +56,10 @@ static void cp_async(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     if (in->mode == 2 && (((X[l] & 1) != 0) != ((in->aneg >> 3) & 1))) keep = 0;
     if (in->mode == 1 && (uint32_t)X[l] > n)
       sim_interp_ub(w, 1u << l, "cp.async: src-size %u is larger than cp-size %u", (unsigned)(uint32_t)X[l], n);
-    uint8_t *d = sim_interp_resolve(w, in->space, l, D[l] + (uint64_t)in->off, n, true);
-    if (!d) return;
-    copy_t c = {.dst = d, .group = st->committed[l], .lane = (uint8_t)l, .n = (uint8_t)n, .keep = (uint8_t)keep};
+    /* checked (and, for the UB check, marked as written) now and again when it lands */
+    if (!sim_interp_resolve(w, in->space, l, D[l] + (uint64_t)in->off, n, true)) return;
+    copy_t c = {.dst = D[l] + (uint64_t)in->off, .group = st->committed[l], .space = in->space, .lane = (uint8_t)l,
+                .n = (uint8_t)n, .keep = (uint8_t)keep};
     if (keep == n) {
       const uint8_t *s = sim_interp_resolve(w, FT_PTX_SP_GLOBAL, l, S[l] + SO[l], n, false);
       if (!s) return;
@@ -107,7 +109,8 @@ static void complete(sim_warp_t *w, uint32_t m, uint32_t keep_groups) {
     uint32_t done = st->committed[c->lane];
     bool due = ((m >> c->lane) & 1) && done >= keep_groups && c->group < done - keep_groups;
     if (due) {
-      memcpy(c->dst, c->data, c->n);
+      uint8_t *d = sim_interp_resolve(w, c->space, c->lane, c->dst, c->n, true);
+      if (d) memcpy(d, c->data, c->n);
       continue;
     }
     st->q[out++] = *c;
