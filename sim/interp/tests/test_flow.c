@@ -209,3 +209,29 @@ TEST_IMPL(envreg_reads_zero) {
   for (unsigned l = 0; l < 32; l++) ASSERT_EQ(out[l], l);
   return TEST_OK;
 }
+
+/* cp.async lands when the wait covering its group runs: before it the destination
+ * still holds what was there (docs/simulator.md), after wait_group 1 only the
+ * older group has landed, after wait_all both. */
+TEST_IMPL(cp_async_lands_at_wait) {
+  const char *ptx = ".version 7.5\n.target sm_80\n.address_size 64\n"
+      ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n"
+      ".shared .align 16 .b8 s[32];\n"
+      "ld.param.u64 %rd0, [out];\nmov.u32 %r0, %tid.x;\nmov.u32 %r1, s;\nmov.u32 %r2, 7;\n"
+      "st.shared.u32 [%r1], %r2;\nst.shared.u32 [%r1+16], %r2;\n"
+      "cp.async.ca.shared.global [%r1], [%rd0], 4;\ncp.async.commit_group;\n"
+      "cp.async.ca.shared.global [%r1+16], [%rd0+4], 4;\ncp.async.commit_group;\n"
+      "ld.shared.u32 %r3, [%r1];\n"                       /* before any wait: 7 */
+      "cp.async.wait_group 1;\nld.shared.u32 %r4, [%r1];\nld.shared.u32 %r5, [%r1+16];\n" /* 100, 7 */
+      "cp.async.wait_all;\nld.shared.u32 %r6, [%r1+16];\n" /* 200 */
+      "st.global.v4.u32 [%rd0+16], {%r3, %r4, %r5, %r6};\nret;\n}\n";
+  uint32_t buf[8] __attribute__((aligned(16))) = {100, 200, 0, 0, 0, 0, 0, 0};
+  char msg[512];
+  int r = run1(ptx, 1, 1, buf, sizeof buf, msg);
+  if (r) FT_FAIL_("launch: %d %s", r, msg);
+  ASSERT_EQ(buf[4], 7u);
+  ASSERT_EQ(buf[5], 100u);
+  ASSERT_EQ(buf[6], 7u);
+  ASSERT_EQ(buf[7], 200u);
+  return TEST_OK;
+}
