@@ -817,26 +817,19 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
       cur_access(a, 0, NULL, NULL, 0);
     }
     return;
-  case FT_PTX_OP_BRA: case FT_PTX_OP_RET: case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP:
-  case FT_PTX_OP_BRKPT: case FT_PTX_OP_MEMBAR: case FT_PTX_OP_FENCE: case FT_PTX_OP_NANOSLEEP:
-  case FT_PTX_OP_PMEVENT: case FT_PTX_OP_CP_ASYNC_COMMIT: case FT_PTX_OP_CP_ASYNC_WAIT:
-  case FT_PTX_OP_CP_ASYNC_WAIT_ALL:
-    return;
-  case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
-    if (in->mode >= FT_PTX_BAR_RED_POPC && in->mode <= FT_PTX_BAR_RED_OR) do_value(a, f, fn, in, 1);
-    return;
-  case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL:
-    do_value(a, f, fn, in, 2);
-    return;
-  default:
+  default: {
     if (do_library_mem(a, f, fn, in)) return;
     for (unsigned i = 0; i < in->nops; i++)
       if (ft_ptx_opd(fn, in, i)->kind == FT_PTX_OPD_ADDR) {
         do_unknown_mem(a, f, fn, in);
         return;
       }
-    if (in->nops) do_value(a, f, fn, in, 1);
+    /* values: destinations (opcodes.h) from the sources; branches, fences,
+     * cp.async groups and bar.sync write nothing */
+    unsigned nd = ft_ptx_ndst(in);
+    if (nd) do_value(a, f, fn, in, nd);
     return;
+  }
   }
 }
 

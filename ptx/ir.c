@@ -6,12 +6,16 @@
 
 #include "arena.h"
 
-static const char *const opcode_names[FT_PTX_OP_COUNT] = {
-  [FT_PTX_OP_INVALID] = "?",
-#define FT_PTX_X_NAME(e, s) [FT_PTX_OP_##e] = s,
-  FT_PTX_OPCODES(FT_PTX_X_NAME)
-#undef FT_PTX_X_NAME
+static const ft_ptx_opinfo_t opcode_info[FT_PTX_OP_COUNT] = {
+  [FT_PTX_OP_INVALID] = {"?", 0, FT_PTX_ANY, 0, 0, FT_PTX_FAM_NONE},
+#define FT_PTX_X_INFO(e, s, lo, hi, dst, fl, fam) [FT_PTX_OP_##e] = {s, lo, hi, dst, fl, FT_PTX_FAM_##fam},
+  FT_PTX_OPCODES(FT_PTX_X_INFO)
+#undef FT_PTX_X_INFO
 };
+
+const ft_ptx_opinfo_t *ft_ptx_opinfo(unsigned op) {
+  return &opcode_info[op < FT_PTX_OP_COUNT ? op : FT_PTX_OP_INVALID];
+}
 
 static const char *const type_names[FT_PTX_T_COUNT] = {
   "", "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
@@ -54,7 +58,7 @@ static const char *const tex_queries[] = {
 };
 
 const char *ft_ptx_opcode_name(unsigned op) {
-  return op < FT_PTX_OP_COUNT ? opcode_names[op] : "?";
+  return ft_ptx_opinfo(op)->name;
 }
 const char *ft_ptx_type_name(unsigned type) {
   return type < FT_PTX_T_COUNT ? type_names[type] : "?";
@@ -94,18 +98,7 @@ void ft_ptx_module_free(ft_ptx_module_t *m) {
 }
 
 unsigned ft_ptx_ndst(const ft_ptx_instr_t *in) {
-  switch (in->op) {
-  case FT_PTX_OP_ST: case FT_PTX_OP_RED: case FT_PTX_OP_CALL: case FT_PTX_OP_CP_ASYNC:
-  case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_BRA: case FT_PTX_OP_BRX_IDX:
-  case FT_PTX_OP_RET: case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT: case FT_PTX_OP_MEMBAR:
-  case FT_PTX_OP_FENCE: case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: case FT_PTX_OP_CP_ASYNC_COMMIT:
-  case FT_PTX_OP_CP_ASYNC_WAIT: case FT_PTX_OP_CP_ASYNC_WAIT_ALL:
-    return 0;
-  case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
-    return in->mode >= FT_PTX_BAR_RED_POPC && in->mode <= FT_PTX_BAR_RED_OR;
-  case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL: case FT_PTX_OP_TEX: case FT_PTX_OP_TLD4: case FT_PTX_OP_ELECT:
-    return 2;   /* the second destination's slot (`p|q`, `d|p`) */
-  default:
-    return in->nops ? 1 : 0;
-  }
+  unsigned d = ft_ptx_opinfo(in->op)->dst;
+  if (d == FT_PTX_DST_BAR) return in->mode >= FT_PTX_BAR_RED_POPC && in->mode <= FT_PTX_BAR_RED_OR;
+  return d < in->nops ? d : in->nops;   /* a pair's second slot is always there */
 }

@@ -1235,70 +1235,17 @@ static void modifier(P *p, ft_ptx_instr_t *in, const char *s, size_t n, int *bar
        ft_ptx_opcode_name(op));
 }
 
-/* Operand count bounds per opcode (after the second-destination slot is
- * inserted): a wrong count is an error, never an instruction the interpreter
- * would misread. 0/0 = unchecked. */
+/* Operand count bounds (opcodes.h; counted after the second-destination slot
+ * is inserted): a wrong count is an error, never an instruction the interpreter
+ * would misread. */
 static void check_count(P *p, const ft_ptx_instr_t *in, unsigned n, uint32_t line) {
-  unsigned lo = 0, hi = 0;
-  switch (in->op) {
-  case FT_PTX_OP_ABS: case FT_PTX_OP_NEG: case FT_PTX_OP_NOT: case FT_PTX_OP_CNOT:
-  case FT_PTX_OP_MOV: case FT_PTX_OP_CVTA: case FT_PTX_OP_POPC:
-  case FT_PTX_OP_CLZ: case FT_PTX_OP_BREV: case FT_PTX_OP_BFIND: case FT_PTX_OP_RCP:
-  case FT_PTX_OP_SQRT: case FT_PTX_OP_RSQRT: case FT_PTX_OP_SIN: case FT_PTX_OP_COS:
-  case FT_PTX_OP_EX2: case FT_PTX_OP_LG2: case FT_PTX_OP_TANH: case FT_PTX_OP_TESTP:
-  case FT_PTX_OP_ISSPACEP:
-    lo = hi = 2; break;
-  case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
-    lo = 2; hi = 3; break;
-  case FT_PTX_OP_CVT:   /* cvt.rn.f16x2.f32 d, a, b packs two sources; cvt.pack / .rs: four */
-    lo = 2; hi = 4; break;
-  case FT_PTX_OP_ST:
-    lo = 2; hi = 3; break;
-  case FT_PTX_OP_ADD: case FT_PTX_OP_SUB: case FT_PTX_OP_ADDC: case FT_PTX_OP_SUBC:
-  case FT_PTX_OP_MUL: case FT_PTX_OP_MUL24: case FT_PTX_OP_DIV: case FT_PTX_OP_REM:
-  case FT_PTX_OP_AND: case FT_PTX_OP_OR: case FT_PTX_OP_XOR: case FT_PTX_OP_SHL:
-  case FT_PTX_OP_SHR: case FT_PTX_OP_COPYSIGN:
-    lo = hi = 3; break;
-  case FT_PTX_OP_MIN: case FT_PTX_OP_MAX:   /* three-input forms on newer targets */
-    lo = 3; hi = 4; break;
-  case FT_PTX_OP_MAD: case FT_PTX_OP_MADC: case FT_PTX_OP_MAD24: case FT_PTX_OP_FMA:
-  case FT_PTX_OP_SELP: case FT_PTX_OP_SLCT: case FT_PTX_OP_SAD: case FT_PTX_OP_SHF:
-  case FT_PTX_OP_PRMT: case FT_PTX_OP_DP4A: case FT_PTX_OP_DP2A: case FT_PTX_OP_BFE:
-    lo = hi = 4; break;
-  case FT_PTX_OP_BFI: case FT_PTX_OP_LOP3:
-    lo = hi = 5; break;
-  case FT_PTX_OP_SETP:
-    lo = 4; hi = 5; break;
-  case FT_PTX_OP_SET:
-    lo = 3; hi = 4; break;
-  case FT_PTX_OP_SHFL:   /* shfl.sync: d, p, a, b, c, membermask; pre-sync shfl: no mask */
-    lo = 5; hi = 6; break;
-  case FT_PTX_OP_ATOM:
-    lo = 3; hi = 5; break;
-  case FT_PTX_OP_RED:
-    lo = 2; hi = 3; break;
-  case FT_PTX_OP_BRA:
-    lo = hi = 1; break;
-  case FT_PTX_OP_RET: case FT_PTX_OP_EXIT: case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT:
-  case FT_PTX_OP_MEMBAR: case FT_PTX_OP_FENCE: case FT_PTX_OP_CP_ASYNC_COMMIT:
-  case FT_PTX_OP_CP_ASYNC_WAIT_ALL:
-    lo = hi = 0; break;
-  case FT_PTX_OP_ACTIVEMASK:
-    lo = hi = 1; break;
-  case FT_PTX_OP_VOTE:
-    lo = 2; hi = 3; break;
-  default:
-    return;
-  }
-  if (n < lo || n > hi)
-    fail(p, line, "'%s' with %u operands", ft_ptx_opcode_name(in->op), n);
+  const ft_ptx_opinfo_t *oi = ft_ptx_opinfo(in->op);
+  if (oi->hi != FT_PTX_ANY && (n < oi->lo || n > oi->hi))
+    fail(p, line, "'%s' with %u operands", oi->name, n);
 }
 
 /* Opcodes with an optional second destination `d|p`: always two slots. */
-static int pair_dst_op(unsigned op) {
-  return op == FT_PTX_OP_SETP || op == FT_PTX_OP_SHFL || op == FT_PTX_OP_TEX || op == FT_PTX_OP_TLD4 ||
-         op == FT_PTX_OP_ELECT;
-}
+static int pair_dst_op(unsigned op) { return (ft_ptx_opinfo(op)->flags & FT_PTX_PAIR) != 0; }
 
 /* brx.idx index, table: the table's name becomes a VEC of its labels. */
 static btab_t *branch_table(P *p, ibuild_t *b, uint32_t line) {

@@ -42,6 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opcodes.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,62 +85,26 @@ typedef enum {
   FT_PTX_SP_COUNT
 } ft_ptx_space_t;
 
-/* Opcodes (base names; variants live in the modifier fields). */
-#define FT_PTX_OPCODES(X) \
-  X(ABS, "abs") X(ACTIVEMASK, "activemask") X(ADD, "add") X(ADDC, "addc") \
-  X(AND, "and") X(ATOM, "atom") X(BAR, "bar") X(BARRIER, "barrier") \
-  X(BFE, "bfe") X(BFI, "bfi") X(BFIND, "bfind") X(BRA, "bra") X(BREV, "brev") \
-  X(BRKPT, "brkpt") X(CALL, "call") X(CLZ, "clz") X(CNOT, "cnot") \
-  X(COPYSIGN, "copysign") X(COS, "cos") X(CP_ASYNC, "cp.async") \
-  X(CP_ASYNC_COMMIT, "cp.async.commit_group") \
-  X(CP_ASYNC_WAIT, "cp.async.wait_group") X(CP_ASYNC_WAIT_ALL, "cp.async.wait_all") \
-  X(CVT, "cvt") X(CVTA, "cvta") X(DIV, "div") X(DP2A, "dp2a") X(DP4A, "dp4a") \
-  X(EX2, "ex2") X(EXIT, "exit") X(FENCE, "fence") X(FMA, "fma") X(FNS, "fns") \
-  X(ISSPACEP, "isspacep") X(LD, "ld") X(LDU, "ldu") X(LG2, "lg2") \
-  X(LOP3, "lop3") X(MAD, "mad") X(MAD24, "mad24") X(MADC, "madc") \
-  X(MATCH, "match") X(MAX, "max") X(MEMBAR, "membar") X(MIN, "min") \
-  X(MOV, "mov") X(MUL, "mul") X(MUL24, "mul24") X(NANOSLEEP, "nanosleep") \
-  X(NEG, "neg") X(NOT, "not") X(OR, "or") X(PMEVENT, "pmevent") \
-  X(POPC, "popc") X(PREFETCH, "prefetch") X(PREFETCHU, "prefetchu") \
-  X(PRMT, "prmt") X(RCP, "rcp") X(RED, "red") X(REDUX, "redux") X(REM, "rem") \
-  X(RET, "ret") X(RSQRT, "rsqrt") X(SAD, "sad") X(SELP, "selp") X(SET, "set") \
-  X(SETP, "setp") X(SHF, "shf") X(SHFL, "shfl") X(SHL, "shl") X(SHR, "shr") \
-  X(SIN, "sin") X(SLCT, "slct") X(SQRT, "sqrt") X(ST, "st") X(SUB, "sub") \
-  X(SUBC, "subc") X(TANH, "tanh") X(TESTP, "testp") X(TRAP, "trap") \
-  X(VOTE, "vote") X(XOR, "xor") \
-  /* Below: parsed for the analysis; the interpreter refuses each by name. */ \
-  X(BMSK, "bmsk") X(SZEXT, "szext") X(GRIDDEPCONTROL, "griddepcontrol") \
-  X(ELECT, "elect") X(SETMAXNREG, "setmaxnreg") X(BRX_IDX, "brx.idx") \
-  X(LDMATRIX, "ldmatrix") X(STMATRIX, "stmatrix") X(MMA, "mma") \
-  X(WMMA_LOAD, "wmma.load") X(WMMA_STORE, "wmma.store") X(WMMA_MMA, "wmma.mma") \
-  X(TEX, "tex") X(TLD4, "tld4") X(TXQ, "txq") X(SULD, "suld") X(SUST, "sust") \
-  X(SURED, "sured") X(SUQ, "suq") \
-  X(MULTIMEM_LD_REDUCE, "multimem.ld_reduce") X(MULTIMEM_ST, "multimem.st") \
-  X(MULTIMEM_RED, "multimem.red") \
-  X(CP_ASYNC_BULK, "cp.async.bulk") X(CP_ASYNC_BULK_TENSOR, "cp.async.bulk.tensor") \
-  X(CP_ASYNC_BULK_PREFETCH, "cp.async.bulk.prefetch") \
-  X(CP_ASYNC_BULK_PREFETCH_TENSOR, "cp.async.bulk.prefetch.tensor") \
-  X(CP_ASYNC_BULK_COMMIT, "cp.async.bulk.commit_group") \
-  X(CP_ASYNC_BULK_WAIT, "cp.async.bulk.wait_group") \
-  X(CP_REDUCE_ASYNC_BULK, "cp.reduce.async.bulk") \
-  X(CP_REDUCE_ASYNC_BULK_TENSOR, "cp.reduce.async.bulk.tensor") \
-  X(CP_ASYNC_MBARRIER_ARRIVE, "cp.async.mbarrier.arrive") X(MBARRIER, "mbarrier") \
-  X(FENCE_PROXY, "fence.proxy") X(FENCE_MBARRIER_INIT, "fence.mbarrier_init") \
-  X(VADD, "vadd") X(VSUB, "vsub") X(VABSDIFF, "vabsdiff") X(VMIN, "vmin") X(VMAX, "vmax") \
-  X(VSHL, "vshl") X(VSHR, "vshr") X(VMAD, "vmad") X(VSET, "vset") \
-  X(VADD2, "vadd2") X(VSUB2, "vsub2") X(VAVRG2, "vavrg2") X(VABSDIFF2, "vabsdiff2") \
-  X(VMIN2, "vmin2") X(VMAX2, "vmax2") X(VSET2, "vset2") \
-  X(VADD4, "vadd4") X(VSUB4, "vsub4") X(VAVRG4, "vavrg4") X(VABSDIFF4, "vabsdiff4") \
-  X(VMIN4, "vmin4") X(VMAX4, "vmax4") X(VSET4, "vset4")
-
+/* Opcodes and what each one is: ptx/opcodes.h. */
 typedef enum {
   FT_PTX_OP_INVALID = 0,
-#define FT_PTX_X_ENUM(e, s) FT_PTX_OP_##e,
+#define FT_PTX_X_ENUM(e, s, lo, hi, dst, fl, fam) FT_PTX_OP_##e,
   FT_PTX_OPCODES(FT_PTX_X_ENUM)
 #undef FT_PTX_X_ENUM
   FT_PTX_OP_COUNT
 } ft_ptx_opcode_t;
-#define FT_PTX_OP_FIRST_EXTRA FT_PTX_OP_BMSK   /* opcodes the interpreter refuses */
+#define FT_PTX_OP_FIRST_EXTRA FT_PTX_OP_BMSK   /* the library forms (modifiers: parse.c) */
+
+/* The table's facts of one opcode (ptx/opcodes.h). */
+typedef struct {
+  const char *name;
+  uint8_t lo, hi;   /* operand count bounds; hi FT_PTX_ANY: unchecked */
+  uint8_t dst;      /* 0, 1, 2 or FT_PTX_DST_BAR: use ft_ptx_ndst() */
+  uint8_t flags;    /* FT_PTX_MEM | FT_PTX_CTRL | FT_PTX_COLL | FT_PTX_PAIR */
+  uint8_t family;   /* ft_ptx_family_t */
+} ft_ptx_opinfo_t;
+/* The entry of op (an all-zero entry named "?" when op is out of range). */
+const ft_ptx_opinfo_t *ft_ptx_opinfo(unsigned op);
 
 /* Rounding modes (.rn .rz .rm .rp on floats, .rni .rzi .rmi .rpi on cvt to int). */
 typedef enum {

@@ -22,6 +22,8 @@ typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP, SIM
 #define SIM_WIN_SHARED 0x0001000000000000ull
 #define SIM_WIN_LOCAL 0x0002000000000000ull
 #define SIM_WIN_SIZE 0x0000000100000000ull
+/* Function addresses (sim_interp_func_addr): not memory; an indirect call compares. */
+#define SIM_WIN_FUNC 0x0003000000000000ull
 
 typedef struct sim_warp_s sim_warp_t;
 typedef struct sim_insn_s sim_insn_t;
@@ -84,6 +86,10 @@ typedef struct sim_kprog_s {
   sim_body_t *bodies;
   sim_callsite_t *calls;
   uint32_t n_bodies, n_calls;
+  /* Operand lists too long for sim_insn_t (mma: two header words, then the D, A,
+   * B and C registers), at the instruction's target. */
+  uint32_t *xregs;
+  uint32_t n_xregs;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -107,6 +113,22 @@ typedef struct {
 
 typedef struct sim_block_s sim_block_t;
 
+/* A texture object as the interpreter samples it (the driver's cuTexObjectCreate
+ * gives it, sim_mem_iface_t.tex finds it by handle). */
+enum { SIM_TEXFMT_U8 = 1, SIM_TEXFMT_U16, SIM_TEXFMT_U32, SIM_TEXFMT_S8, SIM_TEXFMT_S16, SIM_TEXFMT_S32,
+       SIM_TEXFMT_F16, SIM_TEXFMT_F32 };
+enum { SIM_TEXADDR_WRAP = 0, SIM_TEXADDR_CLAMP, SIM_TEXADDR_MIRROR, SIM_TEXADDR_BORDER }; /* CUaddress_mode */
+typedef struct sim_tex_s {
+  uint64_t ptr;            /* device address of texel (0, 0) */
+  uint64_t width, height;  /* texels (1-D: height 1) */
+  uint64_t pitch;          /* bytes from one row to the next */
+  uint8_t fmt, channels;   /* SIM_TEXFMT_*, 1/2/4 */
+  uint8_t addr[2];         /* SIM_TEXADDR_* per dimension */
+  bool linear_filter, normalized, as_integer;
+  bool linear_res;         /* a linear (1-D, tex1Dfetch) resource: no addressing, 0 outside */
+  float border[4];
+} sim_tex_t;
+
 /* Services of the driver the interpreter calls (set per launch). */
 typedef struct {
   /* Finds the live, usable allocation holding address p: false if none. */
@@ -115,6 +137,12 @@ typedef struct {
   void (*count)(void *ctx, const sim_xcache_t *x);
   void *ctx;
   bool extents; /* keep the extents of the accesses (SIMCUDA_CHECK_ACCESS) */
+  /* The device heap (malloc/free in kernels); NULL: none (malloc gives NULL).
+   * Called by blocks on several host threads at once. */
+  uint64_t (*malloc)(void *ctx, uint64_t n);  /* 0 when no room */
+  bool (*free)(void *ctx, uint64_t p);        /* false: p is not a heap block */
+  /* The texture object `handle` of the launch's context: false when none. */
+  bool (*tex)(void *ctx, uint64_t handle, sim_tex_t *out);
 } sim_mem_iface_t;
 
 typedef struct {
@@ -159,6 +187,9 @@ struct sim_warp_s {
   uint32_t depth[32];
   uint8_t *stk[32];
   size_t stk_n[32], stk_cap[32];
+  /* cp.async copies not yet completed and the lanes' groups (async.c); NULL
+   * until the first cp.async; sim_async_release frees it with the block. */
+  struct sim_async_s *async;
 };
 
 struct sim_block_s {
@@ -207,6 +238,8 @@ sim_exec_fn sim_choose_compare(sim_insn_t *in);
 double sim_half_value(uint64_t v, bool bf); /* alu_float.c: an f16 (bf: bf16) in the low 16 bits, exactly */
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
 sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
+sim_exec_fn sim_choose_heap(bool is_free); /* heap.c: the external malloc / free */
+sim_exec_fn sim_choose_texture(sim_insn_t *in); /* texture.c: tex.1d / tex.2d */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);
@@ -219,6 +252,10 @@ sim_exec_fn sim_choose_cvt(sim_insn_t *in);
 sim_exec_fn sim_choose_mem(sim_insn_t *in);
 sim_exec_fn sim_choose_collective(sim_insn_t *in);
 sim_exec_fn sim_choose_special(sim_insn_t *in);
+sim_exec_fn sim_choose_async(sim_insn_t *in);
+/* matrix.c: ldmatrix (x NULL) and mma (x: its xregs record, see lower.c). */
+sim_exec_fn sim_choose_matrix(sim_insn_t *in, const uint32_t *x);
+void sim_async_release(sim_warp_t *w); /* async.c: a warp's pending copies, at block end */
 
 /* Lane loop: the full-warp case is a plain loop the compiler vectorises. */
 #define SIM_LANES(mask, l, ...)                            \

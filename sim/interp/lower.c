@@ -40,6 +40,9 @@ typedef struct {
   uint32_t n_ool, cap_ool;
   sim_callsite_t *calls;
   uint32_t n_calls, cap_calls;
+  uint32_t *xregs; /* sim_kprog_t.xregs */
+  uint32_t n_x, cap_x;
+  uint8_t *taken;  /* per function definition: its address is taken (indirect calls); NULL: not scanned */
 } lctx_t;
 
 /* A function being emitted: where its registers and symbols live. */
@@ -163,6 +166,11 @@ static bool sym_addr(lctx_t *c, const inst_t *it, unsigned kind, uint32_t idx, u
       *addr = it->param_loc[idx];
       *space = fn->is_entry ? FT_PTX_SP_PARAM : FT_PTX_SP_LOCAL;
       return true;
+    case FT_PTX_SYM_FUNC: /* a function pointer */
+      if (idx >= c->mod->nfuncs) return false;
+      *addr = sim_interp_func_addr(c->mod, idx);
+      *space = FT_PTX_SP_GLOBAL;
+      return true;
     case FT_PTX_SYM_RET:
       if (idx >= fn->nrets) return false;
       *addr = it->ret_loc[idx];
@@ -218,6 +226,8 @@ static uint32_t src_reg(lctx_t *c, const inst_t *it, const ft_ptx_instr_t *in, c
       return konst(c, v);
     }
     case FT_PTX_OPD_SREG: {
+      /* %envreg<N>: set by a driver before a launch; the simulator's sets none (0) */
+      if (o->index == FT_PTX_SR_ENVREG) return konst(c, 0);
       int s = sreg_slot(o->index, o->count);
       if (s < 0) {
         fail(c, it->fn, in, "special register %s is not supported here", ft_ptx_sreg_name(o->index));
@@ -400,6 +410,35 @@ static void emit_assertfail(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, con
   s->exec = sim_choose_assertfail();
 }
 
+/* Device malloc(size) / free(p) (also new and delete): the local offsets of the
+ * argument and (malloc) the result go in off and target. */
+static void emit_heapcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
+                          const ft_ptx_operand_t *args, bool is_free) {
+  const ft_ptx_function_t *fn = it->fn;
+  const char *name = is_free ? "free" : "malloc";
+  uint64_t arg = 0, ret = 0;
+  unsigned sp;
+  const ft_ptx_operand_t *ao = &fn->operands[args->index];
+  if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &arg, &sp) || sp != FT_PTX_SP_LOCAL) {
+    fail(c, fn, in, "call to %s: its argument is not a .param variable", name);
+    return;
+  }
+  if (!is_free) {
+    ret = local_alloc(c, 8, 8); /* the result when it is not used */
+    if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
+      const ft_ptx_operand_t *ro = &fn->operands[rets->index];
+      if (ro->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ro->sym_kind, ro->index, &ret, &sp) || sp != FT_PTX_SP_LOCAL) {
+        fail(c, fn, in, "call to malloc: its return is not a .param variable");
+        return;
+      }
+    }
+  }
+  sim_insn_t *s = emit_extcall(c, it, in);
+  s->off = (int64_t)arg;
+  s->target = (uint32_t)ret;
+  s->exec = sim_choose_heap(is_free);
+}
+
 /* The out-of-line body of a recursive function (registered once; its parameters
  * and results get local memory now, the rest when it is emitted). */
 static uint32_t ool_body(lctx_t *c, const ft_ptx_function_t *fn) {
@@ -491,35 +530,24 @@ static void free_ool(lctx_t *c) {
   free(c->ool);
 }
 
-/* call (rets), f, (args): the callee's body inlined here. */
-static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+/* @p call: a branch around what follows when !p (its pc, patched by the caller);
+ * UINT32_MAX when unguarded. */
+static uint32_t guard_skip(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  if (in->guard == FT_PTX_NO_REG) return UINT32_MAX;
+  sim_insn_t *b = emit(c);
+  b->kind = SIM_K_BRA;
+  b->guard = (int32_t)(it->reg_base + in->guard);
+  b->guard_neg = !in->guard_neg;
+  b->op = FT_PTX_OP_BRA;
+  b->line = in->line;
+  return c->n - 1;
+}
+
+/* The body of callee for the call `in` (its guard already handled): inlined, or a
+ * real call when callee is being emitted up the chain (recursion). */
+static void emit_to(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_function_t *callee,
+                    const ft_ptx_operand_t *rets, const ft_ptx_operand_t *args) {
   const ft_ptx_function_t *fn = it->fn;
-  if (in->nops < 3) {
-    fail(c, fn, in, "malformed call");
-    return;
-  }
-  const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
-                         *args = ft_ptx_opd(fn, in, 2);
-  int fi = find_func(c, fn, target);
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
-      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
-    emit_vprintf(c, it, in, rets, args);
-    return;
-  }
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
-      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
-    emit_assertfail(c, it, in, args);
-    return;
-  }
-  if (fi < 0) {
-    const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-                      target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
-    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
-    return;
-  }
-  const ft_ptx_function_t *callee = &c->mod->funcs[fi];
   for (const inst_t *p = it; p; p = p->parent)
     if (p->fn == callee) {
       emit_real_call(c, it, in, callee, rets, args);
@@ -528,16 +556,6 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   if (it->depth >= MAX_INLINE_DEPTH) {
     fail(c, fn, in, "call nesting deeper than %d", MAX_INLINE_DEPTH);
     return;
-  }
-  uint32_t skip_pc = UINT32_MAX;
-  if (in->guard != FT_PTX_NO_REG) { /* @p call: branch around the body when !p */
-    sim_insn_t *b = emit(c);
-    b->kind = SIM_K_BRA;
-    b->guard = (int32_t)(it->reg_base + in->guard);
-    b->guard_neg = !in->guard_neg;
-    b->op = FT_PTX_OP_BRA;
-    b->line = in->line;
-    skip_pc = c->n - 1;
   }
   inst_t sub;
   inst_init(c, &sub, callee, it->depth + 1);
@@ -570,8 +588,142 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   }
   if (!c->failed) emit_func(c, &sub);
   for (size_t i = 0; i < sub.n_ret_fix; i++) c->code[sub.ret_fix[i]].target = c->n;
-  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
   inst_free(&sub);
+}
+
+static uint32_t canon_func(const ft_ptx_module_t *m, uint32_t idx) {
+  if (idx >= m->nfuncs || !m->funcs[idx].is_decl) return idx;
+  for (size_t i = 0; i < m->nfuncs; i++)
+    if (!m->funcs[i].is_decl && strcmp(m->funcs[i].name, m->funcs[idx].name) == 0) return (uint32_t)i;
+  return idx;
+}
+
+uint64_t sim_interp_func_addr(const ft_ptx_module_t *mod, uint32_t index) {
+  return SIM_WIN_FUNC + 16 * ((uint64_t)canon_func(mod, index) + 1);
+}
+
+/* The functions whose address is taken: named as a value anywhere (not as a call's
+ * target) or in a variable's initialiser (vtables). */
+static void scan_taken(lctx_t *c) {
+  const ft_ptx_module_t *m = c->mod;
+  c->taken = calloc(m->nfuncs + 1, 1);
+  if (!c->taken) abort();
+  for (size_t f = 0; f < m->nfuncs; f++) {
+    const ft_ptx_function_t *fn = &m->funcs[f];
+    for (size_t i = 0; i < fn->ninstrs; i++) {
+      const ft_ptx_instr_t *in = &fn->instrs[i];
+      for (unsigned k = 0; k < in->nops; k++) {
+        const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, k);
+        if (o->kind == FT_PTX_OPD_SYM && o->sym_kind == FT_PTX_SYM_FUNC && !(in->op == FT_PTX_OP_CALL && k == 1) &&
+            o->index < m->nfuncs)
+          c->taken[canon_func(m, o->index)] = 1;
+      }
+    }
+  }
+  for (size_t v = 0; v < m->nvars; v++)
+    for (size_t k = 0; k < m->vars[v].nrelocs; k++)
+      if (m->vars[v].relocs[k].sym_kind == FT_PTX_SYM_FUNC && m->vars[v].relocs[k].index < m->nfuncs)
+        c->taken[canon_func(m, m->vars[v].relocs[k].index)] = 1;
+}
+
+/* Does callee take the call's arguments and results (count and sizes)? */
+static bool signature_fits(const ft_ptx_function_t *fn, const ft_ptx_function_t *callee, const ft_ptx_operand_t *rets,
+                           const ft_ptx_operand_t *args) {
+  unsigned na = args->kind == FT_PTX_OPD_VEC ? args->count : 0, nr = rets->kind == FT_PTX_OPD_VEC ? rets->count : 0;
+  if (callee->nparams != na || callee->nrets != nr) return false;
+  for (unsigned k = 0; k < na + nr; k++) {
+    const ft_ptx_operand_t *o = &fn->operands[k < na ? args->index + k : rets->index + (k - na)];
+    uint64_t want = k < na ? callee->params[k].size : callee->rets[k - na].size;
+    if (o->kind != FT_PTX_OPD_SYM || o->sym_kind != FT_PTX_SYM_FUNCVAR || o->index >= fn->nvars ||
+        fn->vars[o->index].size != want)
+      return false;
+  }
+  return true;
+}
+
+/* call (rets), %r, (args), prototype: one test per function whose address is taken
+ * and whose signature fits, each followed by that function's body for the lanes
+ * whose %r holds its address (lanes may differ); a lane matching none traps (a
+ * GPU would jump to an address holding no function). */
+static void emit_indirect(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
+                          const ft_ptx_operand_t *target, const ft_ptx_operand_t *args) {
+  const ft_ptx_function_t *fn = it->fn;
+  if (!c->taken) scan_taken(c);
+  uint32_t skip_pc = guard_skip(c, it, in), treg = it->reg_base + target->index;
+  uint32_t ends[64], n_ends = 0;
+  for (size_t i = 0; i < c->mod->nfuncs && !c->failed; i++) {
+    const ft_ptx_function_t *f = &c->mod->funcs[i];
+    if (f->is_decl || f->is_entry || !c->taken[i] || !signature_fits(fn, f, rets, args)) continue;
+    if (n_ends == sizeof ends / sizeof ends[0]) {
+      fail(c, fn, in, "indirect call: more than %zu functions fit its signature", sizeof ends / sizeof ends[0]);
+      return;
+    }
+    uint32_t pr = c->n_regs++; /* lanes calling another function */
+    sim_insn_t *t = emit(c);
+    t->kind = SIM_K_EXEC, t->op = FT_PTX_OP_SETP, t->type = FT_PTX_T_U64, t->cmp = FT_PTX_CMP_NE, t->line = in->line;
+    t->d[0] = pr, t->d[1] = TAG_SINK, t->nd = 2;
+    t->a[0] = treg, t->a[1] = konst(c, sim_interp_func_addr(c->mod, (uint32_t)i)), t->na = 2;
+    t->exec = sim_choose_compare(t);
+    sim_insn_t *b = emit(c);
+    b->kind = SIM_K_BRA, b->op = FT_PTX_OP_BRA, b->guard = (int32_t)pr, b->line = in->line;
+    uint32_t next_pc = c->n - 1;
+    emit_to(c, it, in, f, rets, args);
+    sim_insn_t *e = emit(c);
+    e->kind = SIM_K_BRA, e->op = FT_PTX_OP_BRA, e->line = in->line;
+    ends[n_ends++] = c->n - 1;
+    c->code[next_pc].target = c->n;
+  }
+  if (!n_ends && !c->failed) {
+    fail(c, fn, in, "indirect call: no function with this call's signature has its address taken");
+    return;
+  }
+  sim_insn_t *tr = emit(c);
+  tr->kind = SIM_K_TRAP, tr->op = FT_PTX_OP_TRAP, tr->line = in->line;
+  for (uint32_t k = 0; k < n_ends; k++) c->code[ends[k]].target = c->n;
+  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
+}
+
+/* call (rets), f, (args): the callee's body inlined here. */
+static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
+  const ft_ptx_function_t *fn = it->fn;
+  if (in->nops < 3) {
+    fail(c, fn, in, "malformed call");
+    return;
+  }
+  const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
+                         *args = ft_ptx_opd(fn, in, 2);
+  int fi = find_func(c, fn, target);
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
+    emit_vprintf(c, it, in, rets, args);
+    return;
+  }
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
+      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
+    emit_assertfail(c, it, in, args);
+    return;
+  }
+  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+      target->index < c->mod->nfuncs && args->kind == FT_PTX_OPD_VEC && args->count == 1 &&
+      (strcmp(c->mod->funcs[target->index].name, "malloc") == 0 || strcmp(c->mod->funcs[target->index].name, "free") == 0)) {
+    emit_heapcall(c, it, in, rets, args, strcmp(c->mod->funcs[target->index].name, "free") == 0);
+    return;
+  }
+  if (target->kind == FT_PTX_OPD_REG) {
+    emit_indirect(c, it, in, rets, target, args);
+    return;
+  }
+  if (fi < 0) {
+    const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
+                      target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
+    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
+    return;
+  }
+  uint32_t skip_pc = guard_skip(c, it, in);
+  emit_to(c, it, in, &c->mod->funcs[fi], rets, args);
+  if (skip_pc != UINT32_MAX) c->code[skip_pc].target = c->n;
 }
 
 static unsigned reg_type(const inst_t *it, const ft_ptx_operand_t *o) {
@@ -579,29 +731,186 @@ static unsigned reg_type(const inst_t *it, const ft_ptx_operand_t *o) {
   return FT_PTX_T_NONE;
 }
 
-/* What the parser reads only for the analysis (matrix, texture, bulk-copy,
- * barrier and video instructions, fp8 and packed conversions, wide vectors):
- * refused by name, never run with a modifier ignored. 1 when refused. */
+/* The form of an instruction, for messages: opcode, the modifiers that matter, types. */
+static void form_name(const ft_ptx_instr_t *in, char *form, size_t n) {
+  snprintf(form, n, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", ft_ptx_opcode_name(in->op), in->shape ? "." : "",
+           in->shape ? ft_ptx_shape_name(in->shape) : "", in->flags & FT_PTX_F_PACK ? ".pack" : "",
+           in->flags & FT_PTX_F_SATFINITE ? ".satfinite" : "", in->rnd == FT_PTX_RND_RS ? ".rs" : "",
+           in->vec > 4 ? (in->vec > 8 ? ".v16" : ".v8") : "", in->type ? "." : "", ft_ptx_type_name(in->type),
+           in->type2 ? "." : "", ft_ptx_type_name(in->type2), in->type3 ? "." : "", ft_ptx_type_name(in->type3),
+           in->type4 ? "." : "", ft_ptx_type_name(in->type4));
+}
+
+/* What the parser reads only for the analysis (texture, bulk-copy, barrier and
+ * video instructions, fp8 and packed conversions, wide vectors; matrix forms
+ * matrix.c does not run): refused by name, never run with a modifier ignored.
+ * 1 when refused. */
 static int refuse_library_form(lctx_t *c, const ft_ptx_function_t *fn, const ft_ptx_instr_t *in) {
-  const uint32_t mods = FT_PTX_F_SATFINITE | FT_PTX_F_TRANS | FT_PTX_F_MULTICAST | FT_PTX_F_PARITY |
-                        FT_PTX_F_EXTRA_MOD | FT_PTX_F_PACK;
-  bool refuse = in->op >= FT_PTX_OP_FIRST_EXTRA || in->type >= FT_PTX_T_FIRST_EXTRA ||
-                in->type2 >= FT_PTX_T_FIRST_EXTRA || in->type3 || in->type4 || (in->flags & mods) ||
-                in->rnd == FT_PTX_RND_RS || in->vec > 4;
+  unsigned fam = ft_ptx_opinfo(in->op)->family;
+  uint32_t mods = FT_PTX_F_SATFINITE | FT_PTX_F_TRANS | FT_PTX_F_MULTICAST | FT_PTX_F_PARITY |
+                  FT_PTX_F_EXTRA_MOD | FT_PTX_F_PACK;
+  if (fam == FT_PTX_FAM_MATRIX) mods &= ~(uint32_t)(FT_PTX_F_SATFINITE | FT_PTX_F_TRANS); /* matrix.c checks */
+  bool types = fam != FT_PTX_FAM_MATRIX && (in->type >= FT_PTX_T_FIRST_EXTRA || in->type2 >= FT_PTX_T_FIRST_EXTRA ||
+                                             in->type3 || in->type4);
+  bool refuse = fam == FT_PTX_FAM_NONE || types || (in->flags & mods) || in->rnd == FT_PTX_RND_RS || in->vec > 4;
   for (unsigned i = 0; i < in->nops && !refuse; i++) {
     const ft_ptx_operand_t *o = ft_ptx_opd(fn, in, i);
-    refuse = (o->kind == FT_PTX_OPD_ADDR || o->kind == FT_PTX_OPD_REG) && o->count; /* [tex, {x}], %r.b0 */
+    refuse = ((o->kind == FT_PTX_OPD_ADDR && fam != FT_PTX_FAM_TEX) || o->kind == FT_PTX_OPD_REG) &&
+             o->count; /* [tex, {x}] outside tex, %r.b0 */
   }
   if (!refuse) return 0;
-  /* name the form: opcode, the modifiers that matter, the types */
   char form[160];
-  snprintf(form, sizeof form, "%s%s%s%s%s%s%s%s%s%s%s%s", ft_ptx_opcode_name(in->op),
-           in->flags & FT_PTX_F_PACK ? ".pack" : "", in->flags & FT_PTX_F_SATFINITE ? ".satfinite" : "",
-           in->rnd == FT_PTX_RND_RS ? ".rs" : "", in->vec > 4 ? (in->vec > 8 ? ".v16" : ".v8") : "",
-           in->type ? "." : "", ft_ptx_type_name(in->type), in->type2 ? "." : "", ft_ptx_type_name(in->type2),
-           in->type3 ? "." : "", ft_ptx_type_name(in->type3), in->type4 ? ".." : "");
+  form_name(in, form, sizeof form);
   fail(c, fn, in, "the interpreter does not support `%s`", form);
   return 1;
+}
+
+static void xreg_push(lctx_t *c, uint32_t v) {
+  if (c->n_x == c->cap_x) {
+    c->cap_x = c->cap_x ? c->cap_x * 2 : 64;
+    c->xregs = realloc(c->xregs, c->cap_x * sizeof *c->xregs);
+    if (!c->xregs) abort();
+  }
+  c->xregs[c->n_x++] = v;
+}
+
+/* mma.sync.aligned.<shape>.row.col{.satfinite}.<d>.<a>.<b>.<c> {D}, {A}, {B}, {C}: the
+ * registers go to xregs after two header words (shape and A/B/C types; the four
+ * counts), in->target their start (matrix.c). */
+static void lower_mma(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  char form[160];
+  form_name(in, form, sizeof form);
+  bool ok = in->nops == 4 && in->layout == FT_PTX_LAYOUT_B_COL && in->shape < 32 && in->type2 < 64 &&
+            in->type3 < 64 && in->type4 < 64 && !(in->flags & ~(uint32_t)(FT_PTX_F_SATFINITE | FT_PTX_F_SYNC | FT_PTX_F_ALIGNED));
+  for (unsigned i = 0; i < in->nops && ok; i++) ok = ft_ptx_opd(fn, in, i)->kind == FT_PTX_OPD_VEC && ft_ptx_opd(fn, in, i)->count < 32;
+  if (!ok) {
+    fail(c, fn, in, "the interpreter does not support `%s` (only .row.col with register vectors)", form);
+    return;
+  }
+  s->kind = SIM_K_EXEC;
+  s->target = c->n_x;
+  const ft_ptx_operand_t *o[4];
+  for (unsigned i = 0; i < 4; i++) o[i] = ft_ptx_opd(fn, in, i);
+  xreg_push(c, in->shape | (uint32_t)in->type2 << 5 | (uint32_t)in->type3 << 11 | (uint32_t)in->type4 << 17);
+  xreg_push(c, o[0]->count | o[1]->count << 5 | o[2]->count << 10 | o[3]->count << 15);
+  for (unsigned k = 0; k < o[0]->count; k++) xreg_push(c, dst_reg(c, it, in, &fn->operands[o[0]->index + k]));
+  static const int srct[4] = {0, 2, 3, 4};
+  for (unsigned i = 1; i < 4; i++) {
+    unsigned t = srct[i] == 2 ? in->type2 : srct[i] == 3 ? in->type3 : in->type4;
+    for (unsigned k = 0; k < o[i]->count; k++) xreg_push(c, src_reg(c, it, in, &fn->operands[o[i]->index + k], t, NULL));
+  }
+  s->exec = sim_choose_matrix(s, c->xregs + s->target);
+  if (!s->exec && !c->failed) fail(c, fn, in, "the interpreter does not support `%s`", form);
+}
+
+/* cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}:
+ * a[0] + off the destination, a[1] + a[2] the source (async.c). */
+static void lower_cp_async(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  unsigned extra = in->nops - 3 - ((in->flags & FT_PTX_F_L2_HINT) ? 1u : 0u);
+  const ft_ptx_operand_t *sz = ft_ptx_opd(fn, in, 2);
+  if (in->space != FT_PTX_SP_SHARED || in->space2 != FT_PTX_SP_GLOBAL || in->nops < 3 || extra > 1 ||
+      sz->kind != FT_PTX_OPD_IMM_INT || (sz->value != 4 && sz->value != 8 && sz->value != 16)) {
+    fail(c, fn, in, "the interpreter does not support this form of cp.async");
+    return;
+  }
+  s->kind = SIM_K_EXEC;
+  s->vec = (uint8_t)sz->value;
+  sim_insn_t src = *s;
+  addr_opd(c, it, in, ft_ptx_opd(fn, in, 0), s);
+  src.space = FT_PTX_SP_GLOBAL;
+  addr_opd(c, it, in, ft_ptx_opd(fn, in, 1), &src);
+  s->space = FT_PTX_SP_SHARED;
+  s->a[1] = src.a[0];
+  s->a[2] = konst(c, (uint64_t)src.off);
+  s->na = 3;
+  if (extra) {
+    const ft_ptx_operand_t *x = ft_ptx_opd(fn, in, 3);
+    bool neg = false;
+    bool pred = x->kind == FT_PTX_OPD_REG && reg_type(it, x) == FT_PTX_T_PRED;
+    s->a[3] = src_reg(c, it, in, x, pred ? FT_PTX_T_PRED : FT_PTX_T_U32, &neg);
+    if (neg) s->aneg |= 1u << 3;
+    s->mode = pred ? 2 : 1;
+    s->na = 4;
+  }
+  s->exec = sim_choose_async(s);
+  if (!s->exec) fail(c, fn, in, "the interpreter does not support this form of cp.async");
+}
+
+/* wmma.load.<frag> {regs}, [p]{, stride} / wmma.store.d [p], {regs}{, stride}: the
+ * address in a[0] + off, the stride in a[1] (0 when absent), the registers in
+ * xregs after one header word (matrix.c); wmma.mma {D}, {A}, {B}, {C} as mma. */
+static void lower_wmma(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  char form[160];
+  form_name(in, form, sizeof form);
+  s->kind = SIM_K_EXEC;
+  s->target = c->n_x;
+  if (in->op == FT_PTX_OP_WMMA_MMA) {
+    bool ok = in->nops == 4 && in->shape < 32 && !(in->flags & ~(uint32_t)(FT_PTX_F_SATFINITE | FT_PTX_F_SYNC | FT_PTX_F_ALIGNED));
+    for (unsigned i = 0; i < 4 && ok; i++) ok = ft_ptx_opd(fn, in, i)->kind == FT_PTX_OPD_VEC && ft_ptx_opd(fn, in, i)->count < 32;
+    if (!ok) {
+      fail(c, fn, in, "the interpreter does not support `%s`", form);
+      return;
+    }
+    /* .dtype.ctype (f16 inputs) or .dtype.atype.btype.ctype */
+    unsigned ta = in->type3 ? in->type2 : FT_PTX_T_F16, tb = in->type3 ? in->type3 : FT_PTX_T_F16;
+    unsigned tc = in->type3 ? in->type4 : in->type2;
+    const ft_ptx_operand_t *o[4];
+    for (unsigned i = 0; i < 4; i++) o[i] = ft_ptx_opd(fn, in, i);
+    xreg_push(c, in->shape | (uint32_t)(in->layout & 3) << 5 | (uint32_t)ta << 7 | (uint32_t)tb << 13 | (uint32_t)tc << 19);
+    xreg_push(c, o[0]->count | o[1]->count << 5 | o[2]->count << 10 | o[3]->count << 15);
+    for (unsigned k = 0; k < o[0]->count; k++) xreg_push(c, dst_reg(c, it, in, &fn->operands[o[0]->index + k]));
+    for (unsigned i = 1; i < 4; i++)
+      for (unsigned k = 0; k < o[i]->count; k++)
+        xreg_push(c, src_reg(c, it, in, &fn->operands[o[i]->index + k], i == 3 ? tc : FT_PTX_T_NONE, NULL));
+  } else {
+    bool store = in->op == FT_PTX_OP_WMMA_STORE;
+    const ft_ptx_operand_t *ad = in->nops >= 2 ? ft_ptx_opd(fn, in, store ? 0 : 1) : NULL;
+    const ft_ptx_operand_t *v = in->nops >= 2 ? ft_ptx_opd(fn, in, store ? 1 : 0) : NULL;
+    if (!ad || ad->kind != FT_PTX_OPD_ADDR || v->kind != FT_PTX_OPD_VEC || v->count >= 32 || in->nops > 3 ||
+        in->shape >= 32 || !in->mode || (in->flags & ~(uint32_t)(FT_PTX_F_SYNC | FT_PTX_F_ALIGNED))) {
+      fail(c, fn, in, "the interpreter does not support `%s`", form);
+      return;
+    }
+    addr_opd(c, it, in, ad, s);
+    s->a[1] = in->nops == 3 ? src_reg(c, it, in, ft_ptx_opd(fn, in, 2), FT_PTX_T_U32, NULL) : konst(c, 0);
+    s->na = 2;
+    xreg_push(c, in->shape | (uint32_t)in->mode << 5 | (uint32_t)(in->layout & FT_PTX_LAYOUT_A_COL) << 8 | v->count << 9);
+    for (unsigned k = 0; k < v->count; k++) {
+      const ft_ptx_operand_t *e = &fn->operands[v->index + k];
+      xreg_push(c, store ? src_reg(c, it, in, e, in->type, NULL) : dst_reg(c, it, in, e));
+    }
+  }
+  if (c->failed) return;
+  s->exec = sim_choose_matrix(s, c->xregs + s->target);
+  if (!s->exec) fail(c, fn, in, "the interpreter does not support `%s`", form);
+}
+
+/* tex.{1d,2d}.v4.<d>.<c> {d0, d1, d2, d3}, [handle, {x(, y)}]: d[] the results,
+ * a[0] the texture object's register, a[1..] the coordinates, mode the geometry. */
+static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  char form[160];
+  form_name(in, form, sizeof form);
+  const ft_ptx_operand_t *d = in->nops == 4 ? ft_ptx_opd(fn, in, 0) : NULL;
+  const ft_ptx_operand_t *h = d ? ft_ptx_opd(fn, in, 2) : NULL, *x = d ? ft_ptx_opd(fn, in, 3) : NULL;
+  if (!d || d->kind != FT_PTX_OPD_VEC || d->count != 4 || ft_ptx_opd(fn, in, 1)->kind != FT_PTX_OPD_NONE ||
+      h->kind != FT_PTX_OPD_ADDR || h->base_kind != FT_PTX_OPD_REG || h->value || h->count != 1 ||
+      x->kind != FT_PTX_OPD_VEC || x->count < 1 || x->count > 2 || in->layout) {
+    fail(c, fn, in, "the interpreter does not support `%s` in this form (texture objects, .v4, 1-D/2-D, no lod or gradients)", form);
+    return;
+  }
+  s->kind = SIM_K_EXEC;
+  s->mode = in->shape;
+  for (unsigned k = 0; k < 4; k++) s->d[k] = dst_reg(c, it, in, &fn->operands[d->index + k]);
+  s->nd = 4;
+  s->a[0] = it->reg_base + h->index;
+  for (unsigned k = 0; k < x->count; k++) s->a[1 + k] = src_reg(c, it, in, &fn->operands[x->index + k], in->type2, NULL);
+  s->na = (uint8_t)(1 + x->count);
+  s->exec = sim_choose_texture(s);
+  if (!s->exec && !c->failed) fail(c, fn, in, "the interpreter does not support `%s`", form);
 }
 
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
@@ -657,6 +966,18 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
     case FT_PTX_OP_TRAP: case FT_PTX_OP_BRKPT:
       s->kind = SIM_K_TRAP;
       return;
+    case FT_PTX_OP_CP_ASYNC:
+      lower_cp_async(c, it, in, s);
+      return;
+    case FT_PTX_OP_MMA:
+      lower_mma(c, it, in, s);
+      return;
+    case FT_PTX_OP_WMMA_LOAD: case FT_PTX_OP_WMMA_STORE: case FT_PTX_OP_WMMA_MMA:
+      lower_wmma(c, it, in, s);
+      return;
+    case FT_PTX_OP_TEX:
+      lower_tex(c, it, in, s);
+      return;
     case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
       if (in->mode == FT_PTX_BAR_WARP_SYNC) break;
       if (in->mode == FT_PTX_BAR_ARRIVE) {
@@ -690,18 +1011,9 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
     default:
       break;
   }
-  /* Destinations, then sources. */
-  unsigned nd;
-  switch ((ft_ptx_opcode_t)in->op) {
-    case FT_PTX_OP_ST: case FT_PTX_OP_RED: case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR: case FT_PTX_OP_PREFETCH:
-    case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: case FT_PTX_OP_BAR:
-    case FT_PTX_OP_BARRIER:
-      nd = 0;
-      break;
-    case FT_PTX_OP_SETP: case FT_PTX_OP_SHFL: nd = 2; break;
-    case FT_PTX_OP_MATCH: nd = nops >= 4 ? 2 : 1; break;
-    default: nd = nops ? 1 : 0; break;
-  }
+  /* Destinations (opcodes.h), then sources. */
+  const ft_ptx_opinfo_t *oi = ft_ptx_opinfo(in->op);
+  unsigned nd = ft_ptx_ndst(in);
   s->kind = SIM_K_EXEC;
   /* Vector destination (ld.v4, mov unpack). */
   if (nd == 1 && o0->kind == FT_PTX_OPD_VEC) {
@@ -718,9 +1030,7 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
     if ((in->op == FT_PTX_OP_LD || in->op == FT_PTX_OP_LDU) && nd) s->type2 = (uint8_t)reg_type(it, o0);
   }
   unsigned na = 0;
-  bool is_mem = in->op == FT_PTX_OP_LD || in->op == FT_PTX_OP_LDU || in->op == FT_PTX_OP_ST ||
-                in->op == FT_PTX_OP_ATOM || in->op == FT_PTX_OP_RED || in->op == FT_PTX_OP_PREFETCH ||
-                in->op == FT_PTX_OP_PREFETCHU;
+  bool is_mem = (oi->flags & FT_PTX_MEM) != 0;
   /* Source operand type: the second type for cvt/set/slct and friends. */
   unsigned stype = in->type;
   if (in->op == FT_PTX_OP_CVT || in->op == FT_PTX_OP_SET || in->op == FT_PTX_OP_CVTA) stype = in->type2 ? in->type2 : in->type;
@@ -744,7 +1054,8 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
       continue;
     }
     if (o->kind == FT_PTX_OPD_NONE) continue;
-    if (o->kind == FT_PTX_OPD_SREG && in->op == FT_PTX_OP_MOV && sreg_slot(o->index, o->count) < 0) {
+    if (o->kind == FT_PTX_OPD_SREG && in->op == FT_PTX_OP_MOV && sreg_slot(o->index, o->count) < 0 &&
+        o->index != FT_PTX_SR_ENVREG) {
       s->mode = (uint8_t)o->index; /* read while running: special.c */
       s->na = 0;
       s->exec = sim_choose_special(s);
@@ -767,28 +1078,24 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   s->na = (uint8_t)na;
   if (c->failed) return;
   sim_exec_fn f = NULL;
-  switch ((ft_ptx_opcode_t)in->op) {
-    case FT_PTX_OP_CVT: f = sim_choose_cvt(s); break;
-    case FT_PTX_OP_SETP: case FT_PTX_OP_SET: case FT_PTX_OP_SELP: case FT_PTX_OP_SLCT: f = sim_choose_compare(s); break;
-    case FT_PTX_OP_LD: case FT_PTX_OP_LDU: case FT_PTX_OP_ST: case FT_PTX_OP_ATOM: case FT_PTX_OP_RED:
-    case FT_PTX_OP_CVTA: case FT_PTX_OP_ISSPACEP: case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU:
-    case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR:
-      f = sim_choose_mem(s);
-      break;
-    case FT_PTX_OP_SHFL: case FT_PTX_OP_VOTE: case FT_PTX_OP_ACTIVEMASK: case FT_PTX_OP_MATCH: case FT_PTX_OP_REDUX:
-    case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
-      f = sim_choose_collective(s);
-      break;
-    case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: f = sim_choose_special(s); break;
-    case FT_PTX_OP_TESTP: case FT_PTX_OP_FMA: case FT_PTX_OP_RCP: case FT_PTX_OP_SQRT: case FT_PTX_OP_RSQRT:
-    case FT_PTX_OP_SIN: case FT_PTX_OP_COS: case FT_PTX_OP_LG2: case FT_PTX_OP_EX2: case FT_PTX_OP_TANH:
-    case FT_PTX_OP_COPYSIGN:
-      f = sim_choose_float(s);
-      break;
-    default:
-      if (ft_ptx_type_is_float(in->type) && in->op != FT_PTX_OP_MOV) f = sim_choose_float(s);
-      else f = sim_choose_int(s);
-      break;
+  switch ((ft_ptx_family_t)oi->family) {
+    case FT_PTX_FAM_CVT: f = sim_choose_cvt(s); break;
+    case FT_PTX_FAM_CMP: f = sim_choose_compare(s); break;
+    case FT_PTX_FAM_MEM: f = sim_choose_mem(s); break;
+    case FT_PTX_FAM_COLL: f = sim_choose_collective(s); break;
+    case FT_PTX_FAM_SPECIAL: f = sim_choose_special(s); break;
+    case FT_PTX_FAM_FLOAT: f = sim_choose_float(s); break;
+    case FT_PTX_FAM_INT: f = sim_choose_int(s); break;
+    case FT_PTX_FAM_ASYNC: f = sim_choose_async(s); break;
+    case FT_PTX_FAM_MATRIX: f = sim_choose_matrix(s, NULL); break;
+    case FT_PTX_FAM_ARITH: f = ft_ptx_type_is_float(in->type) ? sim_choose_float(s) : sim_choose_int(s); break;
+    default: break; /* CTRL and CALL: handled above; the others: not run */
+  }
+  if (!f && oi->family == FT_PTX_FAM_MATRIX) {
+    char form[160];
+    form_name(in, form, sizeof form);
+    fail(c, fn, in, "the interpreter does not support `%s`", form);
+    return;
   }
   if (!f) {
     fail(c, fn, in, "the interpreter does not support `%s` with type %s%s", opname, ft_ptx_type_name(in->type),
@@ -838,6 +1145,7 @@ void sim_kprog_free(sim_kprog_t *p) {
   for (uint32_t i = 0; i < p->n_calls; i++) free(p->calls[i].args), free(p->calls[i].rets);
   free(p->calls);
   free(p->bodies);
+  free(p->xregs);
   free(p);
 }
 
@@ -869,6 +1177,7 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
   emit_bodies(&c);
   inst_free(&top);
   free(c.mod_shared_off);
+  free(c.taken);
   free_ool(&c);
   if (c.failed) {
     free(c.code);
@@ -876,6 +1185,7 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
     for (uint32_t i = 0; i < c.n_calls; i++) free(c.calls[i].args), free(c.calls[i].rets);
     free(c.calls);
     free(c.bodies);
+    free(c.xregs);
     return -1;
   }
   sim_kprog_t *p = calloc(1, sizeof *p);
@@ -916,6 +1226,9 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
     p->param_off[i] = entry->params[i].offset;
   }
   p->param_bytes = entry->param_bytes;
+  for (uint32_t i = 0; i < c.n_x; i++) patch_reg(&c.xregs[i], p, sink);
+  p->xregs = c.xregs;
+  p->n_xregs = c.n_x;
   p->bodies = c.bodies;
   p->n_bodies = c.n_ool;
   p->calls = c.calls;

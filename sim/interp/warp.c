@@ -422,6 +422,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   for (unsigned w = 0; w < b.n_warps; w++) {
     sim_warp_t *wp = &b.warps[w];
     for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
+    sim_async_release(wp);
     n += wp->n_insns;
     if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, &wp->xc);
   }

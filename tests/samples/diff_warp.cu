@@ -9,7 +9,7 @@
 #include <cuda_fp16.h>
 #include "samples.h"
 
-enum { T = 256, B = 4, N = T * B, W = 24 };  // W results per thread
+enum { T = 256, B = 4, N = T * B, W = 30 };  // W results per thread
 
 __global__ void warp_ops(const unsigned *x, unsigned *r) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -23,7 +23,6 @@ __global__ void warp_ops(const unsigned *x, unsigned *r) {
   o[3] = __shfl_up_sync(0xffffffffu, v, 5, 16);
   o[4] = __shfl_xor_sync(0xffffffffu, v, 6, 16);
   o[5] = __match_any_sync(0xffffffffu, v % 5);
-  // (match.all's d|p form is not parsed by ptx/ yet: not tested here)
   o[6] = __match_any_sync(0xffffffffu, (unsigned long long)(v % 3) << 40 | (v & 1));
   o[7] = __ballot_sync(0xffffffffu, o[6] == 0xffffffffu);
   // Divergent: lanes whose value is odd; their mask comes from a ballot before the branch.
@@ -49,6 +48,16 @@ __global__ void warp_ops(const unsigned *x, unsigned *r) {
   o[21] = __syncthreads_count(v % 3 == 0);
   o[22] = __syncthreads_and(v != 12345u);
   o[23] = __syncthreads_or(v == x[blockIdx.x * blockDim.x]);
+  // match.all (d|p): even warps agree, odd warps do not; then under the odd mask.
+  int pred = -1;
+  o[24] = __match_all_sync(0xffffffffu, (threadIdx.x / 32) % 2 ? lane : 7u, &pred);
+  o[25] = (unsigned)pred;
+  o[26] = __match_all_sync(0xffffffffu, (unsigned long long)blockIdx.x << 33, &pred);
+  o[27] = (unsigned)pred;
+  if (v & 1) {
+    o[28] = __match_all_sync(odd, v % 2, &pred);
+    o[29] = __match_all_sync(odd, v, &pred) ^ (unsigned)pred << 31;
+  }
 }
 
 struct Acc {
@@ -194,6 +203,20 @@ int main() {
         if (all) every |= 1u << k;
       }
       expect("ballot of match", i, o[7], every);
+      bool agree = (w % (T / 32)) % 2 == 0;
+      expect("match.all", i, o[24], agree ? 0xffffffffu : 0u);
+      expect("match.all pred", i, o[25], agree);
+      expect("match.all.b64", i, o[26], 0xffffffffu);
+      expect("match.all.b64 pred", i, o[27], 1);
+      if (v & 1) {
+        bool same = true;
+        for (int k = 0; k < 32; k++)
+          if (((odd >> k) & 1) && xv[k] != v) same = false;
+        expect("match.all (divergent)", i, o[28], odd);
+        expect("match.all (divergent, values)", i, o[29], same ? odd ^ 0x80000000u : 0u);
+      } else {
+        expect("match.all untouched", i, o[28], 0xdeadbeefu);
+      }
       if (v & 1) {
         unsigned b2 = 0, a4 = 1, y8 = 0, m3 = 0, add = 0, mn = ~0u, mx = 0, an = ~0u, orr = 0, xr = 0;
         int smin = 0x7fffffff;

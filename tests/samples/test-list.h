@@ -21,6 +21,22 @@ TEST_ENTRY(diff_float, 60)
 TEST_ENTRY(diff_int, 60)
 /* Scalar half and bfloat16 arithmetic against exact host arithmetic (diff_half). */
 TEST_ENTRY(diff_half, 60)
+/* cp.async: a double-buffered tiled SGEMM, zero-filled tails, cuda::pipeline and
+ * cooperative_groups::memcpy_async against the host. */
+TEST_ENTRY(gemm_cp_async, 60)
+/* Tensor cores: an ldmatrix + mma.sync GEMM, one mma per shape and type with the
+ * PTX ISA's fragment layouts, a wmma GEMM, against the host. */
+TEST_ENTRY(gemm_mma, 60)
+/* malloc/free and new/delete in kernels: objects, arrays, memory kept across
+ * launches, a 1 MiB heap (cudaDeviceSetLimit) running out and reused. */
+TEST_ENTRY(device_heap, 60)
+/* Indirect calls: virtual functions of objects made with new, function pointers
+ * chosen per lane, a __device__ table of function pointers. */
+TEST_ENTRY(virtual_calls, 60)
+/* Texture objects on pitched and linear memory: a tex2D box blur, bilinear and
+ * point sampling with normalised coordinates in every address mode, uchar4 read
+ * as normalised floats by tex1Dfetch, shorts read as integers. */
+TEST_ENTRY(texture_blur, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */

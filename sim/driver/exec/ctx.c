@@ -107,6 +107,7 @@ static void ctx_teardown(sim_ctx_t *c) {
     }
   }
   sim_module_forget_ctx(c);
+  sim_heap_release(c);
   sim_mem_free_ctx(c);
 }
 
@@ -358,6 +359,8 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
   CUresult r = sim_ctx_current(&c);
   if (r) return r;
   if ((unsigned)limit >= CU_LIMIT_MAX || (unsigned)limit >= 16) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  /* the driver's rule: the heap is sized before a kernel uses malloc (heap.c) */
+  if (limit == CU_LIMIT_MALLOC_HEAP_SIZE && atomic_load(&c->heap)) return CUDA_ERROR_INVALID_VALUE;
   c->limits[limit] = value;
   return CUDA_SUCCESS;
 }

@@ -25,6 +25,8 @@ struct sim_ctx_s {
   /* cuCtxEnablePeerAccess: ids of the contexts whose memory this one's kernels may
    * touch (0: free slot); written under mu, read without it by kernels. */
   atomic_ullong peers[8];
+  /* The device heap (heap.c), made at the first device malloc. */
+  struct sim_heap_s *_Atomic heap;
 };
 /* Current context with the usual errors (NOT_INITIALIZED, INVALID_CONTEXT,
  * CONTEXT_IS_DESTROYED, sticky error). Borrowed: the thread's stack holds a ref. */
@@ -264,6 +266,17 @@ struct sim_launch_s {
   struct sim_decl_s *declared; /* what gpuft declared it treats as unwritten, or NULL */
 };
 void sim_launch_execute(sim_launch_t *l);
+
+/* ---- heap.c: the device heap (malloc/free in kernels) ---- */
+uint64_t sim_heap_malloc(sim_ctx_t *ctx, uint64_t n); /* 0: no room */
+bool sim_heap_free(sim_ctx_t *ctx, uint64_t p);       /* false: not a block of the heap */
+void sim_heap_release(sim_ctx_t *ctx);                /* at context teardown */
+uint64_t sim_heap_interp_malloc(void *launch, uint64_t n); /* sim_mem_iface_t services */
+bool sim_heap_interp_free(void *launch, uint64_t p);
+
+/* ---- texobj.c: texture objects (cuTexObject*) ---- */
+struct sim_tex_s; /* sim/interp/interp.h */
+bool sim_texobj_interp_find(void *launch, uint64_t h, struct sim_tex_s *out); /* sim_mem_iface_t.tex */
 void sim_launch_retire(sim_launch_t *l); /* executed or skipped: drops the function */
 
 /* ---- accesscheck.c: SIMCUDA_CHECK_ACCESS, the check of gpuft's PTX analysis ----

@@ -253,6 +253,8 @@ static CUresult vars_alloc(sim_module_t *m, sim_ctx_t *ctx) {
       uint64_t a = 0;
       if (rl->sym_kind == FT_PTX_SYM_MODVAR && rl->index < mod->nvars && m->var_addr[rl->index])
         a = m->var_addr[rl->index] + (uint64_t)rl->addend;
+      else if (rl->sym_kind == FT_PTX_SYM_FUNC && rl->index < mod->nfuncs) /* vtables, function tables */
+        a = sim_interp_func_addr(mod, rl->index) + (uint64_t)rl->addend;
       if (rl->offset + rl->size <= v->size) memcpy(h + rl->offset, &a, rl->size == 4 ? 4 : 8);
     }
   }

@@ -1,0 +1,153 @@
+/* texture.c: tex.1d and tex.2d on texture objects (the handle in a register):
+ * .v4 results (.f32, .s32, .u32), .f32 or .s32 coordinates, point and linear
+ * filtering, normalised coordinates, address modes wrap/clamp/mirror/border, the
+ * element formats 8/16/32-bit integers, half and float, 1, 2 or 4 channels, read
+ * as integers or as normalised floats. The rules are the CUDA Programming Guide's
+ * ("Texture Fetching"): linear filtering at x - 0.5 with the fraction kept in 8
+ * bits, wrap and mirror only with normalised coordinates (clamp otherwise);
+ * integer coordinates fetch the texel itself; a linear resource (tex1Dfetch)
+ * reads 0 outside its size. Missing channels read 0. */
+#include <math.h>
+#include <string.h>
+
+#include "interp.h"
+
+#define ERR_ILLEGAL_ADDRESS 700
+
+static unsigned fmt_size(unsigned f) {
+  switch (f) {
+    case SIM_TEXFMT_U8: case SIM_TEXFMT_S8: return 1;
+    case SIM_TEXFMT_U16: case SIM_TEXFMT_S16: case SIM_TEXFMT_F16: return 2;
+    default: return 4;
+  }
+}
+
+/* One channel's raw value: as an integer (sign-extended) or as its float. */
+static void channel(const sim_tex_t *t, const uint8_t *p, int64_t *iv, double *fv) {
+  int64_t i = 0;
+  double f = 0;
+  switch (t->fmt) {
+    case SIM_TEXFMT_U8: i = p[0]; f = t->as_integer ? (double)i : i / 255.0; break;
+    case SIM_TEXFMT_S8: i = (int8_t)p[0]; f = t->as_integer ? (double)i : fmax(i / 127.0, -1.0); break;
+    case SIM_TEXFMT_U16: { uint16_t u; memcpy(&u, p, 2); i = u; f = t->as_integer ? (double)i : i / 65535.0; break; }
+    case SIM_TEXFMT_S16: { int16_t s; memcpy(&s, p, 2); i = s; f = t->as_integer ? (double)i : fmax(i / 32767.0, -1.0); break; }
+    case SIM_TEXFMT_U32: { uint32_t u; memcpy(&u, p, 4); i = u; f = (double)u; break; }
+    case SIM_TEXFMT_S32: { int32_t s; memcpy(&s, p, 4); i = s; f = (double)s; break; }
+    case SIM_TEXFMT_F16: f = sim_half_value((uint64_t)p[0] | (uint64_t)p[1] << 8, false); i = (int64_t)f; break;
+    default: { float x; memcpy(&x, p, 4); f = x; i = (int64_t)x; break; }
+  }
+  *iv = i, *fv = f;
+}
+
+/* Texel index i of a dimension of n texels under address mode m (the coordinate
+ * was normalised when m is wrap or mirror); -1: outside (border). */
+static int64_t address(int64_t i, int64_t n, unsigned m) {
+  if (i >= 0 && i < n) return i;
+  switch (m) {
+    case SIM_TEXADDR_WRAP: return ((i % n) + n) % n;
+    case SIM_TEXADDR_MIRROR: {
+      int64_t p = ((i % (2 * n)) + 2 * n) % (2 * n);
+      return p < n ? p : 2 * n - 1 - p;
+    }
+    case SIM_TEXADDR_BORDER: return -1;
+    default: return i < 0 ? 0 : n - 1;
+  }
+}
+
+/* Texel (x, y) into four channels; false after raising a fault. */
+static bool texel(sim_warp_t *w, uint32_t lane, const sim_tex_t *t, int64_t x, int64_t y, int64_t iv[4], double fv[4]) {
+  for (unsigned c = 0; c < 4; c++) iv[c] = 0, fv[c] = 0;
+  if (x < 0 || y < 0) {
+    for (unsigned c = 0; c < 4 && !t->linear_res; c++) fv[c] = t->border[c], iv[c] = (int64_t)t->border[c];
+    return true;
+  }
+  unsigned es = fmt_size(t->fmt);
+  uint64_t a = t->ptr + (uint64_t)y * t->pitch + (uint64_t)x * es * t->channels;
+  const uint8_t *p = sim_interp_resolve(w, FT_PTX_SP_GLOBAL, lane, a, es * t->channels, false);
+  if (!p) return false;
+  for (unsigned c = 0; c < t->channels; c++) channel(t, p + c * es, &iv[c], &fv[c]);
+  return true;
+}
+
+/* tex.{1d,2d}.v4.<d>.<c> {d0..d3}, [a0, {a1(, a2)}]: a[0] the handle, a[1..] the
+ * coordinates; in->type the result type, in->type2 the coordinates'. */
+static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  const sim_mem_iface_t *mem = w->blk->g->mem;
+  const uint64_t *H = SIM_R(w, in->a[0]);
+  unsigned dims = in->na - 1;
+  bool fcoord = in->type2 == FT_PTX_T_F32, fout = in->type == FT_PTX_T_F32;
+  sim_tex_t t;
+  uint64_t have = 0;
+  bool valid = false;
+  SIM_FOR_LANES(m, l) {
+    if (!valid || H[l] != have) {
+      have = H[l];
+      valid = mem && mem->tex && mem->tex(mem->ctx, have, &t);
+      if (!valid) {
+        w->active = 1u << l;
+        sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "tex: 0x%llx is not a texture object of this context",
+                         (unsigned long long)have);
+        return;
+      }
+    }
+    int64_t n[2] = {(int64_t)t.width, (int64_t)t.height};
+    int64_t i0[2] = {0, 0}, i1[2] = {0, 0};
+    double frac[2] = {0, 0};
+    bool lin = t.linear_filter && fcoord && fout;
+    for (unsigned d = 0; d < 2; d++) {
+      if (d >= dims) continue;
+      uint64_t raw = SIM_R(w, in->a[1 + d])[l];
+      unsigned mode = t.normalized ? t.addr[d] : (t.addr[d] == SIM_TEXADDR_BORDER ? SIM_TEXADDR_BORDER : SIM_TEXADDR_CLAMP);
+      if (!fcoord) {
+        i0[d] = (int32_t)raw;
+        i0[d] = t.linear_res ? (i0[d] >= 0 && i0[d] < n[d] ? i0[d] : -1) : address(i0[d], n[d], mode);
+        continue;
+      }
+      float c;
+      uint32_t u = (uint32_t)raw;
+      memcpy(&c, &u, 4);
+      double x = t.normalized ? (double)c * (double)n[d] : (double)c;
+      if (lin) {
+        x -= 0.5;
+        double f = floor(x);
+        frac[d] = round((x - f) * 256.0) / 256.0;
+        i0[d] = address((int64_t)f, n[d], mode);
+        i1[d] = address((int64_t)f + 1, n[d], mode);
+      } else {
+        i0[d] = address((int64_t)floor(x), n[d], mode);
+      }
+    }
+    int64_t iv[4], acc_i[4] = {0};
+    double fv[4], acc_f[4] = {0};
+    if (!lin) {
+      if (!texel(w, l, &t, i0[0], i0[1], iv, fv)) return;
+      memcpy(acc_i, iv, sizeof iv), memcpy(acc_f, fv, sizeof fv);
+    } else {
+      for (unsigned k = 0; k < (dims == 2 ? 4u : 2u); k++) {
+        int64_t x = k & 1 ? i1[0] : i0[0], y = dims == 2 ? (k & 2 ? i1[1] : i0[1]) : 0;
+        double wt = (k & 1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (k & 2 ? frac[1] : 1 - frac[1]) : 1.0);
+        if (!texel(w, l, &t, x, y, iv, fv)) return;
+        for (unsigned c = 0; c < 4; c++) acc_f[c] += wt * fv[c];
+      }
+    }
+    for (unsigned c = 0; c < 4 && c < in->nd; c++) {
+      uint64_t v;
+      if (fout) {
+        float f = (float)acc_f[c];
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        v = u;
+      } else {
+        v = (uint32_t)(t.as_integer ? acc_i[c] : (int64_t)acc_f[c]);
+      }
+      SIM_R(w, in->d[c])[l] = v;
+    }
+  }
+}
+
+sim_exec_fn sim_choose_texture(sim_insn_t *in) {
+  bool dims_ok = (in->mode == FT_PTX_GEOM_1D && in->na == 2) || (in->mode == FT_PTX_GEOM_2D && in->na == 3);
+  bool types_ok = (in->type == FT_PTX_T_F32 || in->type == FT_PTX_T_S32 || in->type == FT_PTX_T_U32) &&
+                  (in->type2 == FT_PTX_T_F32 || in->type2 == FT_PTX_T_S32);
+  return in->op == FT_PTX_OP_TEX && dims_ok && types_ok && in->nd == 4 ? tex : NULL;
+}
