@@ -75,6 +75,7 @@ typedef struct sim_kprog_s {
   uint64_t *consts;      /* values of registers [const_base, +n_consts) (same for every lane) */
   uint32_t const_base, n_consts;
   uint32_t sreg_base;    /* registers holding per-thread special registers (see SIM_SR_*) */
+  uint32_t sreg_used;    /* bit k: some instruction reads SIM_SR_k (only those are filled) */
   size_t shared_static;  /* static shared bytes; dynamic shared starts after it (aligned 16) */
   size_t local_bytes;    /* per-thread local memory (depots, call parameters) */
   unsigned n_params;

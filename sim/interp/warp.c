@@ -257,7 +257,8 @@ static void run_warp(sim_warp_t *w) {
   while (!w->done && !w->blk->faulted) {
     const sim_insn_t *in = &code[w->pc];
     uint32_t m = guard_mask(w, in);
-    n += (uint64_t)__builtin_popcount(w->active);
+    /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
+    n += w->active == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(w->active);
     switch ((sim_kind_op_t)in->kind) {
       case SIM_K_EXEC:
         if (m) in->exec(w, in, m);
@@ -361,10 +362,15 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
   w->nlanes_mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
   w->active = w->nlanes_mask;
   w->wait_min = UINT32_MAX;
-  memset(regs, 0, (size_t)p->n_regs * 32 * sizeof *regs);
+  /* Registers start at 0 (a read before any write is the same whatever ran on this
+   * host thread before); constants and the special registers the kernel reads are
+   * filled, the others never read. */
+  memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
+  memset(regs + (size_t)(p->n_regs - 1) * 32, 0, 32 * sizeof *regs); /* the sink (last) */
   for (uint32_t i = 0; i < p->n_consts; i++)
     for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
   uint64_t *s = regs + (size_t)p->sreg_base * 32;
+  if (!p->sreg_used) return;
   for (unsigned l = 0; l < 32; l++) {
     unsigned t = first + l;
     uint64_t v[SIM_SR_COUNT] = {
@@ -377,7 +383,7 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
         [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
         [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
         [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
-    for (unsigned k = 0; k < SIM_SR_COUNT; k++) s[(size_t)k * 32 + l] = v[k];
+    for (uint32_t u = p->sreg_used, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
   }
 }
 
