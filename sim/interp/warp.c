@@ -15,8 +15,11 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
   sim_block_t *b = w->blk;
   sim_grid_t *g = b->g;
   b->faulted = true;
-  int zero = 0;
-  if (atomic_compare_exchange_strong(&g->error, &zero, cuerr)) {
+  uint64_t me = b->index + 1;
+  int free_ = 0;
+  while (!atomic_compare_exchange_weak(&g->fault_lock, &free_, 1)) free_ = 0; /* faults are rare: spin */
+  uint64_t cur = atomic_load_explicit(&g->fault_block, memory_order_relaxed);
+  if (!cur || me < cur) {
     va_list ap;
     va_start(ap, fmt);
     char what[160];
@@ -27,8 +30,16 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
     unsigned bx = g->block[0], by = g->block[1];
     snprintf(g->msg, sizeof g->msg, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u), pc %u: %s", g->prog->name,
              b->ctaid[0], b->ctaid[1], b->ctaid[2], t % bx, t / bx % by, t / (bx * by), w->pc, what);
+    atomic_store(&g->error, cuerr);
+    atomic_store_explicit(&g->fault_block, me, memory_order_relaxed);
   }
-  atomic_store(&g->stop, true);
+  atomic_store(&g->fault_lock, 0);
+}
+
+/* Block `index` need not run (on): a lower-numbered block faulted. */
+static inline bool outranked(sim_grid_t *g, uint64_t index) {
+  uint64_t f = atomic_load_explicit(&g->fault_block, memory_order_relaxed);
+  return f && index + 1 > f;
 }
 
 #define SIM_CUDA_ERROR_NOT_SUPPORTED 801
@@ -388,9 +399,9 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
 }
 
 void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
-  if (atomic_load_explicit(&g->stop, memory_order_relaxed)) return;
+  if (outranked(g, i)) return;
   const sim_kprog_t *p = g->prog;
-  sim_block_t b = {.g = g, .red_and = 1};
+  sim_block_t b = {.g = g, .index = i, .red_and = 1};
   b.ctaid[0] = (unsigned)(i % g->grid[0]);
   b.ctaid[1] = (unsigned)(i / g->grid[0] % g->grid[1]);
   b.ctaid[2] = (unsigned)(i / ((uint64_t)g->grid[0] * g->grid[1]));
@@ -420,7 +431,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
       if (!wp->done) live++;
       if (wp->at_bar) waiting++;
     }
-    if (b.faulted || atomic_load_explicit(&g->stop, memory_order_relaxed)) break;
+    if (b.faulted || outranked(g, i)) break;
     if (!live) break;
     if (waiting == live) barrier_release(&b);
   }
