@@ -179,6 +179,9 @@ static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, u
     if (space == FT_PTX_SP_SHARED || (space == FT_PTX_SP_GENERIC && sh < SIM_WIN_SIZE)) {
       sim_block_t *b = w->blk;
       if (!b->shadow && sh < b->shared_bytes && b->shared_bytes - sh >= n) return b->shared + sh;
+    } else if (space == FT_PTX_SP_PARAM) {
+      const sim_grid_t *g = w->blk->g;
+      if (!store && addr < g->prog->param_bytes && g->prog->param_bytes - addr >= n) return (void *)(g->params + addr);
     } else if (space == FT_PTX_SP_GLOBAL || space == FT_PTX_SP_GENERIC || space == FT_PTX_SP_CONST) {
       sim_xcache_t *x = &w->xc;
       if (addr >= x->lo && addr < x->hi && x->hi - addr >= n) {
@@ -287,6 +290,8 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
 LDST_SPEC(shared, FT_PTX_SP_SHARED)
 LDST_SPEC(global, FT_PTX_SP_GLOBAL)
 LDST_SPEC(generic, FT_PTX_SP_GENERIC)
+static void ld_param4(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 4); }
+static void ld_param8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 8); }
 
 /* The specialised form for an ld/st, NULL when the general one must run it. */
 static sim_exec_fn choose_ldst(const sim_insn_t *in, bool store) {
@@ -296,6 +301,7 @@ static sim_exec_fn choose_ldst(const sim_insn_t *in, bool store) {
   static const sim_exec_fn f[3][2][2] = {{{ld_shared4, ld_shared8}, {st_shared4, st_shared8}},
                                          {{ld_global4, ld_global8}, {st_global4, st_global8}},
                                          {{ld_generic4, ld_generic8}, {st_generic4, st_generic8}}};
+  if (in->space == FT_PTX_SP_PARAM) return store ? NULL : n == 8 ? ld_param8 : ld_param4;
   int sp = in->space == FT_PTX_SP_SHARED ? 0 : in->space == FT_PTX_SP_GLOBAL ? 1
          : in->space == FT_PTX_SP_GENERIC ? 2 : -1;
   return sp < 0 ? NULL : f[sp][store][n == 8];

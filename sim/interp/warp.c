@@ -127,9 +127,9 @@ static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
 static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
   if (in->guard < 0) return w->active;
   const uint64_t *p = SIM_R(w, in->guard);
-  uint32_t m = 0, want = in->guard_neg ? 0 : 1;
-  SIM_FOR_LANES(w->active, l) if ((p[l] & 1) == want) m |= 1u << l;
-  return m;
+  uint32_t m = 0, flip = in->guard_neg ? 1 : 0;
+  for (uint32_t l = 0; l < 32; l++) m |= (uint32_t)((p[l] ^ flip) & 1) << l; /* branch-free, all lanes */
+  return m & w->active;
 }
 
 /* ---- real calls (recursion) ---- */
