@@ -133,6 +133,7 @@ typedef struct {
   atomic_int fault_lock;
   char msg[256];            /* its message */
   atomic_uint_fast64_t insns; /* thread-instructions executed (benchmarks) */
+  atomic_uint_fast64_t id;  /* unique in the process, set by the interpreter (callers leave it 0) */
   /* The undefined-behaviour check (SIMCUDA_CHECK_UB): 0 off; otherwise each finding
    * is handed to ub_report (NULL: stderr) and counted; 2 also fails the launch. */
   int check_ub;

@@ -325,6 +325,9 @@ typedef struct {
 } sim_buf_t;
 typedef struct {
   sim_buf_t regs, shared, local, warps, shadow;
+  /* the grid (sim_grid_t.id) whose constants and launch-wide special registers
+   * regs holds for its warps (0: none) */
+  uint64_t regs_grid;
 } sim_tlbufs_t;
 static pthread_key_t tl_key;
 static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
@@ -362,7 +365,14 @@ static void *buf_get(sim_buf_t *b, size_t n) {
   return b->p;
 }
 
-static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs) {
+/* Special registers that differ between blocks of one grid (the others are the
+ * same for a warp id in every block). */
+#define SIM_SR_PER_BLOCK \
+  ((1u << SIM_SR_CTAID_X) | (1u << SIM_SR_CTAID_Y) | (1u << SIM_SR_CTAID_Z) | (1u << SIM_SR_SMID))
+
+/* warm: regs already hold this grid's constants and launch-wide special registers
+ * for warp `id` (the host thread's previous block was of the same grid). */
+static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs, bool warm) {
   const sim_kprog_t *p = b->g->prog;
   const sim_grid_t *g = b->g;
   memset(w, 0, sizeof *w);
@@ -378,10 +388,12 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
    * filled, the others never read. */
   memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
   memset(regs + (size_t)(p->n_regs - 1) * 32, 0, 32 * sizeof *regs); /* the sink (last) */
-  for (uint32_t i = 0; i < p->n_consts; i++)
-    for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
+  if (!warm)
+    for (uint32_t i = 0; i < p->n_consts; i++)
+      for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
   uint64_t *s = regs + (size_t)p->sreg_base * 32;
-  if (!p->sreg_used) return;
+  uint32_t fill = p->sreg_used & (warm ? SIM_SR_PER_BLOCK : ~0u);
+  if (!fill) return;
   for (unsigned l = 0; l < 32; l++) {
     unsigned t = first + l;
     uint64_t v[SIM_SR_COUNT] = {
@@ -394,8 +406,17 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
         [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
         [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
         [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
-    for (uint32_t u = p->sreg_used, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
+    for (uint32_t u = fill, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
   }
+}
+
+/* A number no other grid of the process has: set at the grid's first block. */
+static uint64_t grid_id(sim_grid_t *g) {
+  static atomic_uint_fast64_t ids;
+  uint_fast64_t id = atomic_load_explicit(&g->id, memory_order_relaxed);
+  if (id) return id;
+  uint_fast64_t mine = atomic_fetch_add_explicit(&ids, 1, memory_order_relaxed) + 1;
+  return atomic_compare_exchange_strong(&g->id, &id, mine) ? mine : id;
 }
 
 void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
@@ -421,8 +442,12 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   memset(b.local, 0xA5, p->local_bytes * b.n_threads);
   b.warps = buf_get(&tl->warps, b.n_warps * sizeof *b.warps);
   size_t regs_per_warp = (size_t)p->n_regs * 32;
+  void *before = tl->regs.p;
   uint64_t *regs = buf_get(&tl->regs, regs_per_warp * b.n_warps * sizeof *regs);
-  for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w);
+  uint64_t gid = grid_id(g);
+  bool warm = (void *)regs == before && tl->regs_grid == gid; /* every block of a grid has n_warps warps */
+  tl->regs_grid = gid;
+  for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w, warm);
   for (;;) {
     unsigned live = 0, waiting = 0;
     for (unsigned w = 0; w < b.n_warps && !b.faulted; w++) {
