@@ -3,6 +3,7 @@
  * the context's sticky error, kernels the interpreter cannot run refused by name. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdlib.h>
 
 #include "simtest.h"
 
@@ -85,6 +86,52 @@ TEST_IMPL(ptx_counters_and_globals) {
   CUdeviceptr p = 0;
   void *bargs[] = {&p};
   ASSERT_CU(cuLaunchKernel(b, 1, 1, 1, 32, 1, 1, 0, NULL, bargs, NULL), CUDA_ERROR_NOT_SUPPORTED);
+  CK(cuModuleUnload(m));
+  return TEST_OK;
+}
+
+/* SIMCUDA_THREADS=4 (more threads than this machine's cores): the blocks of one
+ * launch run on the driver's pool at once, and the kernel's global atomic counter,
+ * its results and the traffic counters are as exact as on one thread. */
+TEST_IMPL(ptx_blocks_on_threads) {
+  setenv("SIMCUDA_THREADS", "4", 1);
+  st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, ptx_copy));
+  CUfunction f = st_func(m, "copy");
+  CUdeviceptr g;
+  CK(cuModuleGetGlobal(&g, NULL, m, "gcount"));
+  simcuda_get_stats_fn get = (simcuda_get_stats_fn)dlsym(RTLD_DEFAULT, "simcudaGetStats");
+  simcuda_reset_stats_fn reset = (simcuda_reset_stats_fn)dlsym(RTLD_DEFAULT, "simcudaResetStats");
+  ASSERT(get && reset);
+  unsigned n = 200000; /* 1563 blocks */
+  CUdeviceptr src, dst;
+  CK(cuMemAlloc(&src, n * 4));
+  CK(cuMemAlloc(&dst, n * 4));
+  uint32_t *h = malloc(n * 4);
+  ASSERT(h);
+  for (unsigned i = 0; i < n; i++) h[i] = i * 7;
+  CK(cuMemcpyHtoD(src, h, n * 4));
+  for (int rep = 0; rep < 3; rep++) {
+    uint32_t zero = 0;
+    CK(cuMemcpyHtoD(g, &zero, 4));
+    reset();
+    void *args[] = {&src, &dst, &n};
+    CK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+    CK(cuCtxSynchronize());
+    simcuda_stats_t st;
+    get(&st);
+    ASSERT_EQ(st.kernel_bytes_loaded, (uint64_t)n * 4 * 3);
+    ASSERT_EQ(st.kernel_bytes_stored, (uint64_t)n * 4 * 2);
+    uint32_t cnt;
+    CK(cuMemcpyDtoH(&cnt, g, 4));
+    ASSERT_EQ(cnt, n);
+    CK(cuMemcpyDtoH(h, dst, n * 4));
+    for (unsigned i = 0; i < n; i++) ASSERT_EQ(h[i], i * 7 + 10 * (i % 4 + 1));
+  }
+  free(h);
+  CK(cuMemFree(src));
+  CK(cuMemFree(dst));
   CK(cuModuleUnload(m));
   return TEST_OK;
 }
