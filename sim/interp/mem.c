@@ -197,38 +197,38 @@ static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, u
 
 /* A whole warp's access in one go: when all 32 addresses are aligned and inside
  * the block's shared memory (explicit .shared, no race tracking) or the cached
- * global allocation (no extents kept), the host address of address 0 (host
- * address = base + address), counted; NULL: go lane by lane. The checks are one
- * loop the compiler vectorises. */
-static inline uint8_t *full_warp_base(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off,
-                                      unsigned n, bool store) {
-  if (m != 0xffffffffu) return NULL;
+ * global allocation (no extents kept), true and *delta such that host address =
+ * address + *delta (modulo 2^64), counted; false: go lane by lane. The checks are
+ * one loop the compiler vectorises. */
+static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off, unsigned n,
+                             bool store, uint64_t *delta) {
+  if (m != 0xffffffffu) return false;
   uint64_t lo, span;
-  uint8_t *base;
   if (space == FT_PTX_SP_SHARED) {
     sim_block_t *b = w->blk;
-    if (b->shadow) return NULL;
-    lo = 0, span = b->shared_bytes, base = b->shared;
+    if (b->shadow) return false;
+    lo = 0, span = b->shared_bytes, *delta = (uint64_t)(uintptr_t)b->shared;
   } else if (space == FT_PTX_SP_GLOBAL) {
     sim_xcache_t *x = &w->xc;
-    if (w->blk->g->mem->extents) return NULL;
-    lo = x->lo, span = x->hi - x->lo, base = (uint8_t *)(uintptr_t)(uint64_t)x->delta;
+    if (w->blk->g->mem->extents) return false;
+    lo = x->lo, span = x->hi - x->lo, *delta = (uint64_t)x->delta;
   } else {
-    return NULL;
+    return false;
   }
-  if (span < n) return NULL;
+  if (span < n) return false;
   uint64_t bad = 0, lim = span - n;
   for (uint32_t l = 0; l < 32; l++) {
     uint64_t a = A[l] + off;
     bad |= (a & (n - 1)) | (uint64_t)(a - lo > lim);
   }
-  if (bad) return NULL;
+  if (bad) return false;
   if (space != FT_PTX_SP_SHARED) {
     if (store) w->xc.st += 32u * n;
     else w->xc.ld += 32u * n;
   }
-  return base;
+  return true;
 }
+#define HOST(a, delta) ((uint8_t *)(uintptr_t)((a) + (delta)))
 
 /* ld/st of 4- or 8-byte elements (no sign extension) in one space, chosen at
  * lowering so that the space and width are constants here. */
@@ -238,9 +238,9 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
   uint64_t off = (uint64_t)in->off;
   if (in->vec <= 1) {
     uint64_t *D = SIM_R(w, in->d[0]);
-    const uint8_t *base = full_warp_base(w, space, m, A, off, n, false);
-    if (base) {
-      for (uint32_t l = 0; l < 32; l++) D[l] = load_elem(base + A[l] + off, n);
+    uint64_t delta;
+    if (full_warp(w, space, m, A, off, n, false, &delta)) {
+      for (uint32_t l = 0; l < 32; l++) D[l] = load_elem(HOST(A[l] + off, delta), n);
       return;
     }
     SIM_LANES(m, l, {
@@ -263,9 +263,9 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
   uint64_t off = (uint64_t)in->off;
   if (in->vec <= 1) {
     const uint64_t *V = SIM_R(w, in->a[1]);
-    uint8_t *base = full_warp_base(w, space, m, A, off, n, true);
-    if (base) {
-      for (uint32_t l = 0; l < 32; l++) store_elem(base + A[l] + off, V[l], n);
+    uint64_t delta;
+    if (full_warp(w, space, m, A, off, n, true, &delta)) {
+      for (uint32_t l = 0; l < 32; l++) store_elem(HOST(A[l] + off, delta), V[l], n);
       return;
     }
     SIM_LANES(m, l, {
