@@ -198,8 +198,7 @@ static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, u
 /* A whole warp's access in one go: when all 32 addresses are aligned and inside
  * the block's shared memory (explicit .shared, no race tracking) or the cached
  * global allocation (no extents kept), true and *delta such that host address =
- * address + *delta (modulo 2^64), counted; false: go lane by lane. The checks are
- * one loop the compiler vectorises. */
+ * address + *delta (modulo 2^64), counted; false: go lane by lane. */
 static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off, unsigned n,
                              bool store, uint64_t *delta) {
   if (m != 0xffffffffu) return false;
@@ -216,12 +215,16 @@ static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const ui
     return false;
   }
   if (span < n) return false;
-  uint64_t bad = 0, lim = span - n;
+  /* every address in [lo, lo + span - n] and aligned: the lowest and highest are,
+   * and their OR has no low bit */
+  uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
   for (uint32_t l = 0; l < 32; l++) {
     uint64_t a = A[l] + off;
-    bad |= (a & (n - 1)) | (uint64_t)(a - lo > lim);
+    mn = a < mn ? a : mn;
+    mx = a > mx ? a : mx;
+    bits |= a;
   }
-  if (bad) return false;
+  if ((bits & (n - 1)) || mn < lo || mx - lo > span - n) return false;
   if (space != FT_PTX_SP_SHARED) {
     if (store) w->xc.st += 32u * n;
     else w->xc.ld += 32u * n;
