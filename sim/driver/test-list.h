@@ -58,6 +58,7 @@ TEST_ENTRY(flip_rate_env, 30)
 TEST_ENTRY(flip_rate_env_malformed, 20)
 TEST_ENTRY(ptx_counters_and_globals, 60)
 TEST_ENTRY(ptx_fault_is_sticky, 30)
+TEST_ENTRY(ptx_blocks_on_threads, 60)
 /* test_devices.c: several devices (SIMCUDA_DEVICES), peer access, peer copies */
 TEST_ENTRY(devices_enumerate, 20)
 TEST_ENTRY(devices_memory_and_pointers, 20)

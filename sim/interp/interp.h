@@ -77,6 +77,7 @@ typedef struct sim_kprog_s {
   uint64_t *consts;      /* values of registers [const_base, +n_consts) (same for every lane) */
   uint32_t const_base, n_consts;
   uint32_t sreg_base;    /* registers holding per-thread special registers (see SIM_SR_*) */
+  uint32_t sreg_used;    /* bit k: some instruction reads SIM_SR_k (only those are filled) */
   size_t shared_static;  /* static shared bytes; dynamic shared starts after it (aligned 16) */
   size_t local_bytes;    /* per-thread local memory (depots, call parameters) */
   unsigned n_params;
@@ -151,10 +152,16 @@ typedef struct {
   const uint8_t *params;    /* packed kernel arguments */
   size_t dyn_shared;
   const sim_mem_iface_t *mem;
-  atomic_int error;         /* CUresult of the first fault */
-  atomic_bool stop;         /* a block faulted: the others stop early */
-  char msg[256];            /* the message of the first fault */
+  /* Faults: the one of the lowest-numbered block that faults wins (within a block,
+   * the first), whatever the number of host threads, as a serial run in block
+   * order reports it; blocks numbered above it stop early, those below run on
+   * (one of them may fault first). Set under fault_lock (0 free, 1 held). */
+  atomic_int error;         /* CUresult of that fault */
+  atomic_uint_fast64_t fault_block; /* its linear block index + 1; 0: none yet */
+  atomic_int fault_lock;
+  char msg[256];            /* its message */
   atomic_uint_fast64_t insns; /* thread-instructions executed (benchmarks) */
+  atomic_uint_fast64_t id;  /* unique in the process, set by the interpreter (callers leave it 0) */
   /* The undefined-behaviour check (SIMCUDA_CHECK_UB): 0 off; otherwise each finding
    * is handed to ub_report (NULL: stderr) and counted; 2 also fails the launch. */
   int check_ub;
@@ -194,6 +201,7 @@ struct sim_warp_s {
 
 struct sim_block_s {
   sim_grid_t *g;
+  uint64_t index;       /* linear block index */
   unsigned ctaid[3];
   uint8_t *shared;
   size_t shared_bytes;
@@ -218,7 +226,8 @@ typedef struct sim_shadow_s {
 #define SIM_R(w, reg) ((w)->r + (size_t)(reg) * 32u)
 #define SIM_FOR_LANES(mask, l) for (uint32_t _m = (mask), l; _m && ((l = (uint32_t)__builtin_ctz(_m)), 1); _m &= _m - 1)
 
-/* Raises a fault for the whole launch: first one wins; stops the block. */
+/* Raises a fault for the whole launch (see sim_grid_t.fault_block for which one
+ * is reported); stops the block. */
 void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* UB check (g->check_ub): reports undefined behaviour of `lanes` of the warp at its

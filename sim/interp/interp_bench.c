@@ -2,13 +2,18 @@
  * one host core (an integer/float arithmetic loop kernel, 64 blocks of 256 threads),
  * against a plain C loop doing the same arithmetic in the same run; then the same
  * grid with its blocks on every core (as the driver's pool runs them), against the
- * one-core run. */
+ * one-core run; then NVIDIA's matrixMul and scan kernels (bench_kernels.cu, as nvcc
+ * compiles them) on one thread and on every core, results checked against the host.
+ * Arguments pick parts: loop, matrixMul, scan (default: all). */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_kernels.h"
 #include "harness.h"
 
 static const char *ptx =
@@ -55,11 +60,113 @@ static __attribute__((noinline)) uint32_t c_thread(uint32_t id, uint32_t iters) 
   return x ^ u;
 }
 
-int main(void) {
+/* One kernel of bench_kernels.h on one host thread and on `nthreads`, alternating,
+ * best of `reps` each (the machine may be shared); every run's output checked. */
+static int bench_pair(const char *what, const char *kernel, const hz_launch_t *l, const void *params, void *out,
+                      const void *ref, size_t out_bytes, unsigned nthreads, int reps) {
+  double best[2] = {1e30, 1e30}, cpu[2] = {1e30, 1e30};
+  uint64_t insns = 0;
+  char msg[512];
+  for (int rep = 0; rep < reps; rep++)
+    for (int par = 0; par < 2; par++) {
+      hz_threads = par ? nthreads : 1;
+      memset(out, 0, out_bytes);
+      int r = hz_run(bench_kernels_ptx, kernel, l, params, msg, sizeof msg, &insns);
+      if (r || memcmp(out, ref, out_bytes) != 0) {
+        fprintf(stderr, "interp_bench: %s on %u threads: %s\n", kernel, hz_threads, r ? msg : "wrong results");
+        return 1;
+      }
+      if (hz_run_seconds < best[par]) best[par] = hz_run_seconds;
+      if (hz_run_cpu_seconds < cpu[par]) cpu[par] = hz_run_cpu_seconds;
+    }
+  hz_threads = 1;
+  printf("interp_bench: %s: %.1f M thread-instructions (best of %d each)\n", what, insns / 1e6, reps);
+  printf("interp_bench:   one thread %.3f s: %.1f M thread-instr/s (%.1f M per CPU-second)\n", best[0],
+         insns / best[0] / 1e6, insns / cpu[0] / 1e6);
+  printf("interp_bench:   %u threads %.3f s: %.1f M thread-instr/s (%.1f M per CPU-second); "
+         "speed-up over one thread %.2fx\n", nthreads, best[1], insns / best[1] / 1e6, insns / cpu[1] / 1e6,
+         best[0] / best[1]);
+  return 0;
+}
+
+/* matrixMul as the sample runs it: A 320x320, B 640x320, blocks of 32x32. */
+static int bench_matmul(unsigned nthreads) {
+  enum { WA = 320, HA = 320, WB = 640 };
+  float *a = malloc(sizeof(float) * WA * HA), *b = malloc(sizeof(float) * WB * WA);
+  float *c = malloc(sizeof(float) * WB * HA), *ref = malloc(sizeof(float) * WB * HA);
+  if (!a || !b || !c || !ref) return 1;
+  uint32_t x = 12345;
+  for (size_t i = 0; i < (size_t)WA * HA; i++) a[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f;
+  for (size_t i = 0; i < (size_t)WB * WA; i++) b[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f;
+  /* The kernel's own order: one fma per k, k ascending. */
+  for (size_t i = 0; i < HA; i++)
+    for (size_t j = 0; j < WB; j++) {
+      float acc = 0;
+      for (size_t k = 0; k < WA; k++) acc = fmaf(a[i * WA + k], b[k * WB + j], acc);
+      ref[i * WB + j] = acc;
+    }
+  hz_clear_buffers();
+  hz_add_buffer(a, sizeof(float) * WA * HA);
+  hz_add_buffer(b, sizeof(float) * WB * WA);
+  hz_add_buffer(c, sizeof(float) * WB * HA);
+  struct __attribute__((packed)) { uint64_t c, a, b; int32_t wa, wb; } params = {
+      (uintptr_t)c, (uintptr_t)a, (uintptr_t)b, WA, WB};
+  hz_launch_t l = {{WB / 32, HA / 32, 1}, {32, 32, 1}, 0};
+  int r = bench_pair("matrixMul 320x320 by 640x320 (200 blocks of 1024)", "matrixMul", &l, &params, c, ref,
+                     sizeof(float) * WB * HA, nthreads, 3);
+  free(a), free(b), free(c), free(ref);
+  return r;
+}
+
+/* scan's scanExclusiveShared: 4096 blocks of 256 threads, 1024 elements each. */
+static int bench_scan(unsigned nthreads) {
+  enum { BLOCKS = 4096, CHUNK = 1024, N = BLOCKS * CHUNK };
+  uint32_t *src = malloc(4u * N), *dst = malloc(4u * N), *ref = malloc(4u * N);
+  if (!src || !dst || !ref) return 1;
+  uint32_t x = 777;
+  for (size_t i = 0; i < N; i++) src[i] = (x = x * 1664525u + 1013904223u) >> 12;
+  for (size_t i = 0; i < N; i += CHUNK)
+    for (uint32_t s = 0, k = 0; k < CHUNK; s += src[i + k], k++) ref[i + k] = s;
+  hz_clear_buffers();
+  hz_add_buffer(src, 4u * N);
+  hz_add_buffer(dst, 4u * N);
+  struct __attribute__((packed)) { uint64_t dst, src; uint32_t size; } params = {(uintptr_t)dst, (uintptr_t)src, CHUNK};
+  hz_launch_t l = {{BLOCKS, 1, 1}, {256, 1, 1}, 0};
+  int r = bench_pair("scan exclusive, 4M elements (4096 blocks of 256)", "scanExclusiveShared", &l, &params, dst,
+                     ref, 4u * N, nthreads, 3);
+  free(src), free(dst), free(ref);
+  return r;
+}
+
+static bool wanted(int argc, char **argv, const char *part) {
+  if (argc < 2) return true;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], part)) return true;
+  return false;
+}
+
+static int bench_loop(void);
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "loop") && strcmp(argv[i], "matrixMul") && strcmp(argv[i], "scan")) {
+      fprintf(stderr, "usage: interp_bench [loop] [matrixMul] [scan]\n");
+      return 2;
+    }
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned nthreads = ncpu < 1 ? 1 : (unsigned)ncpu;
+  if (wanted(argc, argv, "loop") && bench_loop()) return 1;
+  if (wanted(argc, argv, "matrixMul") && bench_matmul(nthreads)) return 1;
+  if (wanted(argc, argv, "scan") && bench_scan(nthreads)) return 1;
+  return 0;
+}
+
+static int bench_loop(void) {
   enum { BLOCKS = 64, THREADS = 256, N = BLOCKS * THREADS };
   uint32_t iters = 1000;
   uint32_t *out = calloc(N, 4), *ref = calloc(N, 4);
   if (!out || !ref) return 1;
+  hz_clear_buffers();
   hz_add_buffer(out, N * 4);
   struct __attribute__((packed)) { uint64_t p; uint32_t iters; } params = {(uintptr_t)out, iters};
   hz_launch_t l = {{BLOCKS, 1, 1}, {THREADS, 1, 1}, 0};

@@ -1128,9 +1128,9 @@ static void emit_func(lctx_t *c, inst_t *it) {
   (void)first;
 }
 
-static void patch_reg(uint32_t *r, const sim_kprog_t *p, uint32_t sink) {
+static void patch_reg(uint32_t *r, sim_kprog_t *p, uint32_t sink) {
   if (*r & TAG_CONST) *r = p->const_base + (*r & ~TAG_CONST);
-  else if (*r & TAG_SREG) *r = p->sreg_base + (*r & ~TAG_SREG);
+  else if (*r & TAG_SREG) p->sreg_used |= 1u << (*r & ~TAG_SREG), *r = p->sreg_base + (*r & ~TAG_SREG);
   else if (*r & TAG_SINK) *r = sink;
 }
 

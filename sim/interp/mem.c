@@ -168,15 +168,146 @@ static void st(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   });
 }
 
-/* Fast global f32/u32 forms: same checks, one cache test per lane. */
-static void ld_global32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+/* The common cases of resolve, inlined into the specialised ld/st below: an
+ * aligned access to the block's shared memory (not under the UB check's race
+ * tracking), or to the global allocation the warp's cache holds. Everything else
+ * (and every fault) goes through sim_interp_resolve, with the same result. */
+static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n,
+                                 bool store) {
+  if (!(addr & (n - 1))) {
+    uint64_t sh = space == FT_PTX_SP_GENERIC ? addr - SIM_WIN_SHARED : addr;
+    if (space == FT_PTX_SP_SHARED || (space == FT_PTX_SP_GENERIC && sh < SIM_WIN_SIZE)) {
+      sim_block_t *b = w->blk;
+      if (!b->shadow && sh < b->shared_bytes && b->shared_bytes - sh >= n) return b->shared + sh;
+    } else if (space == FT_PTX_SP_PARAM) {
+      const sim_grid_t *g = w->blk->g;
+      if (!store && addr < g->prog->param_bytes && g->prog->param_bytes - addr >= n) return (void *)(g->params + addr);
+    } else if (space == FT_PTX_SP_GLOBAL || space == FT_PTX_SP_GENERIC || space == FT_PTX_SP_CONST) {
+      sim_xcache_t *x = &w->xc;
+      if (addr >= x->lo && addr < x->hi && x->hi - addr >= n) {
+        if (store) x->st += n;
+        else x->ld += n;
+        if (w->blk->g->mem->extents) extend_xc(x, addr, n, store);
+        return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
+      }
+    }
+  }
+  return sim_interp_resolve(w, space, lane, addr, n, store);
+}
+
+/* A whole warp's access in one go: when all 32 addresses are aligned and inside
+ * the block's shared memory (explicit .shared, no race tracking) or the cached
+ * global allocation (no extents kept), true and *delta such that host address =
+ * address + *delta (modulo 2^64), counted; false: go lane by lane. */
+static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off, unsigned n,
+                             bool store, uint64_t *delta) {
+  if (m != 0xffffffffu) return false;
+  uint64_t lo, span;
+  if (space == FT_PTX_SP_SHARED) {
+    sim_block_t *b = w->blk;
+    if (b->shadow) return false;
+    lo = 0, span = b->shared_bytes, *delta = (uint64_t)(uintptr_t)b->shared;
+  } else if (space == FT_PTX_SP_GLOBAL) {
+    sim_xcache_t *x = &w->xc;
+    if (w->blk->g->mem->extents) return false;
+    lo = x->lo, span = x->hi - x->lo, *delta = (uint64_t)x->delta;
+  } else {
+    return false;
+  }
+  if (span < n) return false;
+  /* every address in [lo, lo + span - n] and aligned: the lowest and highest are,
+   * and their OR has no low bit */
+  uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
+  for (uint32_t l = 0; l < 32; l++) {
+    uint64_t a = A[l] + off;
+    mn = a < mn ? a : mn;
+    mx = a > mx ? a : mx;
+    bits |= a;
+  }
+  if ((bits & (n - 1)) || mn < lo || mx - lo > span - n) return false;
+  if (space != FT_PTX_SP_SHARED) {
+    if (store) w->xc.st += 32u * n;
+    else w->xc.ld += 32u * n;
+  }
+  return true;
+}
+#define HOST(a, delta) ((uint8_t *)(uintptr_t)((a) + (delta)))
+
+/* ld/st of 4- or 8-byte elements (no sign extension) in one space, chosen at
+ * lowering so that the space and width are constants here. */
+static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const sim_insn_t *in, uint32_t m,
+                                                          unsigned space, unsigned n) {
   const uint64_t *A = SIM_R(w, in->a[0]);
-  uint64_t *D = SIM_R(w, in->d[0]);
+  uint64_t off = (uint64_t)in->off;
+  if (in->vec <= 1) {
+    uint64_t *D = SIM_R(w, in->d[0]);
+    uint64_t delta;
+    if (full_warp(w, space, m, A, off, n, false, &delta)) {
+      for (uint32_t l = 0; l < 32; l++) D[l] = load_elem(HOST(A[l] + off, delta), n);
+      return;
+    }
+    SIM_LANES(m, l, {
+      const uint8_t *p = resolve_fast(w, space, l, A[l] + off, n, false);
+      if (!p) return;
+      D[l] = load_elem(p, n);
+    });
+    return;
+  }
+  unsigned vec = in->vec;
   SIM_LANES(m, l, {
-    const uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, 4, false);
+    const uint8_t *p = resolve_fast(w, space, l, A[l] + off, n * vec, false);
     if (!p) return;
-    D[l] = load_elem(p, 4);
+    for (unsigned i = 0; i < vec; i++) SIM_R(w, in->d[i])[l] = load_elem(p + i * n, n);
   });
+}
+static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const sim_insn_t *in, uint32_t m,
+                                                          unsigned space, unsigned n) {
+  const uint64_t *A = SIM_R(w, in->a[0]);
+  uint64_t off = (uint64_t)in->off;
+  if (in->vec <= 1) {
+    const uint64_t *V = SIM_R(w, in->a[1]);
+    uint64_t delta;
+    if (full_warp(w, space, m, A, off, n, true, &delta)) {
+      for (uint32_t l = 0; l < 32; l++) store_elem(HOST(A[l] + off, delta), V[l], n);
+      return;
+    }
+    SIM_LANES(m, l, {
+      uint8_t *p = resolve_fast(w, space, l, A[l] + off, n, true);
+      if (!p) return;
+      store_elem(p, V[l], n);
+    });
+    return;
+  }
+  unsigned vec = in->vec;
+  SIM_LANES(m, l, {
+    uint8_t *p = resolve_fast(w, space, l, A[l] + off, n * vec, true);
+    if (!p) return;
+    for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, SIM_R(w, in->a[1 + i])[l], n);
+  });
+}
+#define LDST_SPEC(sp, SPACE)                                                                                  \
+  static void ld_##sp##4(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, SPACE, 4); } \
+  static void ld_##sp##8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, SPACE, 8); } \
+  static void st_##sp##4(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { st_spec(w, in, m, SPACE, 4); } \
+  static void st_##sp##8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { st_spec(w, in, m, SPACE, 8); }
+LDST_SPEC(shared, FT_PTX_SP_SHARED)
+LDST_SPEC(global, FT_PTX_SP_GLOBAL)
+LDST_SPEC(generic, FT_PTX_SP_GENERIC)
+static void ld_param4(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 4); }
+static void ld_param8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 8); }
+
+/* The specialised form for an ld/st, NULL when the general one must run it. */
+static sim_exec_fn choose_ldst(const sim_insn_t *in, bool store) {
+  unsigned n = ft_ptx_type_size(in->type);
+  if (n != 4 && n != 8) return NULL;
+  if (!store && n == 4 && sim_type_signed(in->type) && ft_ptx_type_size(in->type2) == 8) return NULL; /* extends */
+  static const sim_exec_fn f[3][2][2] = {{{ld_shared4, ld_shared8}, {st_shared4, st_shared8}},
+                                         {{ld_global4, ld_global8}, {st_global4, st_global8}},
+                                         {{ld_generic4, ld_generic8}, {st_generic4, st_generic8}}};
+  if (in->space == FT_PTX_SP_PARAM) return store ? NULL : n == 8 ? ld_param8 : ld_param4;
+  int sp = in->space == FT_PTX_SP_SHARED ? 0 : in->space == FT_PTX_SP_GLOBAL ? 1
+         : in->space == FT_PTX_SP_GENERIC ? 2 : -1;
+  return sp < 0 ? NULL : f[sp][store][n == 8];
 }
 
 /* ---- atomics ---- */
@@ -320,13 +451,10 @@ sim_exec_fn sim_choose_mem(sim_insn_t *in) {
   switch ((ft_ptx_opcode_t)in->op) {
     case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
       if (in->type == FT_PTX_T_B128 || ft_ptx_type_size(in->type) == 0) return NULL;
-      if (in->vec <= 1 && in->space == FT_PTX_SP_GLOBAL && ft_ptx_type_size(in->type) == 4 &&
-          !(sim_type_signed(in->type) && ft_ptx_type_size(in->type2) == 8))
-        return ld_global32;
-      return ld;
+      return choose_ldst(in, false) ? choose_ldst(in, false) : ld;
     case FT_PTX_OP_ST:
       if (in->type == FT_PTX_T_B128 || in->space == FT_PTX_SP_PARAM || in->space == FT_PTX_SP_CONST) return NULL;
-      return st;
+      return choose_ldst(in, true) ? choose_ldst(in, true) : st;
     case FT_PTX_OP_ATOM: case FT_PTX_OP_RED: {
       unsigned n = ft_ptx_type_size(in->type);
       bool cas16 = n == 2 && in->mode == FT_PTX_ATOM_CAS && in->op == FT_PTX_OP_ATOM;

@@ -13,3 +13,7 @@ TEST_ENTRY(mask_naming_diverged_lanes_refused, 30)
 TEST_ENTRY(partial_barrier_reported, 30)
 TEST_ENTRY(shared_race_reported, 30)
 TEST_ENTRY(collective_member_predicated_off_reported, 30)
+/* Blocks on several host threads (test_par.c). */
+TEST_ENTRY(parallel_atomics_exact, 60)
+TEST_ENTRY(parallel_equals_serial, 60)
+TEST_ENTRY(parallel_fault_lowest_block, 60)

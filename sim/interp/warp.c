@@ -15,8 +15,11 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
   sim_block_t *b = w->blk;
   sim_grid_t *g = b->g;
   b->faulted = true;
-  int zero = 0;
-  if (atomic_compare_exchange_strong(&g->error, &zero, cuerr)) {
+  uint64_t me = b->index + 1;
+  int free_ = 0;
+  while (!atomic_compare_exchange_weak(&g->fault_lock, &free_, 1)) free_ = 0; /* faults are rare: spin */
+  uint64_t cur = atomic_load_explicit(&g->fault_block, memory_order_relaxed);
+  if (!cur || me < cur) {
     va_list ap;
     va_start(ap, fmt);
     char what[160];
@@ -27,8 +30,16 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
     unsigned bx = g->block[0], by = g->block[1];
     snprintf(g->msg, sizeof g->msg, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u), pc %u: %s", g->prog->name,
              b->ctaid[0], b->ctaid[1], b->ctaid[2], t % bx, t / bx % by, t / (bx * by), w->pc, what);
+    atomic_store(&g->error, cuerr);
+    atomic_store_explicit(&g->fault_block, me, memory_order_relaxed);
   }
-  atomic_store(&g->stop, true);
+  atomic_store(&g->fault_lock, 0);
+}
+
+/* Block `index` need not run (on): a lower-numbered block faulted. */
+static inline bool outranked(sim_grid_t *g, uint64_t index) {
+  uint64_t f = atomic_load_explicit(&g->fault_block, memory_order_relaxed);
+  return f && index + 1 > f;
 }
 
 #define SIM_CUDA_ERROR_NOT_SUPPORTED 801
@@ -116,9 +127,9 @@ static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
 static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
   if (in->guard < 0) return w->active;
   const uint64_t *p = SIM_R(w, in->guard);
-  uint32_t m = 0, want = in->guard_neg ? 0 : 1;
-  SIM_FOR_LANES(w->active, l) if ((p[l] & 1) == want) m |= 1u << l;
-  return m;
+  uint32_t m = 0, flip = in->guard_neg ? 1 : 0;
+  for (uint32_t l = 0; l < 32; l++) m |= (uint32_t)((p[l] ^ flip) & 1) << l; /* branch-free, all lanes */
+  return m & w->active;
 }
 
 /* ---- real calls (recursion) ---- */
@@ -257,7 +268,8 @@ static void run_warp(sim_warp_t *w) {
   while (!w->done && !w->blk->faulted) {
     const sim_insn_t *in = &code[w->pc];
     uint32_t m = guard_mask(w, in);
-    n += (uint64_t)__builtin_popcount(w->active);
+    /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
+    n += w->active == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(w->active);
     switch ((sim_kind_op_t)in->kind) {
       case SIM_K_EXEC:
         if (m) in->exec(w, in, m);
@@ -313,6 +325,9 @@ typedef struct {
 } sim_buf_t;
 typedef struct {
   sim_buf_t regs, shared, local, warps, shadow;
+  /* the grid (sim_grid_t.id) whose constants and launch-wide special registers
+   * regs holds for its warps (0: none) */
+  uint64_t regs_grid;
 } sim_tlbufs_t;
 static pthread_key_t tl_key;
 static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
@@ -350,7 +365,14 @@ static void *buf_get(sim_buf_t *b, size_t n) {
   return b->p;
 }
 
-static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs) {
+/* Special registers that differ between blocks of one grid (the others are the
+ * same for a warp id in every block). */
+#define SIM_SR_PER_BLOCK \
+  ((1u << SIM_SR_CTAID_X) | (1u << SIM_SR_CTAID_Y) | (1u << SIM_SR_CTAID_Z) | (1u << SIM_SR_SMID))
+
+/* warm: regs already hold this grid's constants and launch-wide special registers
+ * for warp `id` (the host thread's previous block was of the same grid). */
+static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs, bool warm) {
   const sim_kprog_t *p = b->g->prog;
   const sim_grid_t *g = b->g;
   memset(w, 0, sizeof *w);
@@ -361,10 +383,17 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
   w->nlanes_mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
   w->active = w->nlanes_mask;
   w->wait_min = UINT32_MAX;
-  memset(regs, 0, (size_t)p->n_regs * 32 * sizeof *regs);
-  for (uint32_t i = 0; i < p->n_consts; i++)
-    for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
+  /* Registers start at 0 (a read before any write is the same whatever ran on this
+   * host thread before); constants and the special registers the kernel reads are
+   * filled, the others never read. */
+  memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
+  memset(regs + (size_t)(p->n_regs - 1) * 32, 0, 32 * sizeof *regs); /* the sink (last) */
+  if (!warm)
+    for (uint32_t i = 0; i < p->n_consts; i++)
+      for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
   uint64_t *s = regs + (size_t)p->sreg_base * 32;
+  uint32_t fill = p->sreg_used & (warm ? SIM_SR_PER_BLOCK : ~0u);
+  if (!fill) return;
   for (unsigned l = 0; l < 32; l++) {
     unsigned t = first + l;
     uint64_t v[SIM_SR_COUNT] = {
@@ -377,14 +406,23 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
         [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
         [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
         [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
-    for (unsigned k = 0; k < SIM_SR_COUNT; k++) s[(size_t)k * 32 + l] = v[k];
+    for (uint32_t u = fill, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
   }
 }
 
+/* A number no other grid of the process has: set at the grid's first block. */
+static uint64_t grid_id(sim_grid_t *g) {
+  static atomic_uint_fast64_t ids;
+  uint_fast64_t id = atomic_load_explicit(&g->id, memory_order_relaxed);
+  if (id) return id;
+  uint_fast64_t mine = atomic_fetch_add_explicit(&ids, 1, memory_order_relaxed) + 1;
+  return atomic_compare_exchange_strong(&g->id, &id, mine) ? mine : id;
+}
+
 void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
-  if (atomic_load_explicit(&g->stop, memory_order_relaxed)) return;
+  if (outranked(g, i)) return;
   const sim_kprog_t *p = g->prog;
-  sim_block_t b = {.g = g, .red_and = 1};
+  sim_block_t b = {.g = g, .index = i, .red_and = 1};
   b.ctaid[0] = (unsigned)(i % g->grid[0]);
   b.ctaid[1] = (unsigned)(i / g->grid[0] % g->grid[1]);
   b.ctaid[2] = (unsigned)(i / ((uint64_t)g->grid[0] * g->grid[1]));
@@ -404,8 +442,12 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   memset(b.local, 0xA5, p->local_bytes * b.n_threads);
   b.warps = buf_get(&tl->warps, b.n_warps * sizeof *b.warps);
   size_t regs_per_warp = (size_t)p->n_regs * 32;
+  void *before = tl->regs.p;
   uint64_t *regs = buf_get(&tl->regs, regs_per_warp * b.n_warps * sizeof *regs);
-  for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w);
+  uint64_t gid = grid_id(g);
+  bool warm = (void *)regs == before && tl->regs_grid == gid; /* every block of a grid has n_warps warps */
+  tl->regs_grid = gid;
+  for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w, warm);
   for (;;) {
     unsigned live = 0, waiting = 0;
     for (unsigned w = 0; w < b.n_warps && !b.faulted; w++) {
@@ -414,7 +456,7 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
       if (!wp->done) live++;
       if (wp->at_bar) waiting++;
     }
-    if (b.faulted || atomic_load_explicit(&g->stop, memory_order_relaxed)) break;
+    if (b.faulted || outranked(g, i)) break;
     if (!live) break;
     if (waiting == live) barrier_release(&b);
   }

@@ -3,6 +3,7 @@
  * the context's sticky error, kernels the interpreter cannot run refused by name. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdlib.h>
 
 #include "simtest.h"
 
@@ -22,6 +23,46 @@ static const char ptx_copy[] =
     "END:\nret;\n}\n"
     ".visible .entry bad(.param .u64 p)\n{\n.reg .b32 %r<4>;\nbar.arrive 1, 64;\nret;\n}\n";
 
+/* Device buffers of n words for copy: src holding i * k, dst. */
+static void copy_buffers(unsigned n, unsigned k, CUdeviceptr *src, CUdeviceptr *dst) {
+  CK(cuMemAlloc(src, (size_t)n * 4));
+  CK(cuMemAlloc(dst, (size_t)n * 4));
+  uint32_t *h = malloc((size_t)n * 4);
+  if (!h) abort();
+  for (unsigned i = 0; i < n; i++) h[i] = i * k;
+  CK(cuMemcpyHtoD(*src, h, (size_t)n * 4));
+  free(h);
+}
+
+/* Launches copy over n words of src (word i holding i * k): checks the bytes it
+ * loaded (src and the constant table) and stored (dst and the atomic counter), the
+ * atomic count in gcount (at g) and dst; returns the launch's counters. */
+static simcuda_stats_t copy_checked(CUfunction f, CUdeviceptr g, CUdeviceptr src, CUdeviceptr dst, unsigned n,
+                                    unsigned k) {
+  simcuda_get_stats_fn get = (simcuda_get_stats_fn)dlsym(RTLD_DEFAULT, "simcudaGetStats");
+  simcuda_reset_stats_fn reset = (simcuda_reset_stats_fn)dlsym(RTLD_DEFAULT, "simcudaResetStats");
+  if (!get || !reset) FT_FAIL_("simcudaGetStats/simcudaResetStats not found");
+  uint32_t zero = 0, cnt;
+  CK(cuMemcpyHtoD(g, &zero, 4));
+  reset();
+  void *args[] = {&src, &dst, &n};
+  CK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+  CK(cuCtxSynchronize());
+  simcuda_stats_t s;
+  get(&s);
+  /* n loads of src and of the constant table, n stores to dst, n atomics (load + store). */
+  ASSERT_EQ(s.kernel_bytes_loaded, (uint64_t)n * 4 * 3);
+  ASSERT_EQ(s.kernel_bytes_stored, (uint64_t)n * 4 * 2);
+  CK(cuMemcpyDtoH(&cnt, g, 4));
+  ASSERT_EQ(cnt, n);
+  uint32_t *h = malloc((size_t)n * 4);
+  if (!h) abort();
+  CK(cuMemcpyDtoH(h, dst, (size_t)n * 4));
+  for (unsigned i = 0; i < n; i++) ASSERT_EQ(h[i], i * k + 10 * (i % 4 + 1));
+  free(h);
+  return s;
+}
+
 TEST_IMPL(ptx_counters_and_globals) {
   st_setup();
   CUmodule m;
@@ -35,29 +76,12 @@ TEST_IMPL(ptx_counters_and_globals) {
   size_t gs;
   CK(cuModuleGetGlobal(&g, &gs, m, "gcount"));
   ASSERT_EQ(gs, 4u);
-  simcuda_get_stats_fn get = (simcuda_get_stats_fn)dlsym(RTLD_DEFAULT, "simcudaGetStats");
-  simcuda_reset_stats_fn reset = (simcuda_reset_stats_fn)dlsym(RTLD_DEFAULT, "simcudaResetStats");
   simcuda_get_traffic_fn traffic = (simcuda_get_traffic_fn)dlsym(RTLD_DEFAULT, "simcudaGetTraffic");
-  ASSERT(get && reset && traffic);
+  ASSERT(traffic);
   for (unsigned n = 1; n < 3000; n = n * 3 + 7) {
     CUdeviceptr src, dst;
-    CK(cuMemAlloc(&src, n * 4));
-    CK(cuMemAlloc(&dst, n * 4));
-    uint32_t *h = malloc(n * 4);
-    ASSERT(h);
-    for (unsigned i = 0; i < n; i++) h[i] = i * 3;
-    CK(cuMemcpyHtoD(src, h, n * 4));
-    uint32_t zero = 0;
-    CK(cuMemcpyHtoD(g, &zero, 4));
-    reset();
-    void *args[] = {&src, &dst, &n};
-    CK(cuLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-    CK(cuCtxSynchronize());
-    simcuda_stats_t s;
-    get(&s);
-    /* n loads of src and of the constant table, n stores to dst, n atomics (load + store). */
-    ASSERT_EQ(s.kernel_bytes_loaded, (uint64_t)n * 4 * 3);
-    ASSERT_EQ(s.kernel_bytes_stored, (uint64_t)n * 4 * 2);
+    copy_buffers(n, 3, &src, &dst);
+    simcuda_stats_t s = copy_checked(f, g, src, dst, n, 3);
     ASSERT_EQ(s.kernels_interpreted, 1u);
     uint64_t base, asize, ld, st;
     ASSERT_EQ(traffic(src + 4 * (n / 2), &base, &asize, &ld, &st), 0);
@@ -71,12 +95,6 @@ TEST_IMPL(ptx_counters_and_globals) {
     ASSERT_EQ(traffic(g, NULL, NULL, &ld, &st), 0);
     ASSERT_EQ(ld, (uint64_t)n * 4);
     ASSERT_EQ(st, (uint64_t)n * 4);
-    CK(cuMemcpyDtoH(h, dst, n * 4));
-    for (unsigned i = 0; i < n; i++) ASSERT_EQ(h[i], i * 3 + 10 * (i % 4 + 1));
-    uint32_t cnt;
-    CK(cuMemcpyDtoH(&cnt, g, 4));
-    ASSERT_EQ(cnt, n);
-    free(h);
     CK(cuMemFree(src));
     CK(cuMemFree(dst));
   }
@@ -85,6 +103,26 @@ TEST_IMPL(ptx_counters_and_globals) {
   CUdeviceptr p = 0;
   void *bargs[] = {&p};
   ASSERT_CU(cuLaunchKernel(b, 1, 1, 1, 32, 1, 1, 0, NULL, bargs, NULL), CUDA_ERROR_NOT_SUPPORTED);
+  CK(cuModuleUnload(m));
+  return TEST_OK;
+}
+
+/* SIMCUDA_THREADS=4 (more threads than this machine's cores): the blocks of one
+ * launch run on the driver's pool at once, and the kernel's global atomic counter,
+ * its results and the traffic counters are as exact as on one thread. */
+TEST_IMPL(ptx_blocks_on_threads) {
+  setenv("SIMCUDA_THREADS", "4", 1);
+  st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, ptx_copy));
+  CUfunction f = st_func(m, "copy");
+  CUdeviceptr g, src, dst;
+  CK(cuModuleGetGlobal(&g, NULL, m, "gcount"));
+  unsigned n = 200000; /* 1563 blocks */
+  copy_buffers(n, 7, &src, &dst);
+  for (int rep = 0; rep < 3; rep++) copy_checked(f, g, src, dst, n, 7);
+  CK(cuMemFree(src));
+  CK(cuMemFree(dst));
   CK(cuModuleUnload(m));
   return TEST_OK;
 }

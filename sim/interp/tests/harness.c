@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "lower.h"
 
@@ -56,10 +57,22 @@ int hz_check_ub;
 char hz_ub_log[8192];
 uint64_t hz_ub_reports;
 
+double hz_run_seconds, hz_run_cpu_seconds;
+
+/* Blocks on several host threads report concurrently. */
+static pthread_mutex_t hz_ub_mu = PTHREAD_MUTEX_INITIALIZER;
 static void hz_ub(void *ctx, const char *msg) {
   (void)ctx;
+  pthread_mutex_lock(&hz_ub_mu);
   size_t n = strlen(hz_ub_log);
   snprintf(hz_ub_log + n, sizeof hz_ub_log - n, "%s\n", msg);
+  pthread_mutex_unlock(&hz_ub_mu);
+}
+
+static double hz_clock(clockid_t c) {
+  struct timespec t;
+  clock_gettime(c, &t);
+  return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void *params, char *msg, size_t msglen,
@@ -91,6 +104,7 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
   g->ub_report = hz_ub;
   hz_ub_log[0] = 0;
   uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+  double t0 = hz_clock(CLOCK_MONOTONIC), c0 = hz_clock(CLOCK_PROCESS_CPUTIME_ID);
   if (hz_threads <= 1) {
     for (uint64_t i = 0; i < n; i++) sim_interp_run_block(g, i);
   } else {
@@ -102,6 +116,8 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
     hz_worker(&job);
     for (unsigned i = 0; i < started; i++) pthread_join(t[i], NULL);
   }
+  hz_run_seconds = hz_clock(CLOCK_MONOTONIC) - t0;
+  hz_run_cpu_seconds = hz_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
   int r = atomic_load(&g->error);
   if (r) snprintf(msg, msglen, "%s", g->msg);
   if (insns) *insns = atomic_load(&g->insns);

@@ -20,6 +20,9 @@ extern uint64_t hz_ub_reports;
 /* Host threads running the blocks of the next hz_run calls (default 1), each
  * taking the next block index, as the driver's pool does. */
 extern unsigned hz_threads;
+/* Wall-clock and process CPU seconds the blocks of the last hz_run took (parsing
+ * and lowering left out). */
+extern double hz_run_seconds, hz_run_cpu_seconds;
 
 /* Makes buf (n bytes) addressable by kernels; returns 0. */
 int hz_add_buffer(void *buf, size_t n);
