@@ -330,6 +330,9 @@ TEST_IMPL(devices_campaign) {
       ASSERT_EQ(campaign_row(dev[d].label, bits, r.out, c), (uint64_t)runs);
       if (c[4] || c[5] || c[6]) FT_FAIL_("%s, %d bit(s): silent corruption, crash or hang:\n%s", dev[d].label,
                                          bits, r.out);
+      uint64_t several = 1;
+      ASSERT_EQ(json_u64(r.out, "runs_with_several_faults", &several), 0);
+      ASSERT_EQ(several, 0u); /* one process: one fault per run */
       proc_free(&r);
     }
   for (int bits = 1; bits <= 2; bits++) {
@@ -340,6 +343,10 @@ TEST_IMPL(devices_campaign) {
     proc_result_t r = campaign(args, "1");
     uint64_t c[7];
     ASSERT_EQ(campaign_row("simple_ipc (parent: exported buffer; child: its own)", bits, r.out, c), 8u);
+    /* both processes struck, and counted so */
+    uint64_t several = 0;
+    ASSERT_EQ(json_u64(r.out, "runs_with_several_faults", &several), 0);
+    ASSERT_EQ(several, 8u);
     /* the exported buffer's damage reached the program: never counted as repaired */
     if (c[0] || c[1] || c[2] || c[4] || c[6] || c[5] != 8)
       FT_FAIL_("simple_ipc, %d bit(s): a fault in exported memory not counted as the failure it is:\n%s", bits,
