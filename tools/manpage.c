@@ -1,5 +1,5 @@
 /* manpage.c: writes gpuft(1) in troff on stdout, at build time, from the options
- * table (shim/options.h) that also makes `gpuft --help`: the two cannot drift. */
+ * table (shim/base/options.h) that also makes `gpuft --help`: the two cannot drift. */
 #include <stdio.h>
 #include <string.h>
 

@@ -103,6 +103,26 @@ void ft_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
     else if (ft_n_ == (cap)) FT_WARN("(further warnings of this kind suppressed)"); \
   } while (0)
 
+/* Locks the compiler checks: clang's -Wthread-safety capabilities (the ctest
+ * thread_safety_analysis builds the library with them; other compilers ignore them).
+ * A function that needs a lock held says FT_REQUIRES; one that takes it itself,
+ * FT_EXCLUDES; one that lets go of it for a while and takes it back carries
+ * `_relocking` in its name, and its callers hold no record pointer across it. */
+#if defined(__clang__)
+#define FT_TSA(x) __attribute__((x))
+#else
+#define FT_TSA(x)
+#endif
+#define FT_CAPABILITY(x) FT_TSA(capability(x))
+#define FT_ACQUIRE(...) FT_TSA(acquire_capability(__VA_ARGS__))
+#define FT_RELEASE(...) FT_TSA(release_capability(__VA_ARGS__))
+#define FT_TRY_ACQUIRE(...) FT_TSA(try_acquire_capability(__VA_ARGS__))
+#define FT_REQUIRES(...) FT_TSA(requires_capability(__VA_ARGS__))
+#define FT_EXCLUDES(...) FT_TSA(locks_excluded(__VA_ARGS__))
+#define FT_ASSERT_CAPABILITY(x) FT_TSA(assert_capability(x))
+#define FT_GUARDED_BY(x) FT_TSA(guarded_by(x))
+#define FT_NO_TSA FT_TSA(no_thread_safety_analysis)
+
 /* Cheap invariants: always on; a broken one is a gpuft bug. */
 #define FT_ASSERT(x)                                                             \
   do {                                                                           \

@@ -21,7 +21,7 @@ FT_API int gpuft_debug_code_range(unsigned long long dptr, unsigned long long *c
   ft_init();
   ft_lock();
   ft_alloc_t *a = ft_reg_find((CUdeviceptr)dptr);
-  int ok = a && a->code && a->state != FT_ST_UNPROT;
+  int ok = ft_protected(a);
   if (ok) {
     if (code) *code = a->code;
     if (code_bytes) *code_bytes = a->code_bytes;

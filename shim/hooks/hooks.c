@@ -6,7 +6,8 @@
 #include "inject.h"
 
 /* Every class but PROC has handlers ft_on_<name> with the same parameters (ops_*.c,
- * launch.c); UNPROT and GRAPH calls are also counted as unprotected operations.
+ * launch.c); UNPROT calls are also counted as unprotected operations, GRAPH calls when
+ * gpuft cannot read the graph (graph.c).
  * The guard marks gpuft's own work on this thread. */
 #define FT_COUNT_PROC(id)
 #define FT_COUNT_ALLOC(id) ft_count_call(id);
@@ -15,7 +16,7 @@
 #define FT_COUNT_MEMSET(id) ft_count_call(id);
 #define FT_COUNT_LAUNCH(id) ft_count_call(id);
 #define FT_COUNT_SYNC(id) ft_count_call(id);
-#define FT_COUNT_GRAPH(id) ft_count_unprotected(id);
+#define FT_COUNT_GRAPH(id) /* (graph.c: a call, unprotected when it cannot read the graph) */
 #define FT_COUNT_UNPROT(id) ft_count_unprotected(id);
 
 #define FT_HOOK(cls, name, pfn, params, args) CUresult ft_on_##name params;
@@ -49,3 +50,9 @@
 #define FT_PICK_UNPROT FT_GEN_HOOK
 #include "hooks.def"
 #undef FT_HOOK
+
+/* Load time: the engine's floors told whom to call up to, the report's set-up. */
+__attribute__((constructor)) static void ft_load(void) {
+  ft_engine_wire();
+  ft_report_load();
+}

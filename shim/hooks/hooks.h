@@ -4,6 +4,7 @@
 #ifndef FT_HOOKS_H
 #define FT_HOOKS_H
 
+#include "engine.h"
 #include "ft.h"
 
 typedef struct {
@@ -36,6 +37,9 @@ int ft_capturing(CUstream s);
     }                                      \
   } while (0)
 void ft_captured_call(void);
+/* A launch of executable graph g on s (graph.c): protected as the launches it holds
+ * when gpuft could read its nodes, else an unknown writer (counted unprotected). */
+CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id);
 
 /* An operation of the program begins: room in the ledger for its jobs, then the
  * operation lock (engine.h). */

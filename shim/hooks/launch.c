@@ -8,20 +8,11 @@
 
 #include "access.h"
 #include "hooks.h"
+#include "launch.h"
 #include "reach.h"
 #include "inject.h"
 #include "../ptx/access.h" /* FT_PTX_K_*: what a kernel reaches besides its arguments */
 
-typedef struct {
-  ft_alloc_t *a;
-  int acc;  /* FT_ACC_*: the most writing of its slots */
-  int slot; /* a slot of that access, for learning */
-  /* the bytes of a the launch may read and write, by the kernel's range facts
-   * (DESIGN.md 5): [lo, hi) from a's base per direction, empty when lo == hi;
-   * whole: unbounded, all of a */
-  int64_t lo[2], hi[2];
-  uint8_t whole[2];
-} ref_t;
 
 /* Widens direction dir of r by what the place at parameter offset off (pointer
  * value v into r->a) may access at this launch. */
@@ -99,14 +90,14 @@ static int param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t
 /* Protected allocations referenced by the arguments (deduplicated), with the
  * bytes of each the launch may access. */
 static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, const unsigned grid[3],
-                const unsigned block[3], ref_t *refs, int cap) {
+                const unsigned block[3], ref_t *refs, int cap) FT_REQUIRES(ft_eng_lock) {
   int n = 0;
   for (size_t off = 0; off + 8 <= len; off += 8) {
     uint64_t v;
     memcpy(&v, buf + off, 8);
     if (v < 4096) continue;
     ft_alloc_t *a = ft_reg_find((CUdeviceptr)v);
-    if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (!ft_protected(a)) continue;
     int slot = (int)(off / 8), acc = fn->slot_acc[slot];
     if (acc == FT_ACC_NONE) continue; /* not a pointer the kernel uses */
     int i;
@@ -132,14 +123,13 @@ static int scan(ft_func_t *fn, const uint8_t *buf, size_t len, const unsigned gr
   return n;
 }
 
-#define MAX_REFS 64
 
 /* Adds to refs what the kernel may write besides its argument places (reach.c):
  * pointers just outside an allocation, pointers in parameter bytes that are no
  * place, what pointers loaded from its buffers reach, or everything. Returns the
  * new count, or -1 when more than MAX_REFS would be needed. Lock held. */
 static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t len,
-                 ref_t *refs, int n) {
+                 ref_t *refs, int n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *set[MAX_REFS];
   uint8_t written[MAX_REFS];
   for (int i = 0; i < n; i++) set[i] = refs[i].a;
@@ -157,7 +147,7 @@ static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, siz
       if (written[i] || beyond) refs[i].whole[0] = refs[i].whole[1] = 1;
       continue;
     }
-    if (!a->dev || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (!ft_protected(a)) continue;
     a->read_since_upload = 1;
     memset(&refs[k], 0, sizeof refs[k]);
     refs[k].whole[0] = refs[k].whole[1] = 1;
@@ -173,7 +163,7 @@ static int reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, siz
  * points into managed or mapped host memory (the host may change it meanwhile, a
  * second run would accumulate twice), or its PTX shows it writing memory reached
  * other than through its arguments. Lock held. */
-static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
+static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) FT_REQUIRES(ft_eng_lock) {
   if (fn->facts && (fn->kflags & (FT_PTX_K_REACHES_BEYOND | FT_PTX_K_GLOBAL_WRITE)))
     return "a kernel reaching memory other than through its arguments";
   for (size_t off = 0; off + 8 <= len; off += 8) {
@@ -197,7 +187,7 @@ static const char *impure(const ft_func_t *fn, const uint8_t *buf, size_t len) {
 /* On the simulator with its access check on: tell it which protected allocations
  * this launch is treated as not writing (all but refs[i] with a writing class),
  * so that a store into one is caught whatever gpuft's reason. Lock held. */
-static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) {
+static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) FT_REQUIRES(ft_eng_lock) {
   ft_sim_declare_fn declare = __atomic_load_n(&ft_sim_declare_unwritten, __ATOMIC_RELAXED);
   if (!declare) return;
   size_t n = 0, cap = ft_reg_count();
@@ -205,7 +195,7 @@ static void declare_unwritten(const ft_dev_t *d, const ref_t *refs, int nref) {
   if (!bases) return;
   for (size_t i = 0; i < cap; i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || !a->code || a->state == FT_ST_UNPROT) continue;
+    if (a->dev != d || !ft_protected(a)) continue;
     int written = 0;
     for (int k = 0; k < nref && !written; k++) written = refs[k].a == a && refs[k].acc != FT_ACC_READ;
     if (!written) bases[n++] = a->base;
@@ -232,7 +222,7 @@ static int read_only_parts(const ref_t *r, uint64_t part[2][2]) {
 /* Those groups verified after the launch, as a read-only argument is (what it was
  * given may have been damaged after the check before it). (Not for learning: no
  * function named.) */
-static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) {
+static void verify_read_only(ft_dev_t *d, const ref_t *r, CUstream s) FT_REQUIRES(ft_eng_lock) {
   uint64_t part[2][2];
   int n = read_only_parts(r, part);
   for (int k = 0; k < n; k++)
@@ -247,65 +237,51 @@ static void owe_read_only(const ref_t *r) {
   for (int k = 0; k < n; k++) ft_rest_read_owed(r->a, part[k][0], part[k][1]);
 }
 
-typedef CUresult (*launch_fn)(const void *call);
 
-/* The launch of kernel f with its arguments, on stream s; `real` performs the
- * application's call exactly as made. */
-static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstream s,
-                               launch_fn real, const void *call, const unsigned grid[3],
-                               const unsigned block[3], unsigned shmem, int coop) {
-  FT_CAPTURED(s, real(call)); /* a node of a graph: checked when the graph is launched */
-  /* an epoch is committed at least every GPUFT_EPOCH_LAUNCHES launches */
-  if (FT_OPT(EPOCH_LAUNCHES) && ft_epoch_ops() >= (size_t)FT_OPT(EPOCH_LAUNCHES)) {
-    CUresult v = ft_commit_all();
-    if (v != CUDA_SUCCESS) return v;
-  }
+int ft_kernel_refs(ft_dev_t *d, CUfunction f, void **params, void **extra, const unsigned grid[3],
+                   const unsigned block[3], ref_t *refs, int n, int cap, const char **side) {
+  ft_func_t *fn = ft_func_get(f);
   uint8_t buf[FT_MAX_PARAM_BYTES];
   size_t len = 0;
-  ref_t refs[MAX_REFS];
-  if (ft_inject_active()) {
-    /* GPUFT_INJECT: the fault lands before the kernel, and before gpuft looks */
-    ft_lock();
-    ft_func_t *fi = ft_dev_current() ? ft_func_get(f) : NULL;
-    int ok = fi && fi->layout_ok && param_bytes(fi, params, extra, buf, &len) == 0;
-    ft_unlock();
-    if (ok)
-      ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams);
+  ref_t mine[MAX_REFS];
+  if (!fn || !fn->layout_ok || param_bytes(fn, params, extra, buf, &len) != 0) return -1;
+  int m = scan(fn, buf, len, grid, block, mine, MAX_REFS);
+  if (m >= 0) m = reach(fn, d, buf, len, mine, m);
+  if (m < 0) return -1;
+  const char *why = impure(fn, buf, len);
+  if (why && !*side) *side = why;
+  for (int i = 0; i < m; i++) {
+    int k = 0;
+    while (k < n && refs[k].a != mine[i].a) k++;
+    if (k == n) {
+      if (n == cap) return -1;
+      refs[n++] = mine[i];
+    } else {
+      ref_t *r = &refs[k];
+      if (mine[i].acc != FT_ACC_READ) r->acc = mine[i].acc;
+      for (int dir = 0; dir < 2; dir++) {
+        r->whole[dir] |= mine[i].whole[dir];
+        if (mine[i].lo[dir] >= mine[i].hi[dir]) continue;
+        if (r->lo[dir] >= r->hi[dir]) r->lo[dir] = mine[i].lo[dir], r->hi[dir] = mine[i].hi[dir];
+        if (mine[i].lo[dir] < r->lo[dir]) r->lo[dir] = mine[i].lo[dir];
+        if (mine[i].hi[dir] > r->hi[dir]) r->hi[dir] = mine[i].hi[dir];
+      }
+    }
+    refs[k].slot = -1; /* (a graph's: no one argument slot to learn about) */
   }
-  FT_OP_BEGIN();
-  ft_lock();
-  ft_st.launches++;
-  ft_dev_t *d = ft_dev_current();
-  ft_func_t *fn = d ? ft_func_get(f) : NULL;
-  int nref = -1;
-  if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
-    nref = scan(fn, buf, len, grid, block, refs, MAX_REFS);
-  if (d && nref >= 0) nref = reach(fn, d, buf, len, refs, nref);
-  if (!d) {
-    ft_unlock();
-    CUresult r = real(call);
-    ft_op_end();
-    return r;
-  }
-  if (nref < 0) {
-    /* arguments unreadable: an unknown writer; what is pending is committed first
-     * (outside the operation, so that a replay can still run) */
-    ft_unlock();
-    ft_op_end();
-    FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s, or it may reach more than %d "
-                   "allocations: treated as writing every protected allocation",
-                   fn && fn->name[0] ? fn->name : "(unnamed)", MAX_REFS);
-    CUresult v = ft_unknown_writer_before(s, 1);
-    FT_OP_BEGIN();
-    ft_sim_declare_fn declare = __atomic_load_n(&ft_sim_declare_unwritten, __ATOMIC_RELAXED);
-    if (declare) declare(NULL, 0); /* every allocation written */
-    CUresult r = real(call);
-    if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
-    ft_op_end();
-    __atomic_fetch_add(&ft_st.unknown_writers, 1, __ATOMIC_RELAXED);
-    return r != CUDA_SUCCESS ? r : v;
-  }
-  int skip = ft_func_skipped(fn);
+  return n;
+}
+
+/* The protocol of a launch whose uses are known (refs: a kernel's, or the merged
+ * uses of a graph's nodes; fn NULL for a graph): restore points and checks before
+ * what it may write, the program's call made without the engine lock, then what it
+ * only read verified after it (or owed), what it wrote re-encoded behind it or left
+ * in flight, and the launch logged for replay (side: why it cannot be replayed, or
+ * NULL). Engine lock held, operation lock shared; both as they were on return. */
+CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUstream s,
+                         launch_fn real, const void *call, const char *side,
+                         const ft_logged_t *lg) {
+  int skip = fn && ft_func_skipped(fn);
   if (!skip) ft_st.launches_protected++;
   int epoch_mode = FT_OPT(CHECK) == FT_CHECK_EPOCH;
   int j = ft_ord_op(s);
@@ -364,11 +340,43 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
     uint64_t g0, g1;
     if (groups(&refs[i], 2, &g0, &g1)) given += ft_groups_len(refs[i].a->size, g0, g1);
   }
+  /* The program's own launch runs without the engine lock (issue 23): other threads'
+   * hooked calls do not queue behind it. Its uses are recorded first (a writer keeps
+   * its allocations from rest until the operation ends: ft_rest_issuing), and every
+   * record is found again after it by address and id; what another thread changed
+   * meanwhile is taken the cautious way (no check after on a changed input, no code
+   * trusted outside what the launch wrote). */
+  uint64_t id[MAX_REFS], gen[MAX_REFS];
+  CUdeviceptr base[MAX_REFS];
+  int state[MAX_REFS];
+  for (int i = 0; i < nref; i++) {
+    ft_alloc_t *a = refs[i].a;
+    int write = refs[i].acc != FT_ACC_READ;
+    base[i] = a->base, id[i] = a->id, gen[i] = a->content_gen, state[i] = a->state;
+    ft_rest_use(a, j, write);
+    if (write) ft_rest_issuing(a, s);
+  }
+  ft_unlock();
   CUresult r = real(call);
+  ft_lock();
+  int kept = 0;
+  for (int i = 0; i < nref; i++) {
+    ft_alloc_t *a = ft_reg_find_base(base[i]);
+    if (!a || a->id != id[i]) continue; /* freed meanwhile (the program's own race) */
+    int changed = a->content_gen != gen[i] || a->state != state[i];
+    if (changed && refs[i].acc == FT_ACC_READ && verify_after[i]) {
+      verify_after[i] = 0;
+      ft_rest_verify_owed(a); /* verified once it is at rest again */
+    } else if (changed || !ft_rest_ordered(a, j, 1)) {
+      alone[i] = 0, coded[i] = 0, part[i] = 0;
+    }
+    refs[kept] = refs[i], refs[kept].a = a;
+    verify_after[kept] = verify_after[i], alone[kept] = alone[i], coded[kept] = coded[i];
+    part[kept++] = part[i];
+  }
+  nref = kept;
   if (r == CUDA_SUCCESS) {
-    const char *side = impure(fn, buf, len);
     if (side) ft_epoch_unreplayable(side);
-    else if (coop == 2) ft_epoch_unreplayable("a launch with attributes (cuLaunchKernelEx)");
     else {
       ft_span_t w[FT_OP_WRITES];
       int nw = 0;
@@ -379,7 +387,8 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
         if (nw == FT_OP_WRITES) nw = -1;
         else w[nw++] = (ft_span_t){refs[i].a->base, g0, g1};
       }
-      ft_log_launch(f, coop, grid, block, shmem, buf, len, fn, w, nw);
+      if (lg->graph) ft_log_graph(lg->graph, w, nw);
+      else ft_log_launch(lg->f, lg->coop, lg->grid, lg->block, lg->shmem, lg->buf, lg->len, fn, w, nw);
     }
     for (int i = 0; i < nref; i++) {
       ft_alloc_t *a = refs[i].a;
@@ -430,6 +439,69 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
       ft_rest_use(a, j, 1);
     }
   }
+  return r;
+}
+
+/* The launch of kernel f with its arguments, on stream s; `real` performs the
+ * application's call exactly as made. */
+static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstream s,
+                               launch_fn real, const void *call, const unsigned grid[3],
+                               const unsigned block[3], unsigned shmem, int coop) {
+  FT_CAPTURED(s, real(call)); /* a node of a graph: checked when the graph is launched */
+  /* an epoch is committed at least every GPUFT_EPOCH_LAUNCHES launches */
+  if (FT_OPT(EPOCH_LAUNCHES) && ft_epoch_ops() >= (size_t)FT_OPT(EPOCH_LAUNCHES)) {
+    CUresult v = ft_commit_all();
+    if (v != CUDA_SUCCESS) return v;
+  }
+  uint8_t buf[FT_MAX_PARAM_BYTES];
+  size_t len = 0;
+  ref_t refs[MAX_REFS];
+  if (ft_inject_active()) {
+    /* GPUFT_INJECT: the fault lands before the kernel, and before gpuft looks */
+    ft_lock();
+    ft_func_t *fi = ft_dev_current() ? ft_func_get(f) : NULL;
+    int ok = fi && fi->layout_ok && param_bytes(fi, params, extra, buf, &len) == 0;
+    ft_unlock();
+    if (ok)
+      ft_inject_launch(fi->name, buf, len, fi->param_off, fi->param_size, fi->nparams);
+  }
+  FT_OP_BEGIN();
+  ft_lock();
+  ft_st.launches++;
+  ft_dev_t *d = ft_dev_current();
+  ft_func_t *fn = d ? ft_func_get(f) : NULL;
+  int nref = -1;
+  if (fn && fn->layout_ok && param_bytes(fn, params, extra, buf, &len) == 0)
+    nref = scan(fn, buf, len, grid, block, refs, MAX_REFS);
+  if (d && nref >= 0) nref = reach(fn, d, buf, len, refs, nref);
+  if (!d) {
+    ft_unlock();
+    CUresult r = real(call);
+    ft_op_end();
+    return r;
+  }
+  if (nref < 0) {
+    /* arguments unreadable: an unknown writer; what is pending is committed first
+     * (outside the operation, so that a replay can still run) */
+    ft_unlock();
+    ft_op_end();
+    FT_WARN_CAPPED(3, "cannot read the arguments of kernel %s, or it may reach more than %d "
+                   "allocations: treated as writing every protected allocation",
+                   fn && fn->name[0] ? fn->name : "(unnamed)", MAX_REFS);
+    CUresult v = ft_unknown_writer_before(s, 1);
+    FT_OP_BEGIN();
+    ft_sim_declare_fn declare = __atomic_load_n(&ft_sim_declare_unwritten, __ATOMIC_RELAXED);
+    if (declare) declare(NULL, 0); /* every allocation written */
+    CUresult r = real(call);
+    if (r == CUDA_SUCCESS) ft_unknown_writer_after(s);
+    ft_op_end();
+    __atomic_fetch_add(&ft_st.unknown_writers, 1, __ATOMIC_RELAXED);
+    return r != CUDA_SUCCESS ? r : v;
+  }
+  const char *side = impure(fn, buf, len);
+  if (!side && coop == 2) side = "a launch with attributes (cuLaunchKernelEx)";
+  const ft_logged_t lg = {f, coop, grid, block, shmem, buf, len, NULL};
+  CUresult r = ft_protect_refs(d, fn, refs, nref, s, real, call, side, &lg);
   ft_unlock();
   ft_op_end();
   return r;

@@ -12,9 +12,9 @@
 #include "inject.h"
 
 /* The protected allocation holding all of [p, p+n), or NULL (lock held). */
-static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) {
+static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = ft_reg_find(p);
-  if (!a || !a->dev || !a->code || a->state == FT_ST_UNPROT) return NULL;
+  if (!ft_protected(a)) return NULL;
   if (n > a->size - (size_t)(p - a->base)) return NULL; /* the driver will refuse */
   return a;
 }
@@ -68,9 +68,9 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
     /* (not at rest until the operation ends: the upload lets go of the lock
      * between chunks) */
     ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size, off, n);
-    r = ft_upload(a->dev, a, off, src, n, FT_STREAM(s, ptsz), sync);
-    if (r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
-    ft_rest_write_end(a, FT_STREAM(s, ptsz));
+    r = ft_upload_relocking(a->dev, &a, off, src, n, FT_STREAM(s, ptsz), sync);
+    if (a && r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
+    if (a) ft_rest_write_end(a, FT_STREAM(s, ptsz));
   }
   ft_unlock();
   ft_op_end();
@@ -372,11 +372,7 @@ static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CU
   if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN &&
       ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, 0, ft_groups_of(sa->size), s, NULL, -1))
     ft_rest_verify_owed(sa);
-  if (da && da->dev && da->code && da->state != FT_ST_UNPROT) {
-    if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
-    ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
-    ft_content_changed(da);
-  }
+  if (ft_protected(da)) ft_reencode_written(da, s);
   ft_unlock();
 }
 

@@ -10,7 +10,7 @@
 static uint64_t g_alloc_seq;
 
 /* Track a new allocation [p, p+size) (engine lock held). */
-static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) {
+static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) FT_REQUIRES(ft_eng_lock) {
   if (!p || !size) return;
   ft_alloc_t *a = calloc(1, sizeof *a);
   if (!a) return;
@@ -173,7 +173,7 @@ CUresult ft_on_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
  * range are re-encoded on the device. */
 
 static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32_t pattern,
-                      CUstream s) {
+                      CUstream s) FT_REQUIRES(ft_eng_lock) {
   /* groups touched: [gfirst, glast); groups wholly inside (all 4 KiB): [gi0, gi1) */
   uint64_t gfirst = ft_group_of(off), glast = ft_groups_of(end);
   uint64_t gi0 = ft_groups_of(off), gi1 = ft_group_of(end);
@@ -206,7 +206,7 @@ static void before_memset(CUdeviceptr p, size_t bytes, CUstream s, int dense) {
   if (!bytes) return;
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
-  if (a && a->dev && a->code && a->state != FT_ST_UNPROT && bytes <= a->size - (p - a->base))
+  if (ft_protected(a) && bytes <= a->size - (p - a->base))
     ft_rest_write_begin(a, s, dense && p == a->base && bytes == a->size, p - a->base, bytes);
   ft_unlock();
 }
@@ -226,7 +226,7 @@ static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int patt
   ft_alloc_t *a = ft_reg_find(p);
   ft_dev_t *d = a ? a->dev : NULL;
   if (!pattern_ok) ft_epoch_unreplayable("a 2-D memset");
-  if (a && d && a->code && a->state != FT_ST_UNPROT) {
+  if (d && ft_protected(a)) {
     size_t off = (size_t)(p - a->base), end = off + bytes;
     if (end > a->size) end = a->size;
     if (!(off == 0 && end == a->size)) ft_coded_begin(a); /* never written: only the range */

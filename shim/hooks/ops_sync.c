@@ -120,7 +120,7 @@ CUresult ft_on_cuEventDestroy_v2(CUevent e) {
     if (!(FN) && !(CB)) return REAL; /* the driver's answer to a bad call */ \
     FT_CAPTURED(FT_STREAM(s, ptsz), REAL); /* a host node: runs at each graph launch */ \
     ft_op_begin();                                                        \
-    ft_hostfn_t *h = ft_host_fn_new(FT_STREAM(s, ptsz), FN, CB, u);                         \
+    ft_hostfn_t *h = ft_host_fn_queue(FT_STREAM(s, ptsz), FN, CB, u);                         \
     CUresult r;                                                           \
     if (h) {                                                              \
       r = TRAMP;                                                          \
@@ -144,16 +144,11 @@ HOSTFN(cuStreamAddCallback_ptsz, 1, (CUstream s, CUstreamCallback cb, void *u, u
        ft_real.cuStreamAddCallback_ptsz(s, cb, u, flags),
        ft_real.cuStreamAddCallback_ptsz(s, ft_host_fn_tramp_cb, h, flags))
 
-/* ---- graphs: an unknown set of kernels and copies ---- */
+/* ---- graphs: protected as the launches they hold (graph.c) ---- */
 #define GRAPH(name, ptsz)                                             \
   CUresult ft_on_##name(CUgraphExec g, CUstream s) {                  \
-    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(g, s)); /* a child graph */ \
-    CUresult v = ft_unknown_writer_before(FT_STREAM(s, ptsz), 1);    \
-    ft_op_begin();                                                    \
-    CUresult r = ft_real.name(g, s);                                  \
-    if (r == CUDA_SUCCESS) ft_unknown_writer_after(FT_STREAM(s, ptsz)); \
-    ft_op_end();                                                      \
-    return r != CUDA_SUCCESS ? r : v;                                 \
+    FT_CAPTURED(FT_STREAM(s, ptsz), (ft_count_call(FT_ID_##name), ft_real.name(g, s))); /* a child graph */ \
+    return ft_graph_launch(g, s, ptsz, FT_ID_##name);                 \
   }
 GRAPH(cuGraphLaunch, 0)
 GRAPH(cuGraphLaunch_ptsz, 1)
@@ -164,7 +159,7 @@ GRAPH(cuGraphLaunch_ptsz, 1)
 static void touching(CUdeviceptr p, CUstream s) {
   ft_lock();
   ft_alloc_t *a = ft_reg_find(p);
-  if (a && a->dev && a->code && a->state != FT_ST_UNPROT) ft_rest_write_begin(a, s, 0, 0, a->size);
+  if (ft_protected(a)) ft_rest_write_begin(a, s, 0, 0, a->size);
   ft_unlock();
 }
 
@@ -172,11 +167,7 @@ static void touched(CUdeviceptr p, CUstream s) {
   ft_lock();
   ft_epoch_unreplayable("an unmodelled write (stream memory operation, batch copy)");
   ft_alloc_t *a = ft_reg_find(p);
-  if (a && a->dev && a->code && a->state != FT_ST_UNPROT) {
-    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    ft_reencode(a->dev, a, 0, ft_groups_of(a->size), s);
-    ft_content_changed(a);
-  }
+  if (ft_protected(a)) ft_reencode_written(a, s);
   ft_unlock();
 }
 

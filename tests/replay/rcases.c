@@ -12,6 +12,9 @@
  *                 flipped before use: managed / mapped (a kernel accumulating into
  *                 managed or mapped host memory), hostfn (a host function copying
  *                 what an asynchronous read-back brought)
+ *   graph B       a graph of two scale nodes (out = 3 in, out2 = 5 out) launched
+ *                 three times; B bits of its input flipped at rest before the
+ *                 second launch: the epoch replayed by relaunching the graph
  *   takeback M    a synchronous read-back returned to the program before a replay
  *                 of its epoch; M: reuse (the program overwrites the buffer), free
  *                 (it frees it), change (it also changes the managed source)
@@ -356,6 +359,53 @@ static int takeback(const char *mode) {
   return wrong ? 1 : 0;
 }
 
+/* A graph launch protected as its launches (issue 24): its input damaged at rest,
+ * found after the launch read it, recovered by relaunching the graph. */
+static int graph(int bits) {
+  simcuda_flip_now_fn flip = (simcuda_flip_now_fn)dlsym(RTLD_DEFAULT, "simcudaFlipNow");
+  unsigned *h = malloc(N * 4), *back = malloc(N * 4);
+  CUdeviceptr in, out, out2;
+  CK(cuMemAlloc(&in, N * 4));
+  CK(cuMemAlloc(&out, N * 4));
+  CK(cuMemAlloc(&out2, N * 4));
+  for (unsigned i = 0; i < N; i++) h[i] = i * 2654435761u;
+  CK(cuMemcpyHtoD(in, h, N * 4));
+  unsigned k1 = 3, k2 = 5;
+  void *p1[] = {&in, &out, &k1}, *p2[] = {&out, &out2, &k2};
+  CUDA_KERNEL_NODE_PARAMS kp;
+  memset(&kp, 0, sizeof kp);
+  kp.func = f_scale;
+  kp.gridDimX = N / 256, kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = 256, kp.blockDimY = kp.blockDimZ = 1;
+  CUgraph g;
+  CUgraphNode n1, n2;
+  CUgraphExec ge;
+  CK(cuGraphCreate(&g, 0));
+  kp.kernelParams = p1;
+  CK(cuGraphAddKernelNode(&n1, g, NULL, 0, &kp));
+  kp.kernelParams = p2;
+  CK(cuGraphAddKernelNode(&n2, g, &n1, 1, &kp));
+  CK(cuGraphInstantiate(&ge, g, 0));
+  int wrong = 0;
+  CUresult r = CUDA_SUCCESS;
+  for (int launch = 0; launch < 3; launch++) {
+    if (launch == 1)
+      for (int b = 0; b < bits; b++)
+        if (!flip || flip(in + 4000 + (uint64_t)b * 8, (unsigned)(3 + b), 0) != 0) return 2;
+    CK(cuGraphLaunch(ge, 0));
+    CUresult rs = cuCtxSynchronize();
+    if (rs != CUDA_SUCCESS) r = rs;
+    CK(cuMemcpyDtoH(back, out2, N * 4));
+    for (unsigned i = 0; i < N; i++) wrong += back[i] != h[i] * 15u;
+  }
+  printf("graph %d: sync %d, %d wrong\n", bits, (int)r, wrong);
+  CK(cuGraphExecDestroy(ge));
+  CK(cuGraphDestroy(g));
+  free(h);
+  free(back);
+  return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return 2;
   setup();
@@ -365,5 +415,6 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "rewrite") && argc == 5) return rewrite(argv[2], atol(argv[3]), atoi(argv[4]));
   if (!strcmp(argv[1], "side") && argc == 3) return side(argv[2]);
   if (!strcmp(argv[1], "takeback") && argc == 3) return takeback(argv[2]);
+  if (!strcmp(argv[1], "graph") && argc == 3) return graph(atoi(argv[2]));
   return 2;
 }

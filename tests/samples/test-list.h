@@ -50,6 +50,7 @@ TEST_ENTRY(graphs_simple, 60)
 TEST_ENTRY(graph_jacobi, 60)
 TEST_ENTRY(graph_memnodes, 60)
 TEST_ENTRY(graph_conditional_refused, 60)
+TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
 TEST_ENTRY(devices_under_gpuft, 240)
 /* Campaigns of 1- and 2-bit faults at rest on each device of halo_multi_gpu, and in

@@ -226,6 +226,51 @@ TEST_IMPL(graphs_under_gpuft) {
   return TEST_OK;
 }
 
+/* A training-step-like graph under gpuft (issue 24): every launch is protected as
+ * the launches it holds (what its nodes may write checked before and re-encoded
+ * after, what they only read verified after), in both modes, and what gpuft does on
+ * the device does not depend on the memory the graph never touches: the same with 4
+ * and 16 MiB of other uploaded data (before, every graph launch verified and
+ * re-encoded all of it). */
+TEST_IMPL(graph_launches_protected_as_their_nodes) {
+  if (!*SAMPLE_graph_step) return TEST_SKIPF("samples not built (no nvcc)");
+  static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
+  for (int m = 0; m < 2; m++) {
+    uint64_t work[2] = {0, 0};
+    for (int w = 0; w < 2; w++) {
+      char rep[128], env_rep[160];
+      snprintf(rep, sizeof rep, "/tmp/gpuft-graphstep-%d.json", (int)getpid());
+      snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+      const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB,
+                           env_rep, modes[m], NULL};
+      const char *argv[] = {SAMPLE_graph_step, w ? "16" : "4", "50", NULL};
+      proc_result_t r;
+      ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+      if (r.status != 0 || !strstr(r.out, "PASSED")) FT_FAIL_("graph_step (%s): exit %d\n%s%s", modes[m], r.status, r.out, r.err);
+      char *json = read_file(rep);
+      unlink(rep);
+      ASSERT(json != NULL);
+      uint64_t graphs = 0, unprot = 9, det = 9, enc = 0, ver = 0;
+      ASSERT_EQ(json_u64(json, "graph_launches_protected", &graphs), 0);
+      ASSERT_EQ(json_u64(json, "unprotected_ops", &unprot), 0);
+      ASSERT_EQ(json_u64(json, "detected", &det), 0);
+      ASSERT_EQ(json_u64(json, "encoded_device", &enc), 0);
+      ASSERT_EQ(json_u64(json, "verified_device", &ver), 0);
+      ASSERT_EQ(graphs, 50u);
+      ASSERT_EQ(unprot, 0u);
+      ASSERT_EQ(det, 0u);
+      work[w] = enc + ver;
+      printf("# %s, %s MiB untouched: %ju bytes encoded, %ju verified on the device\n", modes[m],
+             w ? "16" : "4", (uintmax_t)enc, (uintmax_t)ver);
+      free(json);
+      proc_free(&r);
+    }
+    ASSERT_EQ(work[0], work[1]);
+    ASSERT_LT(work[0], (uint64_t)(4u << 20)); /* (4 MiB would be one pass over the untouched data) */
+  }
+  return TEST_OK;
+}
+
 /* Two devices and another process under gpuft (issue 27, before gpuft's own per-device
  * work): gpuft's kernels for an allocation run in its device's context (a peer copy
  * into device 1's memory, issued on device 0's stream, used to launch them in the

@@ -311,11 +311,64 @@ int main(void) {
   kp.kernelParams = params;
   CHECK(cuGraphCreate(&g, 0));
   CHECK(cuGraphAddKernelNode(&node, g, NULL, 0, &kp));
-  CHECK(cuGraphInstantiate(&ge, g, 0));
+  CALL(cuGraphInstantiateWithFlags, PFN_cuGraphInstantiateWithFlags_v11040, &ge, g, 0ULL);
   CALL(cuGraphLaunch, PFN_cuGraphLaunch_v10000, ge, s);
   CALL(cuGraphLaunch_ptsz, PFN_cuGraphLaunch_v10000_ptsz, ge, 0);
   CHECK(cuCtxSynchronize());
-  CHECK(cuGraphExecDestroy(ge));
+  /* changes to the executable graph (gpuft forgets what it read of it) */
+  CALL(cuGraphExecKernelNodeSetParams_v2, PFN_cuGraphExecKernelNodeSetParams_v12000, ge, node, &kp);
+  CALL(cuGraphNodeSetEnabled, PFN_cuGraphNodeSetEnabled_v11060, ge, node, 1u);
+  {
+    CUgraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    np.kernel.func = fill;
+    np.kernel.gridDimX = blocks, np.kernel.gridDimY = np.kernel.gridDimZ = 1;
+    np.kernel.blockDimX = 256, np.kernel.blockDimY = np.kernel.blockDimZ = 1;
+    np.kernel.kernelParams = params;
+    CALL(cuGraphExecNodeSetParams, PFN_cuGraphExecNodeSetParams_v12020, ge, node, &np);
+    CUgraphExecUpdateResultInfo info;
+    CALL(cuGraphExecUpdate_v2, PFN_cuGraphExecUpdate_v12000, ge, g, &info);
+  }
+  CALL(cuGraphLaunch, PFN_cuGraphLaunch_v10000, ge, s);
+  CALL(cuGraphExecDestroy, PFN_cuGraphExecDestroy_v10000, ge);
+  {
+    /* a graph of the other node kinds whose executable nodes can be changed */
+    CUgraph g2, child;
+    CUgraphNode nm, nc, nh, ng;
+    CHECK(cuGraphCreate(&g2, 0));
+    CHECK(cuGraphCreate(&child, 0));
+    CUgraphNode empty;
+    CHECK(cuGraphAddEmptyNode(&empty, child, NULL, 0));
+    CUDA_MEMSET_NODE_PARAMS ms;
+    memset(&ms, 0, sizeof ms);
+    ms.dst = b, ms.value = 3, ms.elementSize = 4, ms.width = N / 4, ms.height = 1, ms.pitch = N;
+    CHECK(cuGraphAddMemsetNode(&nm, g2, NULL, 0, &ms, ctx));
+    CUDA_MEMCPY3D cp;
+    memset(&cp, 0, sizeof cp);
+    cp.srcMemoryType = cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.srcDevice = b, cp.dstDevice = a, cp.WidthInBytes = N, cp.Height = cp.Depth = 1;
+    CHECK(cuGraphAddMemcpyNode(&nc, g2, &nm, 1, &cp, ctx));
+    CUDA_HOST_NODE_PARAMS hp = {host_fn, NULL};
+    CHECK(cuGraphAddHostNode(&nh, g2, &nc, 1, &hp));
+    CHECK(cuGraphAddChildGraphNode(&ng, g2, &nh, 1, child));
+    CUDA_GRAPH_INSTANTIATE_PARAMS ip;
+    memset(&ip, 0, sizeof ip);
+    CUgraphExec ge2, ge3;
+    CALL(cuGraphInstantiateWithParams, PFN_cuGraphInstantiateWithParams_v12000, &ge2, g2, &ip);
+    CALL(cuGraphInstantiateWithParams_ptsz, PFN_cuGraphInstantiateWithParams_v12000_ptsz, &ge3, g2, &ip);
+    CALL(cuGraphLaunch, PFN_cuGraphLaunch_v10000, ge2, s);
+    CALL(cuGraphExecMemsetNodeSetParams, PFN_cuGraphExecMemsetNodeSetParams_v10020, ge2, nm, &ms, ctx);
+    CALL(cuGraphExecMemcpyNodeSetParams, PFN_cuGraphExecMemcpyNodeSetParams_v10020, ge2, nc, &cp, ctx);
+    CALL(cuGraphExecHostNodeSetParams, PFN_cuGraphExecHostNodeSetParams_v10020, ge2, nh, &hp);
+    CALL(cuGraphExecChildGraphNodeSetParams, PFN_cuGraphExecChildGraphNodeSetParams_v11010, ge2, ng, child);
+    CALL(cuGraphLaunch, PFN_cuGraphLaunch_v10000, ge2, s);
+    CHECK(cuCtxSynchronize());
+    CHECK(cuGraphExecDestroy(ge2));
+    CHECK(cuGraphExecDestroy(ge3));
+    CHECK(cuGraphDestroy(g2));
+    CHECK(cuGraphDestroy(child));
+  }
   CHECK(cuGraphDestroy(g));
 
   /* ---- writers gpuft does not model (counted as unprotected) ---- */

@@ -2,7 +2,9 @@
 """check_layers.py: the layers of the code call only downward (ARCHITECTURE.md).
 
 Rooms, lowest first: common (the fault grammar, "did you mean": used by the library
-and the simulator alike), codec, ptx, kernels, shim/base, shim/engine, shim/hooks;
+and the simulator alike), codec, ptx, kernels, shim/base, the engine's floors
+(shim/engine/state, mech, store, policy, report; then shim/engine itself, the
+umbrella header the hooks include), shim/hooks;
 sim and tools sit beside the library and never inside it. A file may include
 headers and call functions only of its own layer or the ones below. Checked from
 #include lines and from calls to functions defined in other files (C, by name).
@@ -14,13 +16,18 @@ shim, and no library file may use the simulator. There the check also covers the
 entry points called by name (cu*, simcuda*) and global variables (sim_*) defined
 in another room; test folders, test lists and the public headers at sim/ top sit
 outside, and any other simulator source outside a room is reported.
+Inside the engine, files call each other without a cycle too (a floor's files among
+themselves): the cross-file call graph of shim/engine is checked to be acyclic, and
+a cycle is printed as one violation.
 Exit 1 with one line per violation. Usage: check_layers.py [repository root]."""
 import os
 import re
 import sys
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-LAYERS = ["common", "codec", "ptx", "kernels", "shim/base", "shim/engine", "shim/hooks"]
+ENGINE_FLOORS = ["shim/engine/state", "shim/engine/mech", "shim/engine/store", "shim/engine/policy",
+                 "shim/engine/report"]
+LAYERS = ["common", "codec", "ptx", "kernels", "shim/base"] + ENGINE_FLOORS + ["shim/engine", "shim/hooks"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 SIM_LAYERS = ["sim/interp", "sim/driver/base", "sim/driver/mem", "sim/driver/exec", "sim/driver/api", "sim/cudart"]
 SIM_RANK = {name: i for i, name in enumerate(SIM_LAYERS)}
@@ -90,6 +97,30 @@ def header_layers(header_paths, rel, inc):
     return sorted({layer_of(h) for h in cands if layer_of(h)})
 
 
+def engine_cycles(files, texts, defined):
+    """One line per cycle in the cross-file call graph of the engine's files."""
+    mine = [rel for rel in files if rel.startswith("shim/engine/") and rel.endswith(".c")]
+    graph = {rel: sorted({defined[n] for n in CALL.findall(texts[rel])
+                          if defined.get(n) in mine and defined[n] != rel}) for rel in mine}
+    state, found = {}, []
+
+    def visit(u, path):
+        state[u] = 1
+        path.append(u)
+        for v in graph[u]:
+            if state.get(v) == 1:
+                found.append("engine call cycle: " + " -> ".join(path[path.index(v):] + [v]))
+            elif not state.get(v):
+                visit(v, path)
+        path.pop()
+        state[u] = 2
+
+    for rel in mine:
+        if not state.get(rel):
+            visit(rel, [])
+    return found
+
+
 def main():
     files = sorted(f for f in set(sources()) if layer_of(f))
     headers = [rel for rel in files if rel.endswith((".h", ".cuh", ".def"))]
@@ -130,6 +161,7 @@ def main():
             rel = os.path.join(rel_dir, f)
             if f.endswith((".c", ".h", ".cu", ".cuh", ".def")) and not layer_of(rel) and f not in SIM_OUTSIDE:
                 bad.append(f"{rel}: in none of the simulator's rooms ({', '.join(SIM_LAYERS)})")
+    bad += engine_cycles(files, texts, defined)
     for line in bad:
         print(line)
     print(f"check_layers: {len(files)} files, {len(defined)} functions, {len(bad)} upward references",

@@ -1,0 +1,147 @@
+/* ledger.c: jobs — gpuft's kernel launches whose results come back through the
+ * ledger (a slot of mapped pinned memory per job). Issue order is kept so that
+ * commit processes results in the order the work was enqueued. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mech.h"
+
+static ft_job_rec_t g_rec[FT_LEDGER_SLOTS];
+static int g_free[FT_LEDGER_SLOTS], g_nfree = -1;
+static ft_job_rec_t *g_head, *g_tail; /* pending, in issue order */
+static uint64_t g_seq;
+static int g_pending;
+int ft_jobs_pending_hint; /* g_pending, readable without the lock */
+int ft_replaying;         /* a commit is replaying (engine lock held throughout) */
+
+static void init_free(void) {
+  for (int i = 0; i < FT_LEDGER_SLOTS; i++) g_free[i] = FT_LEDGER_SLOTS - 1 - i;
+  g_nfree = FT_LEDGER_SLOTS;
+}
+
+int ft_jobs_pending(void) { return g_pending; }
+
+ft_job_rec_t *ft_job_head(void) { return g_head; }
+
+/* Unlink a finished job (any position) and free its slot. */
+void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) {
+  if (prev) prev->next = j->next;
+  else g_head = j->next;
+  if (g_tail == j) g_tail = prev;
+  if (j->a) j->a->pending--;
+  g_free[g_nfree++] = j->slot;
+  g_pending--;
+  __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
+}
+
+/* A context's jobs go with it (its kernels are gone). An allocation's jobs lose
+ * their allocation but keep their slots: a free that does not synchronise
+ * (cuMemFreeAsync) leaves their kernels still to run, and a slot given to another
+ * job meanwhile would take their results. The commit retires them once done. */
+void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a) {
+  for (ft_job_rec_t *prev = NULL, *j = g_head, *next; j; j = next) {
+    next = j->next;
+    if (d && j->dev == d) {
+      ft_job_retire(prev, j);
+      continue;
+    }
+    if (a && j->a == a) {
+      a->pending--;
+      j->a = NULL;
+      j->voided = 1;
+    }
+    prev = j;
+  }
+}
+
+static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                 CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
+  if (g_nfree < 0) init_free();
+  if (g1 <= g0 || !a->code) return 0;
+  if (a->dev) d = a->dev; /* its kernels, ledger and stream: those of its context */
+  /* Full: nothing enqueued (the caller degrades). Operations make room before
+   * they start (ft_jobs_make_room), so this happens only inside a replay. */
+  if (g_nfree == 0) {
+    ft_st.verifications_refused++;
+    return -1;
+  }
+  int slot = g_free[--g_nfree];
+  ft_job_rec_t *j = &g_rec[slot];
+  memset(j, 0, sizeof *j);
+  j->kind = kind;
+  j->why = why;
+  j->a = a;
+  j->dev = d;
+  j->g0 = g0;
+  j->g1 = g1;
+  j->slot = slot;
+  j->seq = ++g_seq;
+  j->fn = fn;
+  j->argslot = argslot;
+  j->dst = dst;
+  j->epoch = ft_epoch;
+  j->ord_s = ft_ord_stream_index(stream);
+  j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
+  ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
+                   d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t),
+                   d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
+  int which = kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY : FTK_VERIFY;
+  int in;
+  CUstream on = ft_dev_enter_for(d, stream, &in);
+  /* The accumulator is device memory, where bits flip too: zeroed before every
+   * launch, whatever the last one left there (ftk.h). */
+  CUresult r = ft_real.cuMemsetD8Async(sp.djob, 0, sizeof(ftk_job_t), on);
+  if (r == CUDA_SUCCESS) r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], on);
+  ft_dev_leave_for(stream, on, in);
+  if (r != CUDA_SUCCESS) {
+    g_free[g_nfree++] = slot;
+    FT_WARN_CAPPED(3, "cannot launch a gpuft kernel (error %d)", (int)r);
+    ft_st.verifications_refused++;
+    return -1;
+  }
+  ft_st.bytes_verified_device += ft_groups_len(a->size, g0, g1);
+  ft_st.verifications++;
+  a->pending++;
+  g_pending++;
+  __atomic_store_n(&ft_jobs_pending_hint, g_pending, __ATOMIC_RELAXED);
+  if (g_tail) g_tail->next = j;
+  else g_head = j;
+  g_tail = j;
+  return 0;
+}
+
+/* Only groups under a valid code are checked: one job per coded run (memory never
+ * written holds nothing to check, and its code words are whatever they were). */
+static int issue_coded(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                       CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
+  int rc = 0;
+  for (uint64_t c0 = g0, c1; ft_coded_next(a, &c0, &c1, g1); c0 = c1)
+    if (issue(d, kind, why, a, c0, c1, dst, stream, fn, argslot)) rc = -1;
+  return rc;
+}
+
+int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
+                 ft_func_t *fn, int argslot) {
+  return issue_coded(d, FT_JOB_VERIFY, why, a, g0, g1, 0, stream, fn, argslot);
+}
+
+int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                      CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
+  return issue_coded(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
+}
+
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1) {
+  for (ft_job_rec_t *j = g_head; j; j = j->next)
+    if (j->a == a && j->g0 < g1 && g0 < j->g1 && !ft_ord_covers(i, j->ord_s, j->ord_t))
+      j->voided = 1;
+}
+
+/* The device state a job was issued in (for reading its slot). */
+ftk_job_t *ft_job_result(ft_job_rec_t *j) { return &j->dev->jobs[j->slot]; }
+
+size_t ft_jobs_snapshot(const ftk_job_t **out, size_t cap) {
+  size_t n = 0;
+  for (ft_job_rec_t *j = g_head; j && n < cap; j = j->next)
+    if (!j->voided) out[n++] = ft_job_result(j);
+  return n;
+}

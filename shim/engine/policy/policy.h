@@ -1,0 +1,74 @@
+/* policy.h: the engine's policy (docs/design.md "Engine floors"): commits, the write
+ * protocols, rest at commits, lifecycle (untrack, context release). Calls only the
+ * recovery stores and below. Internal to shim/ (names ft_). */
+#ifndef FT_POLICY_H
+#define FT_POLICY_H
+
+#include "store.h"
+
+/* ---- Rest intervals at commits, the write protocol (rest.c) ---- */
+/* At a commit: encode what came to rest, verify what GPUFT_CHECK=epoch deferred,
+ * on gpuft's stream, and wait for it. Lock held. */
+void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock);
+/* A copy or memset about to write bytes [off, off+n) of `a` on stream s (whole: all
+ * of them): restore point when at rest (the groups it touches verified first: those
+ * re-encoded after it), in flight when another stream may be writing it. Returns the
+ * stream index. */
+int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole, size_t off, size_t n) FT_REQUIRES(ft_eng_lock);
+/* After its code was updated: in flight if another stream's writes are unordered. */
+void ft_rest_write_end(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
+/* A copy reads `a` on stream s: 1 if its source may be verified behind it (at
+ * rest under a code); an in-flight `a` that came to rest is encoded instead. */
+int ft_rest_read(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
+
+/* ---- Lifecycle (lifecycle.c) ---- */
+/* Release a context's gpuft state (module, stream, ledger, staging) while the
+ * context still exists; the slot can serve a later context. Engine lock held. */
+void ft_dev_release(ft_dev_t *d) FT_REQUIRES(ft_eng_lock);
+/* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
+void ft_alloc_untrack(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+/* a stays tracked (its uses, its place in the registry) but leaves protection, with
+ * one warning saying why: memory gpuft cannot watch every writer of. */
+void ft_alloc_unprotect(ft_alloc_t *a, const char *why) FT_REQUIRES(ft_eng_lock);
+/* A host function the program queues on stream s: its trampoline, numbered in the
+ * epoch's log (ft_host_fn_discard if the driver refused it). Takes the engine lock. */
+ft_hostfn_t *ft_host_fn_queue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user);
+/* Executable graph g is about to be changed or destroyed: no log may launch it again
+ * (the epoch's and the snapshot's logs stop being replayable where they do). */
+void ft_graph_forget(CUgraphExec g) FT_REQUIRES(ft_eng_lock);
+/* Register what lower floors tell upper ones (ft_obs): once, at load. */
+void ft_engine_wire(void);
+
+/* ---- Commit (commit.c) ---- */
+/* Process every finished job: correct, restore, count, learn. Returns
+ * CUDA_SUCCESS or CUDA_ERROR_ECC_UNCORRECTABLE (GPUFT_ON_FAIL=error, something
+ * could not be recovered since the last commit). Takes the engine lock. */
+CUresult ft_commit(void);
+/* ft_commit, also telling whether allocation `watch` had anything repaired. */
+CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired);
+/* Make every job finished (synchronise the context) and commit. */
+CUresult ft_commit_all(void);
+/* ft_commit_all with no operation of any thread in flight (the operation lock held
+ * exclusively, bounded): nothing new is issued between the synchronisation and the
+ * commit, so a clean epoch closes. Before freeing memory the epoch used: an epoch
+ * whose log outlives it could no longer be replayed. */
+CUresult ft_commit_quiet(void);
+/* A sync call finished with `r`: commit and merge the verdict. */
+CUresult ft_after_sync(CUresult r);
+/* Before an operation starts (no gpuft lock held): when the ledger has less room
+ * than one operation may need, take the results in first (a commit). The verdict
+ * stays for the next call that returns one. */
+void ft_jobs_make_room(void);
+
+/* ---- Writes gpuft cannot see into (unseen.c) ---- */
+/* Unknown writers (graph launches, unreadable arguments): commit before; after,
+ * every protected allocation of the context is re-encoded on stream s. Before:
+ * the write is to be issued on s (known 0: on streams gpuft cannot order). */
+CUresult ft_unknown_writer_before(CUstream s, int known);
+/* The same for one allocation (the one holding `only`) that a write is about to
+ * re-encode whole (2-D/3-D copies, 2-D memsets): what the write leaves is verified
+ * and repaired first. A commit point: the epoch before it stays replayable. */
+CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known);
+void ft_unknown_writer_after(CUstream s);
+
+#endif

@@ -1,0 +1,331 @@
+/* graph.c: CUDA graphs seen from inside (issue 24, DESIGN.md 6.6). At instantiation
+ * gpuft keeps a clone of the graph; at each launch of the executable graph it reads
+ * the clone's nodes and protects the launch as the launches it holds: what kernel,
+ * copy and memset nodes may write gets restore points and checks before it and is
+ * re-encoded after it, what they only read is verified after it, and the launch is
+ * logged for replay (relaunched on gpuft's stream). An executable graph whose nodes
+ * were changed since (exec updates), or holding a node gpuft cannot read
+ * (conditional nodes, a kernel with unreadable arguments), is an unknown writer, as
+ * every graph launch was before. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hooks.h"
+#include "launch.h"
+
+/* An executable graph gpuft instantiated a clone for (engine lock). */
+typedef struct gx_s {
+  CUgraphExec exec;
+  CUgraph clone; /* NULL: not known (changed since, or no clone) */
+  struct gx_s *next;
+} gx_t;
+static gx_t *g_gx;
+
+static gx_t **find(CUgraphExec e) FT_REQUIRES(ft_eng_lock) {
+  gx_t **p = &g_gx;
+  while (*p && (*p)->exec != e) p = &(*p)->next;
+  return p;
+}
+
+/* The clone of e goes (changed or destroyed): no log may launch e again either. */
+static void forget(CUgraphExec e, int destroyed) {
+  CUgraph clone = NULL;
+  ft_lock();
+  gx_t **p = find(e);
+  if (*p) {
+    clone = (*p)->clone;
+    (*p)->clone = NULL;
+    if (destroyed) {
+      gx_t *x = *p;
+      *p = x->next;
+      free(x);
+    }
+  }
+  ft_graph_forget(e);
+  ft_unlock();
+  if (clone) ft_drv.cuGraphDestroy(clone);
+}
+
+static CUresult instantiated(CUresult r, CUgraphExec *pe, CUgraph g) {
+  if (r != CUDA_SUCCESS || !pe || !*pe) return r;
+  CUgraph clone = NULL;
+  if (ft_drv.cuGraphClone(&clone, g) != CUDA_SUCCESS) clone = NULL;
+  ft_lock();
+  gx_t **p = find(*pe); /* (a handle the driver gives again: the old one was destroyed) */
+  gx_t *x = *p ? *p : calloc(1, sizeof *x);
+  CUgraph old = NULL;
+  if (x) {
+    old = x->clone;
+    x->exec = *pe;
+    x->clone = clone;
+    if (!*p) x->next = g_gx, g_gx = x;
+  } else {
+    old = clone;
+  }
+  ft_unlock();
+  if (old) ft_drv.cuGraphDestroy(old);
+  return r;
+}
+
+CUresult ft_on_cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph g, unsigned long long flags) {
+  return instantiated(ft_real.cuGraphInstantiateWithFlags(pe, g, flags), pe, g);
+}
+CUresult ft_on_cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p) {
+  return instantiated(ft_real.cuGraphInstantiateWithParams(pe, g, p), pe, g);
+}
+CUresult ft_on_cuGraphInstantiateWithParams_ptsz(CUgraphExec *pe, CUgraph g,
+                                                 CUDA_GRAPH_INSTANTIATE_PARAMS *p) {
+  return instantiated(ft_real.cuGraphInstantiateWithParams_ptsz(pe, g, p), pe, g);
+}
+CUresult ft_on_cuGraphExecDestroy(CUgraphExec e) {
+  if (e) forget(e, 1);
+  return ft_real.cuGraphExecDestroy(e);
+}
+
+/* Changes to an executable graph's nodes. A logged launch of it could not be
+ * replayed with the parameters it ran with: no log may launch it again. What gpuft
+ * reads at its launches follows the change: made to the clone's node too (found by
+ * the node of the graph it was instantiated from), the clone taken again from the
+ * graph an update brings; a change gpuft cannot follow drops the clone (launches are
+ * unknown writers from then on). apply: the change made to the clone's node n, 0 if it
+ * took. */
+typedef int (*apply_fn)(CUgraphNode n, const void *p);
+static void changed(CUgraphExec e, CUgraphNode node, apply_fn apply, const void *p) {
+  CUgraph drop = NULL;
+  ft_lock();
+  ft_graph_forget(e);
+  gx_t *x = *find(e);
+  CUgraphNode cn = NULL;
+  if (x && x->clone &&
+      (!apply || ft_drv.cuGraphNodeFindInClone(&cn, node, x->clone) != CUDA_SUCCESS || apply(cn, p) != 0))
+    drop = x->clone, x->clone = NULL;
+  ft_unlock();
+  if (drop) ft_drv.cuGraphDestroy(drop);
+}
+static int set_kernel(CUgraphNode n, const void *p) {
+  return ft_drv.cuGraphKernelNodeSetParams_v2(n, p) != CUDA_SUCCESS;
+}
+static int set_memcpy(CUgraphNode n, const void *p) { return ft_drv.cuGraphMemcpyNodeSetParams(n, p) != CUDA_SUCCESS; }
+static int set_memset(CUgraphNode n, const void *p) { return ft_drv.cuGraphMemsetNodeSetParams(n, p) != CUDA_SUCCESS; }
+static int set_host(CUgraphNode n, const void *p) { return ft_drv.cuGraphHostNodeSetParams(n, p) != CUDA_SUCCESS; }
+static int set_none(CUgraphNode n, const void *p) { return (void)n, (void)p, 0; }
+
+CUresult ft_on_cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p) {
+  CUresult r = ft_real.cuGraphExecKernelNodeSetParams_v2(e, n, p);
+  if (r == CUDA_SUCCESS) changed(e, n, set_kernel, p);
+  return r;
+}
+CUresult ft_on_cuGraphExecMemcpyNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext c) {
+  CUresult r = ft_real.cuGraphExecMemcpyNodeSetParams(e, n, p, c);
+  if (r == CUDA_SUCCESS) changed(e, n, set_memcpy, p);
+  return r;
+}
+CUresult ft_on_cuGraphExecMemsetNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p,
+                                              CUcontext c) {
+  CUresult r = ft_real.cuGraphExecMemsetNodeSetParams(e, n, p, c);
+  if (r == CUDA_SUCCESS) changed(e, n, set_memset, p);
+  return r;
+}
+CUresult ft_on_cuGraphExecHostNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p) {
+  CUresult r = ft_real.cuGraphExecHostNodeSetParams(e, n, p);
+  if (r == CUDA_SUCCESS) changed(e, n, set_host, p);
+  return r;
+}
+/* (a node switched off or on: the clone keeps every node, what runs is a part of it) */
+CUresult ft_on_cuGraphNodeSetEnabled(CUgraphExec e, CUgraphNode n, unsigned on) {
+  CUresult r = ft_real.cuGraphNodeSetEnabled(e, n, on);
+  if (r == CUDA_SUCCESS) changed(e, n, set_none, NULL);
+  return r;
+}
+/* (gpuft does not follow these: a child graph swapped, the generic setter) */
+CUresult ft_on_cuGraphExecChildGraphNodeSetParams(CUgraphExec e, CUgraphNode n, CUgraph g) {
+  CUresult r = ft_real.cuGraphExecChildGraphNodeSetParams(e, n, g);
+  if (r == CUDA_SUCCESS) changed(e, n, NULL, NULL);
+  return r;
+}
+CUresult ft_on_cuGraphExecNodeSetParams(CUgraphExec e, CUgraphNode n, CUgraphNodeParams *p) {
+  CUresult r = ft_real.cuGraphExecNodeSetParams(e, n, p);
+  if (r == CUDA_SUCCESS) changed(e, n, NULL, NULL);
+  return r;
+}
+/* The executable graph takes the parameters of g: the clone is taken again from g
+ * (a later change names nodes of the graph it was instantiated from: not found in
+ * this clone, the clone drops). */
+CUresult ft_on_cuGraphExecUpdate_v2(CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo *info) {
+  CUresult r = ft_real.cuGraphExecUpdate_v2(e, g, info);
+  if (r == CUDA_SUCCESS) {
+    changed(e, NULL, NULL, NULL);
+    (void)instantiated(CUDA_SUCCESS, &e, g);
+  }
+  return r;
+}
+
+/* ---- a launch ---- */
+
+#define MAX_NODES 4096
+
+/* The nodes of a graph and of its child graphs, flattened. 0, or -1 when one
+ * cannot be read. */
+static int nodes_of(CUgraph g, CUgraphNode *out, size_t *n, int depth) FT_REQUIRES(ft_eng_lock) {
+  size_t k = 0;
+  if (depth > 8 || ft_drv.cuGraphGetNodes(g, NULL, &k) != CUDA_SUCCESS || *n + k > MAX_NODES) return -1;
+  if (ft_drv.cuGraphGetNodes(g, out + *n, &k) != CUDA_SUCCESS) return -1;
+  size_t first = *n;
+  *n += k;
+  for (size_t i = first; i < first + k; i++) {
+    CUgraphNodeType t;
+    CUgraph child;
+    if (ft_drv.cuGraphNodeGetType(out[i], &t) != CUDA_SUCCESS) return -1;
+    if (t == CU_GRAPH_NODE_TYPE_GRAPH &&
+        (ft_drv.cuGraphChildGraphNodeGetGraph(out[i], &child) != CUDA_SUCCESS ||
+         nodes_of(child, out, n, depth + 1) != 0))
+      return -1;
+  }
+  return 0;
+}
+
+/* All of the allocation holding p, read or written by a copy or memset node. */
+static int use_whole(CUdeviceptr p, int write, ref_t *refs, int n) FT_REQUIRES(ft_eng_lock) {
+  ft_alloc_t *a = p ? ft_reg_find(p) : NULL;
+  if (!ft_protected(a)) return n;
+  int k = 0;
+  while (k < n && refs[k].a != a) k++;
+  if (k == n) {
+    if (n == MAX_REFS) return -1;
+    memset(&refs[n], 0, sizeof refs[n]);
+    refs[n].a = a;
+    refs[n].acc = FT_ACC_READ;
+    refs[n].slot = -1;
+    n++;
+  }
+  refs[k].whole[0] = 1;
+  if (write) refs[k].acc = FT_ACC_WRITE, refs[k].whole[1] = 1;
+  return n;
+}
+
+static CUdeviceptr copy_end(CUmemorytype t, CUdeviceptr dev, size_t x, size_t y, size_t z, size_t pitch,
+                            size_t height, int *host) {
+  if (t == CU_MEMORYTYPE_HOST) *host = 1;
+  if (t != CU_MEMORYTYPE_DEVICE && t != CU_MEMORYTYPE_UNIFIED) return 0;
+  return dev + x + y * pitch + z * pitch * height;
+}
+
+/* The merged uses of the nodes: their count, or -1 (unknown). *side: why the launch
+ * cannot be replayed (host nodes, copies to or from host memory, impure kernels). */
+static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *refs, const char **side)
+    FT_REQUIRES(ft_eng_lock) {
+  int n = 0;
+  for (size_t i = 0; i < nn && n >= 0; i++) {
+    CUgraphNodeType t;
+    if (ft_drv.cuGraphNodeGetType(nodes[i], &t) != CUDA_SUCCESS) return -1;
+    switch (t) {
+      case CU_GRAPH_NODE_TYPE_KERNEL: {
+        CUDA_KERNEL_NODE_PARAMS p;
+        if (ft_drv.cuGraphKernelNodeGetParams_v2(nodes[i], &p) != CUDA_SUCCESS) return -1;
+        CUfunction f = p.func ? p.func : (CUfunction)p.kern;
+        const unsigned grid[3] = {p.gridDimX, p.gridDimY, p.gridDimZ};
+        const unsigned block[3] = {p.blockDimX, p.blockDimY, p.blockDimZ};
+        n = ft_kernel_refs(d, f, p.kernelParams, p.extra, grid, block, refs, n, MAX_REFS, side);
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_MEMCPY: {
+        CUDA_MEMCPY3D c;
+        if (ft_drv.cuGraphMemcpyNodeGetParams(nodes[i], &c) != CUDA_SUCCESS) return -1;
+        int host = 0;
+        CUdeviceptr src = copy_end(c.srcMemoryType, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ,
+                                   c.srcPitch, c.srcHeight, &host);
+        CUdeviceptr dst = copy_end(c.dstMemoryType, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ,
+                                   c.dstPitch, c.dstHeight, &host);
+        if (host && !*side) *side = "a graph copying to or from host memory";
+        n = use_whole(src, 0, refs, n);
+        if (n >= 0) n = use_whole(dst, 1, refs, n);
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_MEMSET: {
+        CUDA_MEMSET_NODE_PARAMS m;
+        if (ft_drv.cuGraphMemsetNodeGetParams(nodes[i], &m) != CUDA_SUCCESS) return -1;
+        n = use_whole(m.dst, 1, refs, n);
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_HOST:
+        if (!*side) *side = "a graph with a host node";
+        break;
+      case CU_GRAPH_NODE_TYPE_GRAPH: /* its nodes are in the list */
+      case CU_GRAPH_NODE_TYPE_EMPTY:
+      case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+      case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+      case CU_GRAPH_NODE_TYPE_MEM_ALLOC: /* graph memory: gpuft does not track it */
+      case CU_GRAPH_NODE_TYPE_MEM_FREE:
+        break;
+      default: /* conditional nodes, external semaphores, batch memory operations */
+        return -1;
+    }
+  }
+  return n;
+}
+
+typedef struct {
+  CUgraphExec g;
+  CUstream s;
+  int ptsz;
+} gl_t;
+
+static CUresult real_graph(const void *p) {
+  const gl_t *c = p;
+  return (c->ptsz ? ft_real.cuGraphLaunch_ptsz : ft_real.cuGraphLaunch)(c->g, c->s);
+}
+
+CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
+  gl_t call = {g, s, ptsz};
+  CUstream st = FT_STREAM(s, ptsz);
+  CUgraphNode *nodes = malloc(MAX_NODES * sizeof *nodes);
+  while (nodes) { /* (once: break to the unknown writer's path) */
+    FT_OP_BEGIN();
+    ft_lock();
+    ft_dev_t *d = ft_dev_current();
+    gx_t *x = *find(g);
+    size_t nn = 0;
+    ref_t refs[MAX_REFS];
+    const char *side = NULL;
+    /* (the clone's nodes are gpuft's own: read under the lock, as forget() drops it) */
+    int n = d && x && x->clone && nodes_of(x->clone, nodes, &nn, 0) == 0
+                ? graph_refs(d, nodes, nn, refs, &side)
+                : -1;
+    if (n < 0) {
+      FT_DEBUG("graph %p: %s", (void *)g, !d || !x ? "not instantiated under gpuft"
+                                         : !x->clone ? "changed in a way gpuft does not follow"
+                                                     : "a node gpuft cannot read");
+      ft_unlock();
+      ft_op_end();
+      break;
+    }
+    if (side || !ft_epoch_replayable()) {
+      /* it cannot be replayed (its nodes reach host memory or run host code, or the
+       * epoch already cannot): damage it reads could not be undone, so it stays an
+       * unknown writer, everything at rest checked before it (issue 24: graphs with
+       * host effects are not yet protected as their launches) */
+      FT_DEBUG("graph %p: %s", (void *)g, side ? side : "in an epoch that cannot be replayed");
+      ft_unlock();
+      ft_op_end();
+      break;
+    }
+    free(nodes);
+    ft_st.launches++;
+    ft_st.graph_launches_protected++; /* (launches_protected: ft_protect_refs) */
+    ft_count_call(id);
+    const ft_logged_t lg = {.graph = g};
+    CUresult r = ft_protect_refs(d, NULL, refs, n, st, real_graph, &call, side, &lg);
+    ft_unlock();
+    ft_op_end();
+    return r;
+  }
+  free(nodes);
+  /* not known: an unknown writer, what is pending committed first */
+  ft_count_unprotected(id);
+  CUresult v = ft_unknown_writer_before(st, 1);
+  ft_op_begin();
+  CUresult r = real_graph(&call);
+  if (r == CUDA_SUCCESS) ft_unknown_writer_after(st);
+  ft_op_end();
+  return r != CUDA_SUCCESS ? r : v;
+}
