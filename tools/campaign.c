@@ -308,7 +308,9 @@ static void free_env(char **env) {
  * from /dev/null, stdout and stderr into files of the run's folder. */
 static int start(const cfg_t *c, run_t *r, double timeout) {
   char report[PATH_MAX + 16], out[PATH_MAX + 16], err[PATH_MAX + 16];
-  snprintf(report, sizeof report, "%s/report.json", r->dir);
+  /* per process: a child the program forks and execs (simpleIPC's pattern) runs
+   * with the same GPUFT_REPORT, and would overwrite the program's report */
+  snprintf(report, sizeof report, "%s/report-%%p.json", r->dir);
   snprintf(out, sizeof out, "%s/stdout", r->dir);
   snprintf(err, sizeof err, "%s/stderr", r->dir);
   if (mkdir(r->dir, 0700) != 0 && errno != EEXIST) return -1;
@@ -372,24 +374,31 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   snprintf(p, sizeof p, "%s/stderr", r->dir);
   r->err_text = slurp(p, NULL);
   for (int i = 0; i < c->ncompare; i++) r->file_text[i] = slurp(c->compare[i], &r->file_len[i]);
-  /* gpuft's reports: the program's, and <report>.<pid> of its forked children */
-  int listed = 0, applied = 0;
+  /* gpuft's reports, one per process (report-<pid>.json): the program's (the one it
+   * started, or the only one when it started CUDA through a wrapper), and those of
+   * the children it started, forked or executed */
+  int listed = 0, applied = 0, main_found = 0;
+  char main_name[64];
+  snprintf(main_name, sizeof main_name, "report-%d.json", (int)r->pid);
   DIR *d = opendir(r->dir);
   struct dirent *e;
   while (d && (e = readdir(d))) {
-    if (strncmp(e->d_name, "report.json", 11)) continue;
+    if (strncmp(e->d_name, "report-", 7)) continue;
     snprintf(p, sizeof p, "%s/%s", r->dir, e->d_name);
     char *js = slurp(p, NULL);
-    if (js && ft_obs_add_report(o, js, &listed, &applied) == 0 && !strcmp(e->d_name, "report.json")) {
+    int is_main = !strcmp(e->d_name, main_name);
+    if (js && ft_obs_add_report(o, js, &listed, &applied) == 0 && !main_found && (is_main || !r->report)) {
       free(r->report);
       r->report = js;
       js = NULL;
+      main_found = is_main;
     }
     free(js);
   }
   if (d) closedir(d);
   ft_remove_dir(r->dir);
   int dropped = 0, flips = ft_obs_scan_stderr(r->err_text, c->sim && !r->probe, &dropped);
+  o->faults = applied;
   if (!r->spec[0] && !r->probe) o->injected = 0;
   else if (c->sim && !r->probe) o->injected = flips > 0; /* the simulator logs every flip */
   else if (applied || flips) o->injected = 1;
@@ -577,6 +586,7 @@ static void json_str(FILE *f, const char *s) {
 
 typedef struct {
   uint64_t count[FT_N_OUTCOMES], injected;
+  uint64_t several_faults; /* injected runs with faults in several processes */
   double golden_s, timeout_s, wall_s;
   int golden_code;
   uint64_t driver_calls, calls; /* calls: those GPUFT_INJECT's at=call:N counts */
@@ -605,6 +615,10 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   printf("  %-24s %6ju\n", "total (injected)", (uintmax_t)s->injected);
   printf("  %-24s %6ju   (the fault was never applied: not in the percentages)\n",
          "not injected", (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
+  if (s->several_faults)
+    printf("  %-24s %6ju   (children the program started inherited GPUFT_INJECT and were struck too:\n"
+           "  %-24s %6s   each such run's outcome is that of all its faults together)\n",
+           "several processes hit", (uintmax_t)s->several_faults, "", "");
   printf("  campaign time %.1f s, %d run(s) at a time\n", s->wall_s, c->jobs);
   uint64_t finished = s->injected + s->count[FT_OUT_NOT_INJECTED];
   if (finished < (uint64_t)c->n) printf("  (interrupted: %ju of %d runs finished)\n", (uintmax_t)finished, c->n);
@@ -635,13 +649,14 @@ static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t 
     fprintf(f, "%s\n  \"%s\": {\"count\": %ju, \"percent\": %.2f, \"ci95\": [%.2f, %.2f]}", k ? "," : "",
            ft_outcome_keys[k], (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
   }
-  fprintf(f, "},\n \"sdc\": %ju,\n \"run_list\": [", (uintmax_t)s->count[FT_OUT_SDC]);
+  fprintf(f, "},\n \"sdc\": %ju, \"runs_with_several_faults\": %ju,\n \"run_list\": [",
+          (uintmax_t)s->count[FT_OUT_SDC], (uintmax_t)s->several_faults);
   for (int i = 0, first = 1; i < c->n; i++) {
     const run_t *r = &runs[i];
     if (!r->done) continue; /* an interrupted campaign lists what finished */
     fprintf(f, "%s\n  {\"run\": %d, \"outcome\": \"%s\", \"exit\": %d, \"signal\": %d, \"seconds\": %.3f, "
-           "\"fault\": ", first ? "" : ",", i + 1, ft_outcome_keys[r->out], r->obs.code, r->obs.signal,
-           r->obs.seconds);
+           "\"faults_applied\": %d, \"fault\": ", first ? "" : ",", i + 1, ft_outcome_keys[r->out], r->obs.code,
+           r->obs.signal, r->obs.seconds, r->obs.faults);
     first = 0;
     json_str(f, r->spec);
     fprintf(f, "}");
@@ -766,9 +781,9 @@ static void progress(const cfg_t *c, int final) {
  * runs in flight, and the same command resumes it. */
 static void record(const run_t *r, int i) {
   if (!g_results) return;
-  json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:f, s:s}", "run", i + 1, "outcome",
+  json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:f, s:i, s:s}", "run", i + 1, "outcome",
                         ft_outcome_keys[r->out], "exit", r->obs.code, "signal", r->obs.signal,
-                        "seconds", r->obs.seconds, "fault", r->spec);
+                        "seconds", r->obs.seconds, "faults_applied", r->obs.faults, "fault", r->spec);
   if (o) json_dumpf(o, g_results, JSON_COMPACT);
   json_decref(o);
   fputc('\n', g_results);
@@ -825,6 +840,7 @@ static int open_results(const cfg_t *c, run_t *runs, int *resumed) {
             runs[i].obs.code = (int)json_integer_value(json_object_get(o, "exit"));
             runs[i].obs.signal = (int)json_integer_value(json_object_get(o, "signal"));
             runs[i].obs.seconds = json_number_value(json_object_get(o, "seconds"));
+            runs[i].obs.faults = (int)json_integer_value(json_object_get(o, "faults_applied"));
             (*resumed)++;
           }
       }
@@ -1128,6 +1144,7 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
     done++;
     s.count[runs[i].out]++;
     s.injected += runs[i].out != FT_OUT_NOT_INJECTED;
+    s.several_faults += runs[i].out != FT_OUT_NOT_INJECTED && runs[i].obs.faults > 1;
   }
   if (interrupted) { /* what is finished is a result too */
     fprintf(stderr, "gpuft campaign: interrupted after %d of %d runs; %s\n", done, c->n,

@@ -36,6 +36,8 @@ typedef struct {
   int same_output;    /* stdout (or the --compare files) identical to the golden run's */
   int injected;       /* 1: the fault was applied, 0: never applied, -1: cannot tell */
   int reports;        /* gpuft reports found (the program and its forked children) */
+  int faults;         /* faults applied, over those reports: above 1 when a child the
+                         program started inherited GPUFT_INJECT and was struck too */
   uint64_t detected, corrected, recovered, uncorrectable, replays; /* gpuft's reports */
   double seconds;
 } ft_obs_t;

@@ -78,10 +78,11 @@ int main(void) {
     printf(".\n");
   }
   printf(".SH REPORT PATH TEMPLATES\n");
-  para("In --report (GPUFT_REPORT): %p the process id, %h the host name, %q{VAR} the environment "
-       "variable VAR (e.g. %q{SLURM_PROCID}, %q{OMPI_COMM_WORLD_RANK}), %% a percent sign. Under "
-       "Slurm: srun gpuft --report='run-%q{SLURM_PROCID}.json' -- ./app; then gpuft report run-*.json "
-       "prints one table of all ranks.");
+  para("In --report (GPUFT_REPORT): %p the process id, %h the host name, %r the MPI or Slurm rank "
+       "(SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK or MV2_COMM_WORLD_RANK), %q{VAR} the "
+       "environment variable VAR, %% a percent sign. In a job of several ranks, a path that names "
+       "neither rank nor pid gets .RANK appended. Under MPI: mpirun -np 4 gpuft "
+       "--report='run-%r.json' -- ./app; then gpuft report run-*.json prints one table of all ranks.");
   printf(".SH SUBCOMMANDS\n");
   static const char *const sub[][2] = {
 #define FT_SUB_ITEM_(name, fn, doc) {#name, doc},
@@ -92,8 +93,8 @@ int main(void) {
   printf(".SH EXIT STATUS\n");
   para("The program's exit status; if it dies of a signal, the launcher dies of the same signal. "
        "With --error-exitcode=N, N when gpuft detected an error it did not repair; with "
-       "--detection-exitcode=N, N when it detected any error. 2: invalid options; 126/127: the "
-       "program could not be started.");
+       "--detection-exitcode=N, N when it detected any error; with --on-fail=exit, 75 as soon as an "
+       "error cannot be repaired. 2: invalid options; 126/127: the program could not be started.");
   printf(".SH FILES\n");
   para("lib/libgpuft.so, include/gpuft.h, lib/cmake/gpuft (find_package(gpuft): the imported target "
        "gpuft::gpuft), lib/pkgconfig/gpuft.pc, share/doc/gpuft (the documentation), "

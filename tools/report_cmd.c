@@ -122,7 +122,7 @@ int ft_report_cmd_main(int argc, char **argv) {
     if (c == 'h') {
       printf("usage: gpuft report FILE...\n\n"
              "One report: what gpuft did in that process, in words. Several (one per MPI rank\n"
-             "or process, e.g. GPUFT_REPORT='run-%%q{SLURM_PROCID}.json'): one table, a row per\n"
+             "or process, e.g. GPUFT_REPORT='run-%%r.json'): one table, a row per\n"
              "report sorted by rank, and the totals. Exit status 0, or 2 if a file is not a\n"
              "gpuft report.\n");
       return 0;

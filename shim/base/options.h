@@ -20,8 +20,8 @@
   X(EPOCH_LAUNCHES, INT, "64", 0, 1000000, 0, "commit at least every this many launches")          \
   X(SHADOW_MAX, SIZE, "2GiB", 0, FT_TiB(64), 0, "device memory for shadow copies (restore points)")\
   X(MAX_RETRIES, INT, "3", 0, 100, 0, "replays of one epoch before giving up")                     \
-  X(ON_FAIL, ENUM, "error", 0, 0, "abort|error|warn",                                              \
-    "on an unrecoverable error: abort, return CUDA_ERROR_ECC_UNCORRECTABLE, or warn")              \
+  X(ON_FAIL, ENUM, "error", 0, 0, "abort|error|warn|exit",                                         \
+    "on an unrecoverable error: abort, return CUDA_ERROR_ECC_UNCORRECTABLE, warn, or exit 75")     \
   X(LOG, ENUM, "warn", 0, 0, "error|warn|info|debug", "log level on stderr (debug prints options)")\
   X(REPORT, STR, "", 0, 0, 0, "write the JSON report to this path at exit")                        \
   X(THREADS, INT, "0", 0, 1024, 0, "CPU threads for encoding (0: all)")                            \
@@ -69,7 +69,10 @@ extern const char *ft_opt_str[FT_N_OPTIONS];
 #define FT_OPT_S(name) (ft_opt_str[FT_OPT_##name])
 
 enum { FT_MODE_DETECT, FT_MODE_CORRECT, FT_MODE_RECOVER };
-enum { FT_ONFAIL_ABORT, FT_ONFAIL_ERROR, FT_ONFAIL_WARN };
+enum { FT_ONFAIL_ABORT, FT_ONFAIL_ERROR, FT_ONFAIL_WARN, FT_ONFAIL_EXIT };
+/* GPUFT_ON_FAIL=exit's status (sysexits.h's EX_TEMPFAIL: a rerun may succeed), for the
+ * job launcher or the application's own fault tolerance to act on. */
+#define FT_ONFAIL_EXIT_STATUS 75
 enum { FT_CHECK_LAUNCH, FT_CHECK_EPOCH };
 
 /* Read every GPUFT_<NAME> once; invalid values warn and keep the default, values out

@@ -69,6 +69,9 @@ TEST_ENTRY(graph_conditional_refused, 60)
 TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
 TEST_ENTRY(devices_under_gpuft, 240)
+/* Campaigns of 1- and 2-bit faults at rest on each device of halo_multi_gpu, and in
+ * both processes of simple_ipc (docs/campaign.md, "Two devices and IPC"). */
+TEST_ENTRY(devices_campaign, 300)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

@@ -293,6 +293,119 @@ TEST_IMPL(devices_under_gpuft) {
   return TEST_OK;
 }
 
+/* ---- campaigns on two devices (issue 27) ---- */
+
+/* `gpuft campaign ARGS...` on the simulator (SIMCUDA_DEVICES=devices): its --json. */
+static proc_result_t campaign(const char *const *args, const char *devices) {
+  const char *argv[48] = {GPUFT_LAUNCHER, "campaign"};
+  int n = 2;
+  for (; *args && n < 47; args++) argv[n++] = *args;
+  argv[n] = NULL;
+  char dev[32];
+  snprintf(dev, sizeof dev, "SIMCUDA_DEVICES=%s", devices);
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", dev,
+                       "ASAN_OPTIONS=verify_asan_link_order=0", NULL};
+  proc_result_t r;
+  if (proc_run(argv, env, 280, &r) != 0) FT_FAIL_("cannot run %s", GPUFT_LAUNCHER);
+  if (r.status != 0) FT_FAIL_("gpuft campaign: status %d\n%s", r.status, r.err);
+  return r;
+}
+
+/* An outcome's count in the campaign's --json ("masked": {"count": N, ...}). */
+static uint64_t outcome(const char *json, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": {", key);
+  const char *p = strstr(json, pat);
+  uint64_t v = 0;
+  if (!p || json_u64(p, "count", &v) != 0) FT_FAIL_("no %s in:\n%s", key, json);
+  return v;
+}
+
+static const char *const outcome_keys[] = {"masked", "corrected", "recovered", "detected_uncorrectable",
+                                           "sdc", "crash", "hang"};
+
+/* One row of the table: the campaign's counts; c[] gets them in outcome_keys' order. */
+static uint64_t campaign_row(const char *label, int bits, const char *json, uint64_t c[7]) {
+  uint64_t injected = 0, not_injected = 0;
+  ASSERT_EQ(json_u64(json, "injected", &injected), 0);
+  ASSERT_EQ(json_u64(json, "not_injected", &not_injected), 0);
+  printf("| %s | %d | %ju |", label, bits, (uintmax_t)injected);
+  for (int o = 0; o < 7; o++) printf(" %ju |", (uintmax_t)(c[o] = outcome(json, outcome_keys[o])));
+  printf(" %ju |\n", (uintmax_t)not_injected);
+  fflush(stdout);
+  /* every fault must land: otherwise the campaign tests less than it says */
+  ASSERT_EQ(not_injected, 0u);
+  return injected;
+}
+
+/* Faults at rest on each device of the 2-device halo exchange (halo_multi_gpu: step s
+ * launches step_kernel on device 0, then on device 1, so launch 2s+1 is device 0's and
+ * 2s+2 device 1's; its final read-backs are device 0's, then device 1's): each
+ * kernel's input just before it reads it, and each device's result before it is read
+ * back. And the IPC pair (simple_ipc): a fault before each process's first read-back
+ * strikes both (GPUFT_INJECT is inherited by the child the program forks and execs):
+ * the child's own buffer, protected, and the buffer the parent exported, which left
+ * protection when exported (gpuft warns) — that fault reaches the program, whose own
+ * check fails: the campaign counts it as the failure it is, never as repaired.
+ * Asserted: every fault lands, no silent corruption, no hang; on the halo exchange no
+ * crash either. Not asserted, because the engine does not meet it yet: recovery of
+ * >= 99 % of faults before a kernel reads them on two devices (docs/campaign.md, "Two
+ * devices and IPC", gives the measured table and why). */
+TEST_IMPL(devices_campaign) {
+  if (!*SAMPLE_halo_multi_gpu || !*SAMPLE_simple_ipc) return TEST_SKIPF("samples not built (no nvcc)");
+  static const struct {
+    const char *label, *at[4];
+  } dev[] = {
+      {"halo_multi_gpu, device 0",
+       {"launch:step_kernel:1,target=arg:0", "launch:step_kernel:9,target=arg:0",
+        "launch:step_kernel:15,target=arg:0", "d2h:1"}},
+      {"halo_multi_gpu, device 1",
+       {"launch:step_kernel:2,target=arg:0", "launch:step_kernel:10,target=arg:0",
+        "launch:step_kernel:16,target=arg:0", "d2h:2"}},
+  };
+  const int runs = ft_test_timeout_scale() > 1 ? 16 : 32;
+  char n[16];
+  snprintf(n, sizeof n, "%d", runs);
+  printf("| program | bits | injected | masked | corrected | recovered | detected-uncorrectable | SDC | crash "
+         "| hang | not injected |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (size_t d = 0; d < 2; d++)
+    for (int bits = 1; bits <= 2; bits++) {
+      char b[4];
+      snprintf(b, sizeof b, "%d", bits);
+      const char *args[] = {"-n", n, "--json", "--seed", "27", "--bits", b, "--at", dev[d].at[0], "--at",
+                            dev[d].at[1], "--at", dev[d].at[2], "--at", dev[d].at[3], "--",
+                            SAMPLE_halo_multi_gpu, NULL};
+      proc_result_t r = campaign(args, "2");
+      uint64_t c[7];
+      ASSERT_EQ(campaign_row(dev[d].label, bits, r.out, c), (uint64_t)runs);
+      if (c[4] || c[5] || c[6]) FT_FAIL_("%s, %d bit(s): silent corruption, crash or hang:\n%s", dev[d].label,
+                                         bits, r.out);
+      uint64_t several = 1;
+      ASSERT_EQ(json_u64(r.out, "runs_with_several_faults", &several), 0);
+      ASSERT_EQ(several, 0u); /* one process: one fault per run */
+      proc_free(&r);
+    }
+  for (int bits = 1; bits <= 2; bits++) {
+    char b[4];
+    snprintf(b, sizeof b, "%d", bits);
+    const char *args[] = {"-n", "8", "--json", "--seed", "27", "--bits", b, "--at", "d2h:1", "--",
+                          SAMPLE_simple_ipc, NULL};
+    proc_result_t r = campaign(args, "1");
+    uint64_t c[7];
+    ASSERT_EQ(campaign_row("simple_ipc (parent: exported buffer; child: its own)", bits, r.out, c), 8u);
+    /* both processes struck, and counted so */
+    uint64_t several = 0;
+    ASSERT_EQ(json_u64(r.out, "runs_with_several_faults", &several), 0);
+    ASSERT_EQ(several, 8u);
+    /* the exported buffer's damage reached the program: never counted as repaired */
+    if (c[0] || c[1] || c[2] || c[4] || c[6] || c[5] != 8)
+      FT_FAIL_("simple_ipc, %d bit(s): a fault in exported memory not counted as the failure it is:\n%s", bits,
+               r.out);
+    proc_free(&r);
+  }
+  return TEST_OK;
+}
+
 TEST_IMPL(clean_under_ub_check) {
   if (!*SAMPLE_matmul_tiled) return TEST_SKIPF("samples not built (no nvcc)");
   for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {

@@ -630,6 +630,9 @@ TEST_IMPL(json_fields) {
   HAS(r.out, "\"at\": [\"launch:vecadd:1,arg=0|1\"]");
   HAS(r.out, "\"run\": 5, \"outcome\": ");
   HAS(r.out, "\"fault\": \"at=launch:vecadd:1,target=arg:");
+  /* one process: each injected run applied its one fault */
+  HAS(r.out, "\"runs_with_several_faults\": 0,");
+  HAS(r.out, "\"faults_applied\": 1, \"fault\": ");
   proc_free(&r);
   return TEST_OK;
 }

@@ -157,6 +157,43 @@ TEST_IMPL(path_templates) {
   }
   char tiny[8];
   ASSERT_EQ(ft_report_path_for("r-%p-long.json", 123456, tiny, sizeof tiny), -1);
+  /* %r: the first rank variable set; in a job of several ranks, a template naming
+   * neither rank, pid nor variable gets ".<rank>", so that ranks never share a file */
+  static const char *const rank_vars[] = {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                          "MV2_COMM_WORLD_RANK"};
+  static const char *const size_vars[] = {"SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                          "MV2_COMM_WORLD_SIZE"};
+  for (size_t i = 0; i < 5; i++) unsetenv(rank_vars[i]);
+  for (size_t i = 0; i < 4; i++) unsetenv(size_vars[i]);
+  char out[512];
+  ASSERT_EQ(ft_report_path_for("run-%r.json", 42, out, sizeof out), 0);
+  ASSERT_STR_EQ(out, "run-.json"); /* no rank: empty, as an unset %q{VAR} */
+  for (size_t i = 0; i < 5; i++) {
+    setenv(rank_vars[i], i == 1 ? "3" : "5", 1);
+    if (i == 0) setenv(rank_vars[0], "", 1); /* set but empty: the next one counts */
+    ASSERT_EQ(ft_report_path_for("run-%r.json", 42, out, sizeof out), 0);
+    ASSERT_STR_EQ(out, i == 0 ? "run-.json" : i == 1 ? "run-3.json" : "run-3.json");
+  }
+  ASSERT_EQ(ft_report_path_for("job.json", 42, out, sizeof out), 0);
+  ASSERT_STR_EQ(out, "job.json"); /* one rank (no size known): as written */
+  for (size_t i = 0; i < 4; i++) {
+    setenv(size_vars[i], "1", 1);
+    ASSERT_EQ(ft_report_path_for("job.json", 42, out, sizeof out), 0);
+    ASSERT_STR_EQ(out, "job.json"); /* a job of one rank */
+    setenv(size_vars[i], "16", 1);
+    ASSERT_EQ(ft_report_path_for("job.json", 42, out, sizeof out), 0);
+    ASSERT_STR_EQ(out, "job.json.3");
+    static const char *const named[][2] = {{"r%r.json", "r3.json"},
+                                           {"r%p.json", "r42.json"},
+                                           {"r%q{OMPI_COMM_WORLD_RANK}.json", "r3.json"},
+                                           {"100%%.json", "100%.json.3"}};
+    for (size_t k = 0; k < 4; k++) {
+      ASSERT_EQ(ft_report_path_for(named[k][0], 42, out, sizeof out), 0);
+      ASSERT_STR_EQ(out, named[k][1]);
+    }
+    unsetenv(size_vars[i]);
+  }
+  for (size_t i = 0; i < 5; i++) unsetenv(rank_vars[i]);
   return TEST_OK;
 }
 
@@ -261,6 +298,24 @@ TEST_IMPL(signals_write_report) {
   return TEST_OK;
 }
 
+#ifdef APP_SGEMM
+/* sgemm with an error gpuft cannot repair (two bits of one word of the input, in
+ * detect mode, which repairs nothing), GPUFT_ON_FAIL=on_fail, one more variable; the
+ * report at `path` (removed first). */
+static proc_result_t unrepaired(const char *path, const char *on_fail, const char *more) {
+  char rep[300], fail[64];
+  unlink(path);
+  snprintf(rep, sizeof rep, "GPUFT_REPORT=%s", path);
+  snprintf(fail, sizeof fail, "GPUFT_ON_FAIL=%s", on_fail);
+  const char *argv[] = {APP_SGEMM, "64", NULL};
+  const char *env[] = {SIMPATH, PRELOAD, rep, fail, "GPUFT_MODE=detect",
+                       "SIMCUDA_FLIP=before=launch:sgemm:1,arg=0,offset=100,bits=1+6", more, NULL};
+  proc_result_t r;
+  if (proc_run(argv, env, 120, &r) != 0) FT_FAIL_("cannot run sgemm");
+  return r;
+}
+#endif
+
 /* GPUFT_ON_FAIL=abort: the uncorrectable error that stops the program is in the
  * report written at the abort. */
 TEST_IMPL(abort_mode_report) {
@@ -269,16 +324,10 @@ TEST_IMPL(abort_mode_report) {
 #ifndef APP_SGEMM
   return TEST_SKIPF("nvcc not found: sgemm was not built");
 #else
-  char dir[128], path[256], rep[300];
+  char dir[128], path[256];
   tmp_dir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/r.json", dir);
-  snprintf(rep, sizeof rep, "GPUFT_REPORT=%s", path);
-  const char *argv[] = {APP_SGEMM, "64", NULL};
-  /* two bits of one word of the input, in detect mode: never repaired */
-  const char *env[] = {SIMPATH, PRELOAD, rep, "GPUFT_ON_FAIL=abort", "GPUFT_MODE=detect",
-                       "SIMCUDA_FLIP=before=launch:sgemm:1,arg=0,offset=100,bits=1+6", NULL};
-  proc_result_t r;
-  ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+  proc_result_t r = unrepaired(path, "abort", NULL);
   if (r.status != 128 + SIGABRT) FT_FAIL_("status %d:\n%s", r.status, r.err);
   HAS(r.err, "GPUFT_ON_FAIL=abort");
   json_t *js = load(path);
@@ -287,6 +336,40 @@ TEST_IMPL(abort_mode_report) {
   HAS(r.err, "stopped by SIGABRT");
   json_decref(js);
   proc_free(&r);
+  rm_rf(dir);
+  return TEST_OK;
+#endif
+}
+
+/* GPUFT_ON_FAIL=exit: the error that cannot be repaired ends the process with
+ * status 75 when it is found, through exit(): the report is the one written at exit,
+ * and the summary is printed. GPUFT_ERROR_EXITCODE, applied at that exit, wins. */
+TEST_IMPL(exit_mode_report) {
+  int skip = need_sim();
+  if (skip) return skip;
+#ifndef APP_SGEMM
+  return TEST_SKIPF("nvcc not found: sgemm was not built");
+#else
+  static const struct {
+    const char *error_exitcode;
+    int want;
+  } cases[] = {{"GPUFT_ERROR_EXITCODE", 75}, {"GPUFT_ERROR_EXITCODE=42", 42}};
+  char dir[128], path[256];
+  tmp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/exit.json", dir);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    proc_result_t r = unrepaired(path, "exit", cases[c].error_exitcode);
+    if (r.status != cases[c].want) FT_FAIL_("status %d, want %d:\n%s", r.status, cases[c].want, r.err);
+    HAS(r.err, "exiting with status 75 (GPUFT_ON_FAIL=exit)");
+    HAS(r.err, "1 uncorrectable"); /* the summary, printed at that exit */
+    ASSERT(!strstr(r.out, "checksum")); /* the program did not go on */
+    json_t *js = load(path);
+    ASSERT_STR_EQ(ft_jstr(js, "ended.how", ""), "exit");
+    ASSERT(json_is_true(ft_jget(js, "ended.complete")));
+    ASSERT_GE(ft_ju64(js, "errors.uncorrectable"), 1u);
+    json_decref(js);
+    proc_free(&r);
+  }
   rm_rf(dir);
   return TEST_OK;
 #endif

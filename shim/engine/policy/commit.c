@@ -73,7 +73,7 @@ static const char *why_name(int why) {
 }
 
 /* By id and address, not by record: the allocation may have been freed since. */
-static void fail(uint64_t id, CUdeviceptr base, uint64_t off, const char *what) {
+static void fail(uint64_t id, CUdeviceptr base, uint64_t off, const char *what) FT_REQUIRES(ft_eng_lock) {
   switch ((int)FT_OPT(ON_FAIL)) {
     case FT_ONFAIL_ABORT:
       FT_ERROR("uncorrectable memory error in allocation #%ju (%#llx + %ju): %s; aborting "
@@ -85,6 +85,27 @@ static void fail(uint64_t id, CUdeviceptr base, uint64_t off, const char *what) 
       FT_WARN_CAPPED(8, "uncorrectable memory error in allocation #%ju (%#llx + %ju): %s",
                      (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what);
       break;
+    case FT_ONFAIL_EXIT: {
+      /* The process ends, so that the job launcher (mpirun, srun) or the program's
+       * own fault tolerance (ULFM, torchft) takes over from a rank that lost data.
+       * exit(), not _exit(): the at-exit handlers, gpuft's (the report, the summary)
+       * and the program's, run. They take the engine lock, which this commit holds
+       * and never resumes to let go. A failure found by the commit at that exit is
+       * only logged (exit is not called twice). */
+      static int exiting;
+      __atomic_store_n(&g_verdict, CUDA_ERROR_ECC_UNCORRECTABLE, __ATOMIC_RELAXED);
+      if (__atomic_exchange_n(&exiting, 1, __ATOMIC_ACQ_REL)) {
+        FT_WARN_CAPPED(8, "uncorrectable memory error in allocation #%ju (%#llx + %ju): %s",
+                       (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what);
+        break;
+      }
+      FT_ERROR("uncorrectable memory error in allocation #%ju (%#llx + %ju): %s; exiting with "
+               "status %d (GPUFT_ON_FAIL=exit)",
+               (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what, FT_ONFAIL_EXIT_STATUS);
+      if (ft_obs.lost) ft_obs.lost(); /* the report so far, should the exit not get to write it */
+      ft_unlock();
+      exit(FT_ONFAIL_EXIT_STATUS);
+    }
     default:
       FT_WARN_CAPPED(8, "uncorrectable memory error in allocation #%ju (%#llx + %ju): %s",
                      (uintmax_t)id, (unsigned long long)base, (uintmax_t)off, what);
