@@ -154,6 +154,7 @@ static CUresult d2h_unsettled(ft_alloc_t *a, CUdeviceptr src) {
   FT_WARN_CAPPED(8, "a read-back from allocation #%ju was damaged at each of its copies: the "
                  "program may have received damaged bytes", (uintmax_t)a->id);
   if (FT_OPT(ON_FAIL) == FT_ONFAIL_ABORT) abort();
+  if (FT_OPT(ON_FAIL) == FT_ONFAIL_EXIT) exit(FT_ONFAIL_EXIT_STATUS); /* (the report at exit) */
   return FT_OPT(ON_FAIL) == FT_ONFAIL_WARN ? CUDA_SUCCESS : CUDA_ERROR_ECC_UNCORRECTABLE;
 }
 

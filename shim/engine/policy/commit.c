@@ -688,7 +688,9 @@ static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES
     g_replay_gen++;
     int snap = g_replay_snap;
     g_replay_snap = 0;
-    ft_dev_t *d = any_dev();
+    /* the replay runs on the stream of the context the epoch was issued in */
+    ft_dev_t *d = ft_epoch_ctx() ? ft_dev_find(ft_epoch_ctx()) : NULL;
+    if (!d) d = any_dev();
     int ok = 0;
     const char *snap_why = NULL;
     findings_t first = f;

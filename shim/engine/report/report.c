@@ -50,17 +50,6 @@ static double wall_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The MPI / Slurm rank of this process, from the launchers' variables; NULL if none. */
-static const char *rank_text(void) {
-  static const char *const vars[] = {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                                     "PMIX_RANK", "MV2_COMM_WORLD_RANK"};
-  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-    const char *v = getenv(vars[i]);
-    if (v && *v) return v;
-  }
-  return NULL;
-}
-
 static void host_name(char *out, size_t cap) {
   if (gethostname(out, cap) != 0) out[0] = 0;
   out[cap - 1] = 0;
@@ -197,7 +186,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lo
   ft_jw_b(w, "enabled", ft_enabled);
   /* where and when: enough to tie a finding to a process, a node and a board */
   ft_jw_i(w, "pid", (int64_t)getpid());
-  const char *rank = rank_text();
+  const char *rank = ft_rank_env();
   if (rank) ft_jw_s(w, "rank", rank);
   else ft_jw_null(w, "rank");
   ft_jw_s(w, "host", host);
@@ -385,7 +374,7 @@ int ft_report_write_json(const char *path) {
 /* Every line names the rank when there is one: the lines of many ranks interleave
  * in a job's output. */
 static void line(ft_jw_t *w, const char *s) {
-  const char *rank = rank_text();
+  const char *rank = ft_rank_env();
   ft_jw_raw(w, "gpuft: ");
   if (rank) ft_jw_raw(w, "[rank "), ft_jw_raw(w, rank), ft_jw_raw(w, "] ");
   ft_jw_raw(w, s);

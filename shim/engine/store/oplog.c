@@ -30,8 +30,19 @@ void ft_epoch_unreplayable(const char *why) {
   }
 }
 
+static CUcontext g_ctx; /* the context of the epoch's operations */
+
 static op_t *push(int kind) {
   if (g_unreplayable) return NULL;
+  /* a replay re-issues the epoch on one context's stream: operations of another
+   * context (a program driving two devices) cannot be replayed there */
+  CUcontext c = NULL;
+  if (ft_drv.cuCtxGetCurrent && ft_drv.cuCtxGetCurrent(&c) != CUDA_SUCCESS) c = NULL;
+  if (g_nops && c != g_ctx) {
+    ft_epoch_unreplayable("operations of two contexts in one epoch (a replay runs on one context's stream)");
+    return NULL;
+  }
+  g_ctx = c;
   if (g_nops == g_cap) {
     size_t nc = g_cap ? g_cap * 2 : 64;
     op_t *n = realloc(g_ops, nc * sizeof *n);
@@ -321,6 +332,8 @@ ft_op_t *ft_oplog_take(int keep, size_t *n, const char **why) {
   for (size_t i = 0; i < g_nops; i++) ft_op_free(&g_ops[i]);
   return NULL;
 }
+
+CUcontext ft_epoch_ctx(void) { return g_nops ? g_ctx : NULL; }
 
 void ft_oplog_reset(void) {
   set_nops(0);

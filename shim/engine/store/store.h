@@ -90,6 +90,8 @@ struct ft_op_s *ft_oplog_take(int keep, size_t *n, const char **why);
 void ft_oplog_reset(void);
 /* Replay steps (oplog.c) for the epoch's replay (epoch.c). */
 const char *ft_epoch_why(void);
+/* The context the epoch's operations were issued in (NULL: none logged). */
+CUcontext ft_epoch_ctx(void);
 void ft_oplog_settle_seen(void);
 int ft_oplog_replay_all(ft_dev_t *d) FT_REQUIRES(ft_eng_lock);
 int ft_oplog_seen_again(void);
