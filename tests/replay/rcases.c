@@ -12,10 +12,10 @@
  *                 flipped before use: managed / mapped (a kernel accumulating into
  *                 managed or mapped host memory), hostfn (a host function copying
  *                 what an asynchronous read-back brought)
- *   graph B       a graph of two scale nodes (out = 3 in, out2 = 5 out); the factor
+ *   graph B [S]   a graph of two scale nodes (out = 3 in, out2 = 5 out); the factor
  *                 changed to 4 and B bits of its input flipped at rest after the first
  *                 launch, then a second launch, both nodes changed (out = 7 in, out3 =
- *                 5 out), a third, one synchronisation: the
+ *                 5 out), a third, one synchronisation (S: the bits drawn from seed S): the
  *                 epoch replayed by relaunching the graph with each launch's parameters
  *   takeback M    a synchronous read-back returned to the program before a replay
  *                 of its epoch; M: reuse (the program overwrites the buffer), free
@@ -366,7 +366,7 @@ static int takeback(const char *mode) {
  * parameters each launch had: launch A, a new factor and the input flipped, launch
  * B, then both nodes changed (another factor, a new output) and launch C, one
  * synchronisation. */
-static int graph(int bits) {
+static int graph(int bits, unsigned seed) {
   simcuda_flip_now_fn flip = (simcuda_flip_now_fn)dlsym(RTLD_DEFAULT, "simcudaFlipNow");
   unsigned *h = malloc(N * 4), *back = malloc(N * 4);
   CUdeviceptr in, out, out2, out3;
@@ -401,8 +401,12 @@ static int graph(int bits) {
   for (unsigned i = 0; i < N; i++) wrong += back[i] != h[i] * 15u;
   kp.kernelParams = p1a; /* (changed in an earlier epoch than the launch) */
   CK(cuGraphExecKernelNodeSetParams(ge, n1, &kp));
+  /* the bits: seed 0 picks fixed ones; others, a byte and bits drawn from the seed
+   * (two bits in one 128-byte block, as the code must catch them) */
+  uint64_t at = seed ? (uint64_t)(seed * 2654435761u) % (N * 4 - 128) : 4000;
   for (int b = 0; b < bits; b++)
-    if (!flip || flip(in + 4000 + (uint64_t)b * 8, (unsigned)(3 + b), 0) != 0) return 2;
+    if (!flip || flip(in + at + (uint64_t)b * (seed ? 1 + seed % 64 : 8), (unsigned)((seed + 3 + b) % 8), 0) != 0)
+      return 2;
   CK(cuGraphLaunch(ge, 0)); /* B: out2 = 20 in */
   kp.kernelParams = p1b;
   CK(cuGraphExecKernelNodeSetParams(ge, n1, &kp));
@@ -432,6 +436,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "rewrite") && argc == 5) return rewrite(argv[2], atol(argv[3]), atoi(argv[4]));
   if (!strcmp(argv[1], "side") && argc == 3) return side(argv[2]);
   if (!strcmp(argv[1], "takeback") && argc == 3) return takeback(argv[2]);
-  if (!strcmp(argv[1], "graph") && argc == 3) return graph(atoi(argv[2]));
+  if (!strcmp(argv[1], "graph") && (argc == 3 || argc == 4))
+    return graph(atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 0);
   return 2;
 }
