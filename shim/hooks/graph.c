@@ -35,19 +35,17 @@ static gx_t **find(CUgraphExec e) FT_REQUIRES(ft_eng_lock) {
   return p;
 }
 
-/* The clone of e goes (changed or destroyed): no log may launch e again either. */
-static void forget(CUgraphExec e, int destroyed) {
+/* e is destroyed: its record and clone go, and no log may launch it again. (Changes
+ * to it: changed(), below.) */
+static void destroyed(CUgraphExec e) {
   CUgraph clone = NULL;
   ft_lock();
   gx_t **p = find(e);
   if (*p) {
-    clone = (*p)->clone;
-    (*p)->clone = NULL;
-    if (destroyed) {
-      gx_t *x = *p;
-      *p = x->next;
-      free(x);
-    }
+    gx_t *x = *p;
+    clone = x->clone;
+    *p = x->next;
+    free(x);
   }
   ft_graph_forget(e);
   ft_unlock();
@@ -87,7 +85,7 @@ CUresult ft_on_cuGraphInstantiateWithParams_ptsz(CUgraphExec *pe, CUgraph g,
   return instantiated(ft_real.cuGraphInstantiateWithParams_ptsz(pe, g, p), pe, g);
 }
 CUresult ft_on_cuGraphExecDestroy(CUgraphExec e) {
-  if (e) forget(e, 1);
+  if (e) destroyed(e);
   return ft_real.cuGraphExecDestroy(e);
 }
 
@@ -329,7 +327,7 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
     size_t nn = 0;
     ref_t refs[MAX_REFS];
     const char *side = NULL;
-    /* (the clone's nodes are gpuft's own: read under the lock, as forget() drops it) */
+    /* (the clone's nodes are gpuft's own: read under the lock, as destroyed() and changed() drop it) */
     int n = d && x && x->clone && nodes_of(x->clone, nodes, &nn, 0) == 0
                 ? graph_refs(d, nodes, nn, refs, &side)
                 : -1;
