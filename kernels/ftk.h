@@ -38,7 +38,8 @@ typedef struct ftk_job_s {
   uint32_t blocks_total; /* set by the host */
   uint32_t blocks_done;  /* device: atomic */
   uint32_t done;         /* device: 1 when complete */
-  uint32_t changed;      /* encode: 1 if some stored code word differed from the new one */
+  uint32_t changed;      /* encode: 1 if some stored code word differed from the new one;
+                          * verify_fix: the number of groups repaired */
   uint32_t n_bad;        /* verify: groups with any nonzero syndrome (level 1 or 2) */
   uint32_t pad_;
   uint64_t bad[FTK_JOB_BAD]; /* verify: the first FTK_JOB_BAD such group indices (any order) */
@@ -53,7 +54,8 @@ typedef struct ftk_span_s {
   uint64_t len;  /* bytes of data (the whole allocation) */
   uint64_t code; /* its code buffer */
   uint64_t g0, g1;
-  uint64_t dst;  /* verify_copy: where the data is copied (same length); else 0 */
+  uint64_t dst;  /* verify_copy: where the data is copied (same length); verify_fix: the
+                  * copy repairs come from (0: none); else 0 */
   uint64_t job;  /* ftk_job_t * in mapped host memory (device address); may be 0 */
   uint64_t djob; /* ftk_job_t * in device memory, zero before the launch and left zero
                   * after it (the accumulator above); may be 0 (used only with job) */
@@ -72,6 +74,21 @@ typedef struct ftk_span_s {
  *                  data and no code.
  * ftk_verify_copy: ftk_verify, and also copies the bytes of groups [g0, g1) (clipped
  *                  to len) from data to dst, in the same pass.
+ * ftk_verify_fix:  ftk_verify, and every damaged group is repaired before the kernel
+ *                  ends, so that a kernel after it on the stream reads it whole
+ *                  (verify before use, docs/design.md): when dst is nonzero it is
+ *                  the device address of a copy of the allocation known to equal
+ *                  what should be there (the host checkpoint: len bytes of data
+ *                  padded to whole blocks, then its code in the ft_code_layout),
+ *                  and the group's data and code words are copied from it;
+ *                  otherwise the group is repaired where the decoder proves what
+ *                  flipped (ft_decode_group: one bit per block, code words), and
+ *                  left as it is when it cannot. A repaired group's entry in
+ *                  job->bad[] carries FTK_BAD_REPAIRED (and FTK_BAD_FROM_COPY when
+ *                  copied); job->changed counts the groups repaired.
+ * ftk_verify_copy_fix: ftk_verify_copy, and every damaged group the decoder can
+ *                  repair (as ftk_verify_fix without a copy) is repaired in place and
+ *                  copied to dst again; flags and changed as ftk_verify_fix.
  *
  * Launch shape: blockDim.x = FTK_THREADS; any gridDim.x >= 1 (grid-stride over
  * groups). One warp per group: FTK_THREADS / 32 groups per block per step. */
@@ -81,6 +98,19 @@ typedef struct ftk_span_s {
 #define FTK_NAME_ENCODE "ftk_encode"
 #define FTK_NAME_VERIFY "ftk_verify"
 #define FTK_NAME_VERIFY_COPY "ftk_verify_copy"
+#define FTK_NAME_VERIFY_FIX "ftk_verify_fix"
+#define FTK_NAME_VERIFY_COPY_FIX "ftk_verify_copy_fix"
+
+/* A job->bad[] entry written by ftk_verify_fix / ftk_verify_copy_fix: the group in the
+ * low 40 bits; repaired (from the copy); and where the first data bit it repaired
+ * was, when it knows (LOCATED: 32-bit word of the group, bit of the word). */
+#define FTK_BAD_REPAIRED (1ull << 63)
+#define FTK_BAD_FROM_COPY (1ull << 62)
+#define FTK_BAD_LOCATED (1ull << 61)
+#define FTK_BAD_GROUP(e) ((e) & ((1ull << 40) - 1))
+#define FTK_BAD_AT(word, bit) (FTK_BAD_LOCATED | ((uint64_t)(word) << 40) | ((uint64_t)(bit) << 50))
+#define FTK_BAD_WORD(e) ((unsigned)((e) >> 40) & 1023u)
+#define FTK_BAD_BIT(e) ((unsigned)((e) >> 50) & 31u)
 
 #ifdef __cplusplus
 }

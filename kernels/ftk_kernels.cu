@@ -71,3 +71,11 @@ extern "C" __global__ void __launch_bounds__(FTK_THREADS, FTK_MIN_BLOCKS_PER_SM)
 extern "C" __global__ void __launch_bounds__(FTK_THREADS, 3) ftk_verify_copy(ftk_span_t s) {
   ftk_run(s, FTK_MODE_VERIFY_COPY);
 }
+
+extern "C" __global__ void __launch_bounds__(FTK_THREADS, FTK_MIN_BLOCKS_PER_SM) ftk_verify_fix(ftk_span_t s) {
+  ftk_run(s, FTK_MODE_VERIFY_FIX);
+}
+
+extern "C" __global__ void __launch_bounds__(FTK_THREADS, 3) ftk_verify_copy_fix(ftk_span_t s) {
+  ftk_run(s, FTK_MODE_VERIFY_COPY_FIX);
+}

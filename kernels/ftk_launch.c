@@ -10,10 +10,12 @@
 #include "ftk_twins.h"
 #endif
 
-static const char *const ftk_names[3] = {FTK_NAME_ENCODE, FTK_NAME_VERIFY, FTK_NAME_VERIFY_COPY};
+static const char *const ftk_names[FTK_NKERNELS] = {FTK_NAME_ENCODE, FTK_NAME_VERIFY,
+                                                    FTK_NAME_VERIFY_COPY, FTK_NAME_VERIFY_FIX,
+                                                    FTK_NAME_VERIFY_COPY_FIX};
 
 static CUresult get_functions(ftk_module_t *m, const ftk_driver_t *d) {
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < FTK_NKERNELS; i++) {
     CUresult r = d->moduleGetFunction(&m->fn[i], m->mod, ftk_names[i]);
     if (r != CUDA_SUCCESS) return r;
   }
@@ -59,7 +61,7 @@ unsigned ftk_grid_for(uint64_t ngroups) {
 CUresult ftk_launch_grid(const ftk_module_t *m, const ftk_driver_t *d, int which,
                          const ftk_span_t *span, ftk_job_t *job_host, CUstream stream,
                          unsigned grid) {
-  if (!m || !d || !d->launchKernel || !span || which < FTK_ENCODE || which > FTK_VERIFY_COPY ||
+  if (!m || !d || !d->launchKernel || !span || which < FTK_ENCODE || which >= FTK_NKERNELS ||
       !m->fn[which])
     return CUDA_ERROR_INVALID_VALUE;
   if (!grid) {

@@ -20,10 +20,10 @@ typedef struct { /* real driver entry points, typed (cudaTypedefs.h) */
   PFN_cuLaunchKernel_v4000 launchKernel;
 } ftk_driver_t;
 
-enum { FTK_ENCODE, FTK_VERIFY, FTK_VERIFY_COPY };
+enum { FTK_ENCODE, FTK_VERIFY, FTK_VERIFY_COPY, FTK_VERIFY_FIX, FTK_VERIFY_COPY_FIX, FTK_NKERNELS };
 typedef struct {
   CUmodule mod;
-  CUfunction fn[3]; /* fn[FTK_ENCODE..] */
+  CUfunction fn[FTK_NKERNELS]; /* fn[FTK_ENCODE..] */
   int twins;        /* 1 if the simulator's twin image was loaded */
 } ftk_module_t;
 

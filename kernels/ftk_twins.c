@@ -51,8 +51,12 @@ static void twin_run(const simcuda_block_t *blk, void **params, int mode) {
     uint64_t off[6];
     void *data = twin_range(blk, s.data, s.len);
     void *code = twin_range(blk, s.code, ft_code_layout(s.len, off));
-    void *dst = mode == FTK_MODE_VERIFY_COPY ? twin_range(blk, s.dst, s.len) : NULL;
-    if (!data || !code || (mode == FTK_MODE_VERIFY_COPY && !dst)) return;
+    int copy = mode == FTK_MODE_VERIFY_COPY || mode == FTK_MODE_VERIFY_COPY_FIX;
+    int from = mode == FTK_MODE_VERIFY_FIX && s.dst; /* repairs copy from s.dst */
+    void *dst = copy   ? twin_range(blk, s.dst, s.len)
+                : from ? twin_range(blk, s.dst, ft_blocks_bytes(s.len) + ft_code_layout(s.len, off))
+                       : NULL;
+    if (!data || !code || ((copy || from) && !dst)) return;
     ftk_ctx_t c;
     ftk_ctx_init(&c, &s, data, dst, code, dev ? dev : job);
     const uint64_t stride = ftk_warp_stride(blk->gridDim.x, wpb);
@@ -93,12 +97,20 @@ static void twin_verify(const simcuda_block_t *blk, void **params) {
 static void twin_verify_copy(const simcuda_block_t *blk, void **params) {
   twin_run(blk, params, FTK_MODE_VERIFY_COPY);
 }
+static void twin_verify_fix(const simcuda_block_t *blk, void **params) {
+  twin_run(blk, params, FTK_MODE_VERIFY_FIX);
+}
+static void twin_verify_copy_fix(const simcuda_block_t *blk, void **params) {
+  twin_run(blk, params, FTK_MODE_VERIFY_COPY_FIX);
+}
 
 static const uint16_t twin_size[] = {sizeof(ftk_span_t)}, twin_align[] = {8};
 static const simcuda_kernel_t twin_kernels[] = {
     {FTK_NAME_ENCODE, twin_encode, 1, twin_size, twin_align},
     {FTK_NAME_VERIFY, twin_verify, 1, twin_size, twin_align},
     {FTK_NAME_VERIFY_COPY, twin_verify_copy, 1, twin_size, twin_align},
+    {FTK_NAME_VERIFY_FIX, twin_verify_fix, 1, twin_size, twin_align},
+    {FTK_NAME_VERIFY_COPY_FIX, twin_verify_copy_fix, 1, twin_size, twin_align},
 };
-const simcuda_image_t ftk_twin_image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 3,
+const simcuda_image_t ftk_twin_image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 5,
                                         twin_kernels};

@@ -32,7 +32,13 @@
 #define FTK_UNROLL
 #endif
 
-enum { FTK_MODE_ENCODE = 0, FTK_MODE_VERIFY = 1, FTK_MODE_VERIFY_COPY = 2 };
+enum {
+  FTK_MODE_ENCODE = 0,
+  FTK_MODE_VERIFY = 1,
+  FTK_MODE_VERIFY_COPY = 2,
+  FTK_MODE_VERIFY_FIX = 3,
+  FTK_MODE_VERIFY_COPY_FIX = 4
+};
 /* What a warp reports for one group (warp-uniform). */
 enum { FTK_F_CHANGED = 1u, FTK_F_BAD = 2u };
 
@@ -40,7 +46,7 @@ enum { FTK_F_CHANGED = 1u, FTK_F_BAD = 2u };
  * (device addresses on the GPU, translated host addresses in a twin). */
 typedef struct {
   const uint8_t *data;
-  uint8_t *dst;
+  uint8_t *dst;     /* verify_copy: the copy; verify_fix: where repairs come from (ftk.h) */
   uint32_t *v, *d;  /* level-1 arrays */
   uint32_t *l2;     /* V of V; then D of V, V of D, D of D, l2_stride bytes apart */
   uint64_t l2_stride;
@@ -169,6 +175,103 @@ FTK_FN void ftk_reduce4(const uint32_t a[4][FTK_NL], uint32_t out[FTK_NL]) {
   FTK_LANES(l) out[FTK_AT(l)] = r1[FTK_AT(l)] ^ FTK_SHFL(r1, l, 1u);
 }
 
+/* The repair of damaged group g by ftk_verify_fix (mode FIX) and ftk_verify_copy_fix
+ * (COPY_FIX), by one lane (rare: the group was found damaged): where the decoder of
+ * the host codec (ft_decode_group) proves what flipped (COPY_FIX then copies the
+ * repaired group to dst again), else from the known-good copy when there is one
+ * (FIX with dst). Returns FTK_BAD_* flags, 0 when nothing was repaired. Not inlined
+ * on the GPU: the other kernels' registers stay as they are. */
+#if defined(__CUDA_ARCH__)
+static __device__ __noinline__
+#else
+static inline
+#endif
+uint64_t ftk_repair(const ftk_ctx_t *c, uint64_t g, int mode) {
+  const uint64_t base = ft_group_start(g), b0 = g * FT_GROUP_BLOCKS;
+  const unsigned nblk = ft_group_nblocks(c->len, g);
+  const uint64_t glen = ft_group_len(c->len, g);
+  uint8_t *data = (uint8_t *)c->data; /* (the program's buffer: these kernels write it) */
+  uint32_t *l2[4];
+  for (unsigned k = 0; k < 4u; k++) l2[k] = (uint32_t *)((uint8_t *)c->l2 + c->l2_stride * k) + g;
+  ft_pair_t l1[FT_GROUP_BLOCKS], cv, cd;
+  uint32_t vw[FT_GROUP_BLOCKS], dw[FT_GROUP_BLOCKS];
+  for (unsigned k = 0; k < nblk; k++) {
+    uint32_t w[FT_BLOCK_BYTES / 4];
+    for (unsigned j = 0; j < FT_BLOCK_BYTES / 4; j++) {
+      uint32_t x = 0;
+      for (unsigned t = 0; t < 4u; t++) {
+        uint64_t at = base + (uint64_t)k * FT_BLOCK_BYTES + 4u * j + t;
+        if (at < c->len) x |= (uint32_t)data[at] << (8u * t);
+      }
+      w[j] = x;
+    }
+    ft_pair_t e = ft_encode_words(w, FT_BLOCK_BYTES / 4);
+    vw[k] = c->v[b0 + k];
+    dw[k] = c->d[b0 + k];
+    l1[k].v = e.v ^ vw[k];
+    l1[k].d = e.d ^ dw[k];
+  }
+  cv = ft_encode_words(vw, nblk);
+  cd = ft_encode_words(dw, nblk);
+  ft_pair_t sv = {cv.v ^ *l2[0], cv.d ^ *l2[1]}, sd = {cd.v ^ *l2[2], cd.d ^ *l2[3]};
+  ft_action_t act[FT_GROUP_MAX_ACTIONS];
+  unsigned n = ft_decode_group(l1, nblk, sv, sd, act);
+  /* all or nothing: every action proven, and every data bit inside the allocation */
+  int proven = n > 0;
+  for (unsigned i = 0; i < n && proven; i++) {
+    if (act[i].kind == FT_ACT_BAD_BLOCK || act[i].kind == FT_ACT_BAD_CODE) proven = 0;
+    if (act[i].kind == FT_ACT_DATA_BIT &&
+        base + (uint64_t)act[i].block * FT_BLOCK_BYTES + 4u * act[i].word + act[i].bit / 8u >= c->len)
+      proven = 0;
+  }
+  if (proven) {
+    uint64_t at = 0;
+    for (unsigned i = 0; i < n; i++) {
+      const ft_action_t a = act[i];
+      if (a.kind == FT_ACT_DATA_BIT) {
+        data[base + (uint64_t)a.block * FT_BLOCK_BYTES + 4u * a.word + a.bit / 8u] ^= (uint8_t)(1u << (a.bit & 7u));
+        if (!at) at = FTK_BAD_AT(a.block * (FT_BLOCK_BYTES / 4u) + a.word, a.bit);
+      } else if (a.kind == FT_ACT_V_BIT) {
+        vw[a.block] ^= 1u << a.bit, c->v[b0 + a.block] = vw[a.block];
+      } else if (a.kind == FT_ACT_D_BIT) {
+        dw[a.block] ^= 1u << a.bit, c->d[b0 + a.block] = dw[a.block];
+      }
+    }
+    /* level-2 words recomputed where the decoder says so, from the repaired words */
+    for (unsigned i = 0; i < n; i++) {
+      if (act[i].kind == FT_ACT_L2V) {
+        cv = ft_encode_words(vw, nblk);
+        *l2[0] = cv.v, *l2[1] = cv.d;
+      } else if (act[i].kind == FT_ACT_L2D) {
+        cd = ft_encode_words(dw, nblk);
+        *l2[2] = cd.v, *l2[3] = cd.d;
+      }
+    }
+    if (mode == FTK_MODE_VERIFY_COPY_FIX) /* the copy made in the pass took the damage */
+      for (uint64_t i = 0; i < glen; i++) c->dst[base + i] = data[base + i];
+    return FTK_BAD_REPAIRED | at;
+  }
+  if (mode != FTK_MODE_VERIFY_FIX || !c->dst) return 0;
+  /* from the copy: data then code, at the offsets the allocation's code has; where
+   * its data differed first is told */
+  const uint8_t *cb = c->dst + ft_blocks_bytes(c->len);
+  const uint8_t *code0 = (const uint8_t *)c->v; /* the code buffer's start */
+  const uint32_t *cpv = (const uint32_t *)(cb + ((const uint8_t *)c->v - code0));
+  const uint32_t *cpd = (const uint32_t *)(cb + ((const uint8_t *)c->d - code0));
+  uint64_t at = 0;
+  for (uint64_t i = 0; i < glen; i++) {
+    uint8_t x = data[base + i] ^ c->dst[base + i];
+    if (x && !at) at = FTK_BAD_AT(i / 4u, 8u * (unsigned)(i % 4u) + ft_ctz32(x));
+    data[base + i] = c->dst[base + i];
+  }
+  for (unsigned k = 0; k < nblk; k++) {
+    c->v[b0 + k] = cpv[b0 + k];
+    c->d[b0 + k] = cpd[b0 + k];
+  }
+  for (unsigned k = 0; k < 4u; k++) *l2[k] = *(const uint32_t *)(cb + ((const uint8_t *)l2[k] - code0));
+  return FTK_BAD_REPAIRED | FTK_BAD_FROM_COPY | at;
+}
+
 /* Process group g with one warp. Load layout: in step i (0..7) the warp reads the
  * 512 bytes of blocks 4i..4i+3 with one 16-byte load per lane; lane l reads chunk
  * l>>2 of block 4i + (l&3), so the 8 lanes of a block share l&3 and the block's
@@ -191,7 +294,7 @@ FTK_FN unsigned ftk_warp_group(const ftk_ctx_t *c, uint64_t g, int mode) {
     for (unsigned i = 0; i < 8u; i++)
       ftk_ld16(c, base + 512u * i + FT_BLOCK_BYTES * (l & 3u) + 16u * (l >> 2), w[i][FTK_AT(l)]);
   }
-  if (mode == FTK_MODE_VERIFY_COPY) {
+  if (mode == FTK_MODE_VERIFY_COPY || mode == FTK_MODE_VERIFY_COPY_FIX) {
     FTK_LANES(l) {
       FTK_UNROLL
       for (unsigned i = 0; i < 8u; i++)
@@ -274,8 +377,11 @@ FTK_FN unsigned ftk_warp_group(const ftk_ctx_t *c, uint64_t g, int mode) {
   if ((flags & FTK_F_BAD) && c->job) {
     FTK_LANES(l) {
       if (l == 0) {
+        uint64_t fixed =
+            mode == FTK_MODE_VERIFY_FIX || mode == FTK_MODE_VERIFY_COPY_FIX ? ftk_repair(c, g, mode) : 0;
+        if (fixed) ftk_atomic_add(&c->job->changed, 1u);
         uint32_t k = ftk_atomic_add(&c->job->n_bad, 1u);
-        if (k < FTK_JOB_BAD) c->job->bad[k] = g;
+        if (k < FTK_JOB_BAD) c->job->bad[k] = g | fixed;
       }
     }
   }

@@ -31,6 +31,8 @@
   X(CODEC, STR, "", 0, 0, 0, "force a host codec variant: scalar, avx2 or avx512") \
   X(CHECK, ENUM, "launch", 0, 0, "launch|epoch",                                             \
     "check after every launch, or once per epoch (data written inside one stays in flight)") \
+  X(VERIFY_BEFORE_USE, BOOL, "1", 0, 1, 0,                                                        \
+    "verify data at rest right before a kernel reads it, repairing it on the device (else after)") \
   X(SUMMARY, BOOL, "1", 0, 1, 0, "print the summary on stderr at exit")                         \
   X(ERROR_EXITCODE, INT, "0", 0, 255, 0, "exit status when errors were not repaired (0: unchanged)") \
   X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)") \

@@ -237,6 +237,46 @@ static void owe_read_only(const ref_t *r) {
   for (int k = 0; k < n; k++) ft_rest_read_owed(r->a, part[k][0], part[k][1]);
 }
 
+/* Verify before use (docs/design.md): what a launch only reads, at rest and under a
+ * valid code, is checked on its stream right before it and repaired there on the
+ * device (from the checkpoint when it is valid, else where the code proves the
+ * flip), so that a flip at rest is undone before the kernel follows a corrupted
+ * index. The check after each launch becomes one after the last reader of the
+ * epoch, owed to its commit (GPUFT_CHECK=epoch: one before the first reader of the
+ * epoch, and the one after its last reader as before). Only where the launch's
+ * accesses come from its PTX: a const argument a kernel without facts writes would
+ * be "repaired" back (those are checked after, where a replay learns the write).
+ * verify_after[i] is cleared for a read-only argument so checked, ro_before[i] set
+ * for a written one whose read-only part was. Lock held. */
+static void check_before_use(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUstream s, int skip,
+                             int epoch_mode, const int *alone, int *verify_after,
+                             int *ro_before) FT_REQUIRES(ft_eng_lock) {
+  int on = FT_OPT(VERIFY_BEFORE_USE) && !skip && fn && fn->facts;
+  for (int i = 0; i < nref; i++) {
+    ro_before[i] = 0;
+    ft_alloc_t *a = refs[i].a;
+    int write = refs[i].acc != FT_ACC_READ;
+    if (!on || (write ? !(alone[i] && a->state == FT_ST_CLEAN) : !verify_after[i])) continue;
+    uint64_t part[2][2];
+    int n = write ? read_only_parts(&refs[i], part) : groups(&refs[i], 0, &part[0][0], &part[0][1]);
+    int ok = 1;
+    if (epoch_mode && a->checked_before_epoch == ft_epoch)
+      ft_checked_read(a, s); /* (epoch: one check per epoch, before its first reader) */
+    else
+      for (int k = 0; k < n; k++)
+        if (ft_job_issue_fix(d, FT_WHY_BEFORE_READ, a, part[k][0], part[k][1], s,
+                             refs[i].slot >= 0 ? fn : NULL, refs[i].slot))
+          ok = 0; /* a full ledger: checked after, as without */
+    if (!ok) continue;
+    /* and once after the last reader, at the commit: what strikes while a reader runs
+     * is found before its epoch settles (the next reader's check covers the one
+     * before it) */
+    for (int k = 0; k < n; k++) ft_rest_read_owed(a, part[k][0], part[k][1]);
+    a->checked_before_epoch = ft_epoch;
+    if (write) ro_before[i] = 1;
+    else verify_after[i] = 0;
+  }
+}
 
 int ft_kernel_refs(ft_dev_t *d, CUfunction f, void **params, void **extra, const unsigned grid[3],
                    const unsigned block[3], ref_t *refs, int n, int cap, const char **side) {
@@ -307,7 +347,7 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
        * encoded whole when it comes to rest) */
       uint64_t w0 = 0, w1 = ft_groups_of(a->size);
       if (a->state == FT_ST_CLEAN && !groups(&refs[i], 1, &w0, &w1)) w1 = 0;
-      ft_jobs_void_unordered(a, j, w0, w1);
+      ft_jobs_void_unordered(a, j, s, w0, w1);
     }
     {
       uint64_t w0 = 0, w1 = ft_groups_of(a->size); /* what the next snapshot copies */
@@ -333,6 +373,8 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
     coded[i] = a->state == FT_ST_CLEAN;
     part[i] = rest && (coded[i] || (a->state == FT_ST_INFLIGHT && a->dirty_part));
   }
+  int ro_before[MAX_REFS];
+  check_before_use(d, fn, refs, nref, s, skip, epoch_mode, alone, verify_after, ro_before);
   declare_unwritten(d, refs, nref);
   uint64_t given = 0; /* bytes the launch may read or write, for the exposure model
                          (used where an output is counted under a code at once) */
@@ -419,7 +461,7 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
          * the encode run (by the model) is in flight */
         uint64_t wb = ft_groups_len(a->size, g0, g1);
         ft_exposure_kernel(d, wb, given + wb);
-        if (coded[i] && !skip) verify_read_only(d, &refs[i], s);
+        if (coded[i] && !skip && !ro_before[i]) verify_read_only(d, &refs[i], s);
       } else {
         /* in flight until every writer is done: a commit encodes it (only what
          * launches wrote, when their ranges are known) */
@@ -432,7 +474,7 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
           if (groups(&refs[i], 1, &g0, &g1)) ft_runs_add(&a->dirty, g0, g1, NULL, NULL);
           a->dirty_part = 1;
           /* what it only read keeps its code: verified after its last reader */
-          if (!skip) owe_read_only(&refs[i]);
+          if (!skip && !ro_before[i]) owe_read_only(&refs[i]);
         }
         ft_rest_mark_owed();
       }

@@ -84,6 +84,9 @@ void ft_dev_teardown(ft_dev_t *d) {
     if (d->stream) ft_drv.cuStreamDestroy_v2(d->stream);
   }
   if (d->jobs) ft_drv.cuMemFreeHost(d->jobs);
+  for (int i = 0; d->fix_ev && i < FT_LEDGER_SLOTS; i++)
+    if (d->fix_ev[i]) ft_drv.cuEventDestroy_v2(d->fix_ev[i]);
+  free(d->fix_ev);
   if (d->djobs) ft_real.cuMemFree_v2(d->djobs);
   memset(d, 0, sizeof *d); /* the slot is free for a later context */
 }

@@ -54,7 +54,18 @@ void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a) {
   }
 }
 
-static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+/* The event behind a verify-before-use job (its slot's, created on first use). A
+ * job whose event cannot be had is not issued: a writer could not wait for it. */
+static CUresult record_fix(ft_dev_t *d, int slot, CUstream on) {
+  if (!d->fix_ev && !(d->fix_ev = calloc(FT_LEDGER_SLOTS, sizeof *d->fix_ev)))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  CUresult r = CUDA_SUCCESS;
+  if (!d->fix_ev[slot]) r = ft_drv.cuEventCreate(&d->fix_ev[slot], CU_EVENT_DISABLE_TIMING);
+  if (r == CUDA_SUCCESS) r = ft_drv.cuEventRecord(d->fix_ev[slot], on);
+  return r;
+}
+
+static int issue(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                  CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();
   if (g1 <= g0 || !a->code) return 0;
@@ -82,16 +93,20 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
   j->epoch = ft_epoch;
   j->ord_s = ft_ord_stream_index(stream);
   j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
+  j->fix = fix;
+  j->reads_before = a->cr_epoch == ft_epoch ? a->cr_n : 0;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t),
                    d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
-  int which = kind == FT_JOB_VERIFY_COPY ? FTK_VERIFY_COPY : FTK_VERIFY;
+  int which = kind == FT_JOB_VERIFY_COPY ? (fix ? FTK_VERIFY_COPY_FIX : FTK_VERIFY_COPY)
+                                          : (fix ? FTK_VERIFY_FIX : FTK_VERIFY);
   int in;
   CUstream on = ft_dev_enter_for(d, stream, &in);
   /* The accumulator is device memory, where bits flip too: zeroed before every
    * launch, whatever the last one left there (ftk.h). */
   CUresult r = ft_real.cuMemsetD8Async(sp.djob, 0, sizeof(ftk_job_t), on);
   if (r == CUDA_SUCCESS) r = ftk_launch(&d->mod, &ft_kdrv, which, &sp, &d->jobs[slot], on);
+  if (r == CUDA_SUCCESS && fix) r = record_fix(d, slot, on);
   ft_dev_leave_for(stream, on, in);
   if (r != CUDA_SUCCESS) {
     g_free[g_nfree++] = slot;
@@ -112,28 +127,65 @@ static int issue(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uin
 
 /* Only groups under a valid code are checked: one job per coded run (memory never
  * written holds nothing to check, and its code words are whatever they were). */
-static int issue_coded(ft_dev_t *d, int kind, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+static int issue_coded(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                        CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   int rc = 0;
   for (uint64_t c0 = g0, c1; ft_coded_next(a, &c0, &c1, g1); c0 = c1)
-    if (issue(d, kind, why, a, c0, c1, dst, stream, fn, argslot)) rc = -1;
+    if (issue(d, kind, fix, why, a, c0, c1, dst, stream, fn, argslot)) rc = -1;
   return rc;
 }
 
 int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
                  ft_func_t *fn, int argslot) {
-  return issue_coded(d, FT_JOB_VERIFY, why, a, g0, g1, 0, stream, fn, argslot);
+  return issue_coded(d, FT_JOB_VERIFY, 0, why, a, g0, g1, 0, stream, fn, argslot);
+}
+
+void ft_checked_read(ft_alloc_t *a, CUstream s) {
+  int i = ft_ord_stream_index(s);
+  if (a->cr_epoch != ft_epoch) {
+    a->cr_epoch = ft_epoch;
+    a->cr_n = 0;
+    a->cr_stream = i;
+    a->cr_mixed = 0;
+  }
+  if (a->cr_stream != i || i < 0) a->cr_mixed = 1;
+  a->cr_n++;
 }
 
 int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                      CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
-  return issue_coded(d, FT_JOB_VERIFY_COPY, why, a, g0, g1, dst, stream, fn, argslot);
+                      CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot, int fix) {
+  int rc = issue_coded(d, FT_JOB_VERIFY_COPY, fix, why, a, g0, g1, dst, stream, fn, argslot);
+  if (rc == 0 && fix) {
+    ft_st.checks_before_use++;
+    ft_checked_read(a, stream);
+  }
+  return rc;
 }
 
-void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1) {
+int ft_job_issue_fix(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
+                     ft_func_t *fn, int argslot) {
+  CUdeviceptr copy = a->mirror && a->mirror_valid ? a->mirror_dev : 0;
+  int rc = issue_coded(d, FT_JOB_VERIFY, 1, why, a, g0, g1, copy, stream, fn, argslot);
+  if (rc == 0) {
+    ft_st.checks_before_use++;
+    ft_checked_read(a, stream);
+  }
+  return rc;
+}
+
+void ft_jobs_fix_drain(const ft_alloc_t *a) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
-    if (j->a == a && j->g0 < g1 && g0 < j->g1 && !ft_ord_covers(i, j->ord_s, j->ord_t))
+    if (j->a == a && j->fix && j->kind == FT_JOB_VERIFY && j->dst && j->dev->fix_ev)
+      ft_real.cuEventSynchronize(j->dev->fix_ev[j->slot]);
+}
+
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1) {
+  for (ft_job_rec_t *j = g_head; j; j = j->next)
+    if (j->a == a && j->g0 < g1 && g0 < j->g1 && !ft_ord_covers(i, j->ord_s, j->ord_t)) {
       j->voided = 1;
+      if (j->fix && j->dev->fix_ev)
+        ft_drv.cuStreamWaitEvent(s, j->dev->fix_ev[j->slot], 0);
+    }
 }
 
 /* The device state a job was issued in (for reading its slot). */

@@ -54,7 +54,8 @@ enum {                /* why a job was issued, for the report */
   FT_WHY_BEFORE_WRITE, /* possibly-written argument, before the launch */
   FT_WHY_D2H,         /* source of a device-to-host copy, after the DMA */
   FT_WHY_COPY_SRC,    /* source of a device-to-device copy */
-  FT_WHY_AT_REST      /* data at rest, before a write re-encodes it whole: nothing used it */
+  FT_WHY_AT_REST,     /* data at rest, before a write re-encodes it whole: nothing used it */
+  FT_WHY_BEFORE_READ  /* read by a kernel, before it: repaired on the device (verify before use) */
 };
 typedef struct ft_job_rec_s {
   int kind, why;
@@ -71,6 +72,10 @@ typedef struct ft_job_rec_s {
   int ord_s;     /* stream index and tick it was issued at (order.c) */
   uint64_t ord_t;
   int voided;    /* its result may show a concurrent write: ignored */
+  int fix;       /* verify before use: it repairs on the device what it finds (ftk_verify_fix,
+                  * ftk_verify_copy_fix); a FT_JOB_VERIFY one copies from dst when nonzero */
+  int reads_before; /* reads of the allocation checked before them in its epoch, issued
+                     * before this job (its cr_n) */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
 /* Enqueue a verification of groups [g0, g1) of `a` on `stream`, with a ledger
@@ -79,21 +84,39 @@ typedef struct ft_job_rec_s {
 FT_MUST_CHECK int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                                CUstream stream, struct ft_func_s *fn, int argslot)
     FT_REQUIRES(ft_eng_lock);
-/* The same with an explicit copy destination (FT_JOB_VERIFY_COPY). */
+/* Verify before use (fix; why: FT_WHY_BEFORE_READ, or BEFORE_WRITE for what a write
+ * is about to read or leave): the groups are
+ * checked on `stream` and repaired on the device before what follows there reads
+ * them, from the checkpoint when it is valid; an event behind it lets later writers
+ * of `a` on other streams wait for its repairs (ft_jobs_void_unordered). */
+FT_MUST_CHECK int ft_job_issue_fix(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                                   CUstream stream, struct ft_func_s *fn, int argslot)
+    FT_REQUIRES(ft_eng_lock);
+/* A read of a on stream s after a check before it (verify before use): counted for
+ * the commit's question whether a reader may have seen damage a check found
+ * (ft_job_issue_fix counts the one it is issued for). Engine lock held. */
+void ft_checked_read(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
+/* Waits for the verify-before-use jobs of a that may copy from its checkpoint (before
+ * the checkpoint changes or goes). Engine lock held: a wait on gpuft's own kernels. */
+void ft_jobs_fix_drain(const ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+/* The same with an explicit copy destination (FT_JOB_VERIFY_COPY); fix: what the
+ * decoder can repair is repaired in place and copied again (verify before use). */
 FT_MUST_CHECK int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                                     CUdeviceptr dst, CUstream stream, struct ft_func_s *fn,
-                                    int argslot);
+                                    int argslot, int fix);
 int ft_jobs_pending(void);
 /* Set by a commit while it replays (engine lock). */
 extern int ft_replaying;
 /* Jobs one operation may issue at most (a launch, per referenced allocation: a
  * restore point grown on both sides, a check before, two of what it only read after). */
 #define FT_JOBS_PER_OP (5 * 64 + 8)
-/* A write of groups [g0, g1) of `a` on stream index i not ordered after pending
+/* A write of groups [g0, g1) of `a` on stream s (index i) not ordered after pending
  * verifications of those groups on other streams: their results could show the
  * write, not damage; they are dropped (those of other groups read neither its data
- * nor its codes: each group's code words are its own). */
-void ft_jobs_void_unordered(const ft_alloc_t *a, int i, uint64_t g0, uint64_t g1);
+ * nor its codes: each group's code words are its own). Verifications that repair
+ * before use write those groups: s waits for them (a write racing a repair could be
+ * undone by it). */
+void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1);
 extern int ft_jobs_pending_hint;
 /* The result slots of the verifications pending now (at most cap). Their slots may
  * be reused later: a reader without the lock must take what it finds as a hint. */

@@ -68,7 +68,8 @@ static int seen_before(const ft_alloc_t *a, uint64_t off, int bit) {
 static const char *why_name(int why) {
   static const char *const n[] = {"after launch (read-only argument)", "before launch (written argument)",
                                   "device-to-host copy", "device-to-device copy source",
-                                  "at rest, before a write re-encoded it"};
+                                  "at rest, before a write re-encoded it",
+                                  "before launch (read-only, verified before use)"};
   return why >= 0 && why < (int)(sizeof n / sizeof *n) ? n[why] : "?";
 }
 
@@ -474,6 +475,62 @@ static void settle_used(int out) {
   g_used_ev0 = -1;
 }
 
+/* Whether a kernel of the job's epoch may have read the damage it found: a read
+ * checked before it (verify before use) but not ordered after this job. Readers
+ * issued before it may have; of those issued after it, only the launch the check
+ * was for is known ordered after it, when every such read came on its stream. Only
+ * a replay of the epoch answers for what they computed (an earlier epoch's readers
+ * were checked after them, at its commit). */
+static int read_unchecked(const ft_job_rec_t *j) {
+  const ft_alloc_t *a = j->a;
+  if (a->cr_epoch != j->epoch) return a->cr_epoch > j->epoch; /* (counted anew since) */
+  if (j->reads_before > 0) return 1;
+  int after = a->cr_n - j->reads_before - (j->fix ? 1 : 0); /* (its own launch) */
+  return after > 0 && (a->cr_mixed || a->cr_stream != j->ord_s || !j->fix);
+}
+
+/* Verify before use: damage the device repaired before the kernel read it; used only
+ * if an earlier reader of the epoch read it unchecked (a replay re-runs it). */
+static int fixed_used(const ft_job_rec_t *j, findings_t *f) {
+  if (!read_unchecked(j)) return 0;
+  f->consumed = 1;
+  f->consumed_groups++;
+  return 1;
+}
+
+static void fixed_group(ft_job_rec_t *j, uint64_t g, uint64_t how, findings_t *f) FT_REQUIRES(ft_eng_lock) {
+  ft_alloc_t *a = j->a;
+  int copy = (how & FTK_BAD_FROM_COPY) != 0;
+  ft_st.detected++;
+  ft_st.repaired_before_use++;
+  if (copy) {
+    ft_st.restored++;
+    ft_st.recovered++; /* restored_from_checkpoint counts a part of recovered */
+  } else {
+    ft_st.corrected++;
+  }
+  /* where the first data bit it repaired was, when the device could tell */
+  int at = (how & FTK_BAD_LOCATED) != 0;
+  ft_event(a, ft_group_start(g) + (at ? 4u * FTK_BAD_WORD(how) : 0), at ? (int)FTK_BAD_BIT(how) : -1,
+           copy ? "restored from the checkpoint on the device" : at ? "data bit, corrected on the device"
+                                                                  : "code word, corrected on the device",
+           copy ? FT_OUT_RESTORED : FT_OUT_CORRECTED, why_name(j->why));
+  if (fixed_used(j, f)) used_group(a, g, copy ? GROUP_RESTORED : GROUP_REPAIRED);
+}
+
+/* The same when more groups were damaged than the job lists: the device counted its
+ * repairs (job->changed); the host scan sees only what it left. */
+static void fixed_unlisted(ft_job_rec_t *j, const ftk_job_t *res, findings_t *f) FT_REQUIRES(ft_eng_lock) {
+  uint32_t k = __atomic_load_n(&res->changed, __ATOMIC_RELAXED);
+  if (!k) return;
+  ft_st.detected += k;
+  ft_st.corrected += k;
+  ft_st.repaired_before_use += k;
+  ft_event(j->a, ft_group_start(j->g0), -1, "groups corrected or restored on the device", FT_OUT_CORRECTED,
+           why_name(j->why));
+  if (fixed_used(j, f)) f->consumed_groups += (int)k - 1;
+}
+
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
@@ -486,17 +543,24 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
    * shadow) holds it too; the allocation itself has been rewritten since. */
   int before = j->why == FT_WHY_BEFORE_WRITE;
   place_t pl = before && j->kind == FT_JOB_VERIFY_COPY ? shadow_of(a) : place_of(a);
-  uint64_t list[256];
+  uint64_t list[256], fixed[256] = {0};
   size_t n = 0;
   /* the list came through device memory (ftk.h): an index outside the span is a
    * flip there, and the span is scanned instead */
   uint64_t gend = ft_groups_of(a->size) < j->g1 ? ft_groups_of(a->size) : j->g1;
-  int listed = nbad <= FTK_JOB_BAD;
-  for (uint32_t i = 0; listed && i < nbad; i++) listed = res->bad[i] >= j->g0 && res->bad[i] < gend;
+  int listed = nbad <= FTK_JOB_BAD, fix = j->fix;
+  for (uint32_t i = 0; listed && i < nbad; i++) {
+    uint64_t g = fix ? FTK_BAD_GROUP(res->bad[i]) : res->bad[i];
+    listed = g >= j->g0 && g < gend;
+  }
   if (listed)
-    for (uint32_t i = 0; i < nbad; i++) list[n++] = res->bad[i];
+    for (uint32_t i = 0; i < nbad; i++) {
+      fixed[n] = fix && (res->bad[i] & FTK_BAD_REPAIRED) ? res->bad[i] : 0;
+      list[n++] = fix ? FTK_BAD_GROUP(res->bad[i]) : res->bad[i];
+    }
   else if (!before || j->kind == FT_JOB_VERIFY_COPY)
-    n = host_scan(d, a, pl, j->g0, j->g1, list, 256);
+    n = host_scan(d, a, pl, j->g0, j->g1, list, 256); /* (what the device repaired: below) */
+  if (fix && !listed) fixed_unlisted(j, res, f);
   if (j->why == FT_WHY_READ_AFTER && j->fn && FT_OPT(MODE) != FT_MODE_RECOVER &&
       nbad > WRITE_SUSPECT_GROUPS) {
     /* Without replay to tell, many damaged groups after one launch mean the kernel
@@ -526,6 +590,10 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
   for (size_t i = 0; i < n; i++) {
     if (list[i] < j->g0 || list[i] >= j->g1) continue;
     int outcome;
+    if (fixed[i]) {
+      fixed_group(j, list[i], fixed[i], f);
+      continue;
+    }
     if (before && j->kind != FT_JOB_VERIFY_COPY) {
       /* No copy of the damaged content was made (the restore point is the
        * checkpoint, or there is none): the kernel has rewritten it since. */
@@ -565,10 +633,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
                       "since the last synchronisation");
     /* the program's read-back copies again only what a repair changed */
     if (a == f->watch.a && (outcome == GROUP_REPAIRED || outcome == GROUP_RESTORED)) f->watch_repaired = 1;
-    if (j->why == FT_WHY_AT_REST) continue; /* repaired where it lies, before any use */
+    /* repaired where it lies, before any use (but a kernel's of the epoch unchecked) */
+    if (j->why == FT_WHY_AT_REST && !read_unchecked(j)) continue;
     /* a synchronous read-back is copied again by its caller, unless only a replay
      * can give the right bytes back */
-    if (j->why == FT_WHY_D2H && a == f->watch.a && !regenerated) continue;
+    if (j->why == FT_WHY_D2H && a == f->watch.a && !regenerated && !read_unchecked(j)) continue;
     /* consumed: read by the kernel, copied to the host, or copied on the device */
     f->consumed = 1;
     f->consumed_groups++;

@@ -20,9 +20,11 @@ static void release_protection(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
     a->code_bytes = 0;
   }
   if (a->mirror) {
+    ft_jobs_fix_drain(a); /* a repair before use may still copy from it */
     ft_drv.cuMemFreeHost(a->mirror);
     ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
     a->mirror = NULL;
+    a->mirror_dev = 0;
     a->mirror_valid = 0;
   }
 }
@@ -49,6 +51,7 @@ void ft_dev_release(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
 
 ft_hostfn_t *ft_host_fn_queue(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user) {
   ft_lock();
+  ft_rest_owed_before(s);
   uint64_t seq = 0;
   ft_hostfn_t *h = ft_host_fn_make(s, fn, cb, user, &seq);
   if (h) ft_epoch_host_fn(seq, ft_ord_op(s));

@@ -10,6 +10,10 @@
 /* At a commit: encode what came to rest, verify what GPUFT_CHECK=epoch deferred,
  * on gpuft's stream, and wait for it. Lock held. */
 void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock);
+/* Before a host function on stream s (the program may look at results there): the
+ * checks owed after readers that s is ordered after are issued on s, so that it
+ * sees no result of damaged input (verify before use moved them to the commit). */
+void ft_rest_owed_before(CUstream s) FT_REQUIRES(ft_eng_lock);
 /* A copy or memset about to write bytes [off, off+n) of `a` on stream s (whole: all
  * of them): restore point when at rest (the groups it touches verified first: those
  * re-encoded after it), in flight when another stream may be writing it. Returns the

@@ -14,6 +14,15 @@ static int verify_owed(ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   return 0;
 }
 
+/* d's stream has work of this commit to wait for. */
+static void used_dev(ft_dev_t **used, int *nused, ft_dev_t *d) {
+  int k;
+  for (k = 0; k < *nused && used[k] != d; k++) {
+  }
+  if (k == *nused && *nused < 8) used[(*nused)++] = d;
+  else if (k == *nused) ft_real.cuStreamSynchronize(d->stream); /* no room to remember it */
+}
+
 void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
   if (!__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED)) return;
   __atomic_store_n(&ft_rest_owed_hint, 0, __ATOMIC_RELAXED);
@@ -24,6 +33,13 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
     if (!ft_protected(a)) continue;
     if (a->state != FT_ST_INFLIGHT && !a->read_owed) continue;
     if (a->freeing) continue; /* another thread is freeing it: its memory may be gone */
+    if (a->state == FT_ST_CLEAN && a->read_owed && !ft_rest_seen_done(a) && ft_rest_writes_seen_done(a)) {
+      /* read before a read-back this commit settles, and still read by work not
+       * finished: checked now (readers do not change it), and again once at rest */
+      if (verify_owed(a->dev, a) == 0) used_dev(used, &nused, a->dev);
+      owed = 1;
+      continue;
+    }
     if (!ft_rest_done(a)) {
       FT_DEBUG("allocation #%ju still in use by unfinished work (lost %d, busy %d, %d uses, first %d:%ju)",
                (uintmax_t)a->id, ft_rest_lost(a), a->busy, a->nuses, a->nuses ? a->uses[0].s : -1,
@@ -42,11 +58,7 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
     }
     if (a->state == FT_ST_CLEAN && a->read_owed && verify_owed(d, a) == 0) a->read_owed = 0;
     if (a->state == FT_ST_INFLIGHT || a->read_owed) owed = 1;
-    int k;
-    for (k = 0; k < nused && used[k] != d; k++) {
-    }
-    if (k == nused && nused < 8) used[nused++] = d;
-    else if (k == nused) ft_real.cuStreamSynchronize(d->stream); /* no room to remember it */
+    used_dev(used, &nused, d);
   }
   /* what was enqueued here must be finished before the program's next work can
    * touch these ranges: gpuft never makes a program stream wait for its own */
@@ -54,12 +66,28 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
   if (owed) ft_rest_mark_owed();
 }
 
+void ft_rest_owed_before(CUstream s) FT_REQUIRES(ft_eng_lock) {
+  if (!__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED)) return;
+  int i = ft_ord_stream_index(s);
+  if (i < 0) return; /* (unknown order: the commit checks them) */
+  for (size_t k = 0; k < ft_reg_count(); k++) {
+    ft_alloc_t *a = ft_reg_at(k);
+    if (!ft_protected(a) || a->state != FT_ST_CLEAN || !a->read_owed || a->freeing) continue;
+    if (!ft_rest_ordered(a, i, 1)) continue; /* a write s is not after: not now */
+    int all = ft_rest_ordered(a, i, 0);     /* every reader is before s */
+    for (int r = 0; r < a->owed.n; r++)
+      if (ft_job_issue(a->dev, FT_WHY_READ_AFTER, a, a->owed.r[r][0], a->owed.r[r][1], s, NULL, -1))
+        all = 0; /* (refused: still owed) */
+    if (all) a->read_owed = 0;
+  }
+}
+
 int ft_rest_write_begin(ft_alloc_t *a, CUstream s, int whole, size_t off, size_t n) FT_REQUIRES(ft_eng_lock) {
   int j = ft_ord_op(s);
   int rest = ft_rest_ordered(a, j, 1);
   if (a->state == FT_ST_INFLIGHT && rest) ft_rest_encode(a, s);
   /* (all of a: what a copy leaves in flight is encoded whole when it comes to rest) */
-  if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j, 0, ft_groups_of(a->size));
+  if (!ft_rest_ordered(a, j, 0)) ft_jobs_void_unordered(a, j, s, 0, ft_groups_of(a->size));
   ft_snap_before_write(a, s, ft_group_of(off), ft_groups_of(off + n));
   if (rest) ft_restore_point(a->dev, a, s, whole, NULL, -1, ft_group_of(off), ft_groups_of(off + n));
   else ft_restore_point_unread(a);

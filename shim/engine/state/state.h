@@ -52,7 +52,14 @@ typedef struct ft_alloc_s {
   CUdeviceptr code; /* device code buffer (ft_code_layout(size)), 0 if none */
   size_t code_bytes;
   uint8_t *mirror;  /* pinned host checkpoint: data (size bytes) then code, or NULL */
+  CUdeviceptr mirror_dev; /* its device address (mapped), 0 if it has none */
   int mirror_valid; /* mirror == device content (data and code) */
+  /* verify before use (launch.c, ledger.c): the reads issued after a check before
+   * them in epoch cr_epoch (how many, the stream of the first, whether others came
+   * on other streams), and the last epoch it was checked before a read
+   * (GPUFT_CHECK=epoch checks once per epoch) */
+  uint64_t cr_epoch, checked_before_epoch;
+  int cr_n, cr_stream, cr_mixed;
   int pending;      /* jobs in the ledger that reference it */
   double t_state;   /* when the state last changed (coverage) */
   /* rollback (epoch.c): the restore point of the current epoch */
@@ -190,6 +197,8 @@ void ft_rest_use(ft_alloc_t *a, int i, int write);
 int ft_rest_done(ft_alloc_t *a);
 /* The same question without forgetting the uses. */
 int ft_rest_seen_done(const ft_alloc_t *a);
+/* The host has seen every recorded write complete (readers may still run). */
+int ft_rest_writes_seen_done(const ft_alloc_t *a);
 /* A use could not be recorded and no synchronisation of its context has been seen since. */
 int ft_rest_lost(const ft_alloc_t *a);
 /* Allocations in flight or owed a verification: commits look for them. */
@@ -219,6 +228,8 @@ struct ft_dev_s {
   CUstream stream;       /* gpuft's own non-blocking stream (repairs, reads) */
   CUstream snap_stream;  /* snapshot copies (snapshot.c), created on first use */
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
+  CUevent *fix_ev;       /* per ledger slot, created on first use: recorded behind a
+                          * verify-before-use job (ledger.c: writers wait for its repairs) */
   CUdeviceptr jobs_dev;  /* its device address */
   CUdeviceptr djobs;     /* device memory: the kernels' accumulator per slot (ftk.h) */
   double mem_bps;        /* peak memory bandwidth (bytes/s): the exposure model's */
@@ -303,6 +314,8 @@ void ft_op_exclusive_end(void);
   X(TOP, U, graph_launches_protected, "graph_launches_protected") /* as their nodes */  \
   X(TOP, U, verifications, "verifications")                                             \
   X(TOP, U, verifications_refused, "verifications_refused")                             \
+  X(TOP, U, checks_before_use, "checks_before_use") /* verify before use (launch.c) */    \
+  X(ERRORS, U, repaired_before_use, "repaired_before_use") /* on the device, before a read */ \
   X(TOP, U, encodes, "encodes")                                                         \
   X(TOP, U, unknown_writers, "unknown_writers")                                         \
   X(TOP, U, captured_ops, "captured_ops") /* calls on capturing streams, passed through */ \

@@ -121,12 +121,16 @@ void ft_rest_issued(void) {
   ft_unlock();
 }
 
-int ft_rest_seen_done(const ft_alloc_t *a) {
+static int seen_done(const ft_alloc_t *a, int writes_only) {
   if (ft_rest_lost(a) || a->busy || g_issuing_all) return 0;
   for (int k = 0; k < a->nuses; k++)
-    if (!ft_ord_host_covers(a->uses[k].s, a->uses[k].t)) return 0;
+    if ((a->uses[k].w || !writes_only) && !ft_ord_host_covers(a->uses[k].s, a->uses[k].t)) return 0;
   return 1;
 }
+
+int ft_rest_seen_done(const ft_alloc_t *a) { return seen_done(a, 0); }
+
+int ft_rest_writes_seen_done(const ft_alloc_t *a) { return seen_done(a, 1); }
 
 int ft_rest_done(ft_alloc_t *a) {
   if (!ft_rest_seen_done(a)) return 0;

@@ -56,7 +56,12 @@ void ft_shadow_release(ft_alloc_t *a) {
  * verifications_refused) cannot be owed: the write comes first. */
 static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s,
                                 ft_func_t *fn, int slot) FT_REQUIRES(ft_eng_lock) {
-  if (g0 < g1 && ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot))
+  /* what the write reads or leaves is repaired right away on the device, from a valid
+   * checkpoint or by the code (verify before use: the kernel may follow an index it
+   * holds) */
+  int fix = (int)FT_OPT(VERIFY_BEFORE_USE);
+  if (g0 < g1 && (fix ? ft_job_issue_fix(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot)
+                      : ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot)))
     FT_WARN_CAPPED(1,
                    "a verification before a write could not be issued: what the write leaves "
                    "of allocation #%ju is encoded unchecked",
@@ -85,7 +90,9 @@ static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUs
    * rewrites: their content was undefined before the epoch too) */
   CUdeviceptr code = a->shadow + ft_mirror_code_off(a);
   if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
-  return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot);
+  /* (verify before use: what the decoder can repair is repaired before the write) */
+  return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot,
+                           (int)FT_OPT(VERIFY_BEFORE_USE));
 }
 
 /* Whether groups [g0, g1) of `a` are under a valid code now: it is clean, or they

@@ -27,12 +27,15 @@ static uint8_t *mirror_for(ft_alloc_t *a) {
     return NULL;
   }
   void *p = NULL;
-  if (ft_drv.cuMemHostAlloc(&p, need, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) {
+  /* mapped: a repair before use copies from it on the device (ftk_verify_fix) */
+  if (ft_drv.cuMemHostAlloc(&p, need, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
+      CUDA_SUCCESS) {
     FT_WARN_CAPPED(1, "cannot pin %ju bytes for a checkpoint: uploads go through staging",
                    (uintmax_t)need);
     return NULL;
   }
   a->mirror = p;
+  if (ft_drv.cuMemHostGetDevicePointer_v2(&a->mirror_dev, p, 0) != CUDA_SUCCESS) a->mirror_dev = 0;
   a->mirror_valid = 0;
   ft_st.bytes_checkpoint += need;
   if (ft_st.bytes_checkpoint > ft_st.bytes_checkpoint_peak)
@@ -212,6 +215,7 @@ CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const voi
   double t0 = ft_cpu_now(), wall0 = ft_now();
   int whole = off == 0 && end == a->size;
   if (ft_obs.before_upload) ft_obs.before_upload(a); /* the checkpoint is about to change */
+  if (a->mirror) ft_jobs_fix_drain(a); /* (a repair before use may be copying from it) */
   if (ft_obs.before_write) ft_obs.before_write(a, s, ft_group_of(off), ft_groups_of(end));
   /* part of a never-written allocation (a tensor in a pool): only it is encoded */
   if (!whole) ft_coded_begin(a);
