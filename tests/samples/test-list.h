@@ -8,6 +8,7 @@ TEST_ENTRY(transpose, 60)
 TEST_ENTRY(nbody, 60)
 TEST_ENTRY(stencil2d, 60)
 TEST_ENTRY(cg_csr, 60)
+TEST_ENTRY(index_walk, 60)
 TEST_ENTRY(streams, 60)
 TEST_ENTRY(vote_ballot, 60)
 TEST_ENTRY(reduce_ballot, 60)
@@ -80,3 +81,5 @@ TEST_ENTRY(clean_under_ub_check, 300)
 /* Each sample under gpuft: fault-free in both checking modes (same output, nothing
  * detected), and with one bit flipped in the source of its first read-back. */
 TEST_ENTRY(all_under_gpuft, 300)
+/* Verify before use: aimed flips at rest in index data (docs/design.md). */
+TEST_ENTRY(index_walk_campaign, 600)

@@ -41,6 +41,7 @@ SAMPLE_TEST(transpose)
 SAMPLE_TEST(nbody)
 SAMPLE_TEST(stencil2d)
 SAMPLE_TEST(cg_csr)
+SAMPLE_TEST(index_walk)
 SAMPLE_TEST(streams)
 SAMPLE_TEST(vote_ballot)
 SAMPLE_TEST(reduce_ballot)
@@ -138,6 +139,7 @@ static const struct {
     {"transpose", SAMPLE_transpose},       {"nbody", SAMPLE_nbody},
     {"stencil2d", SAMPLE_stencil2d},       {"cg_csr", SAMPLE_cg_csr},
     {"streams", SAMPLE_streams},           {"vote_ballot", SAMPLE_vote_ballot},
+    {"index_walk", SAMPLE_index_walk},
 };
 
 /* Runs a sample under gpuft with `extra` environment; its report's counters. */
@@ -296,7 +298,7 @@ TEST_IMPL(devices_under_gpuft) {
 /* ---- campaigns on two devices (issue 27) ---- */
 
 /* `gpuft campaign ARGS...` on the simulator (SIMCUDA_DEVICES=devices): its --json. */
-static proc_result_t campaign(const char *const *args, const char *devices) {
+static proc_result_t campaign(const char *const *args, const char *devices, const char *extra) {
   const char *argv[48] = {GPUFT_LAUNCHER, "campaign"};
   int n = 2;
   for (; *args && n < 47; args++) argv[n++] = *args;
@@ -304,7 +306,7 @@ static proc_result_t campaign(const char *const *args, const char *devices) {
   char dev[32];
   snprintf(dev, sizeof dev, "SIMCUDA_DEVICES=%s", devices);
   const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", dev,
-                       "ASAN_OPTIONS=verify_asan_link_order=0", NULL};
+                       "ASAN_OPTIONS=verify_asan_link_order=0", extra, NULL};
   proc_result_t r;
   if (proc_run(argv, env, 280, &r) != 0) FT_FAIL_("cannot run %s", GPUFT_LAUNCHER);
   if (r.status != 0) FT_FAIL_("gpuft campaign: status %d\n%s", r.status, r.err);
@@ -375,7 +377,7 @@ TEST_IMPL(devices_campaign) {
       const char *args[] = {"-n", n, "--json", "--seed", "27", "--bits", b, "--at", dev[d].at[0], "--at",
                             dev[d].at[1], "--at", dev[d].at[2], "--at", dev[d].at[3], "--",
                             SAMPLE_halo_multi_gpu, NULL};
-      proc_result_t r = campaign(args, "2");
+      proc_result_t r = campaign(args, "2", NULL);
       uint64_t c[7];
       ASSERT_EQ(campaign_row(dev[d].label, bits, r.out, c), (uint64_t)runs);
       if (c[4] || c[5] || c[6]) FT_FAIL_("%s, %d bit(s): silent corruption, crash or hang:\n%s", dev[d].label,
@@ -390,7 +392,7 @@ TEST_IMPL(devices_campaign) {
     snprintf(b, sizeof b, "%d", bits);
     const char *args[] = {"-n", "8", "--json", "--seed", "27", "--bits", b, "--at", "d2h:1", "--",
                           SAMPLE_simple_ipc, NULL};
-    proc_result_t r = campaign(args, "1");
+    proc_result_t r = campaign(args, "1", NULL);
     uint64_t c[7];
     ASSERT_EQ(campaign_row("simple_ipc (parent: exported buffer; child: its own)", bits, r.out, c), 8u);
     /* both processes struck, and counted so */
@@ -419,5 +421,58 @@ TEST_IMPL(clean_under_ub_check) {
                r.out, r.err);
     proc_free(&r);
   }
+  return TEST_OK;
+}
+
+/* Verify before use (issue 28): single and double flips at rest in what kernels
+ * follow as indices (index_walk: CSR row pointers and column indices, a gather's
+ * index table, a trip count in device memory; with "table", a table of pointers),
+ * each just before a kernel reads it. Without the check before the read (the
+ * baseline, GPUFT_VERIFY_BEFORE_USE=0, printed, not asserted) the kernel follows the
+ * corrupted index: the context is lost or the loop runs on. With it: no crash, no
+ * hang, no silent corruption, nothing left unrepaired. A flip in the pointer table
+ * with two bits is not asserted: the kernel loading pointers is taken to reach every
+ * buffer, so no checkpoint stays valid to restore it from (docs/design.md). */
+TEST_IMPL(index_walk_campaign) {
+  if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
+  static const struct {
+    const char *label, *at, *arg;
+    int bits_max;
+  } t[] = {
+      {"CSR row pointers", "launch:spmv:2-20,target=arg:0", NULL, 2},
+      {"CSR column indices", "launch:spmv:2-20,target=arg:1", NULL, 2},
+      {"gather index table", "launch:gather:2-20,target=arg:0", NULL, 2},
+      {"trip count in device memory", "launch:smooth:2-20,target=arg:0", NULL, 2},
+      {"table of pointers", "launch:through_table:2-20,target=arg:0", "table", 1},
+  };
+  const int runs = ft_test_timeout_scale() > 1 ? 6 : 16;
+  char n[16];
+  snprintf(n, sizeof n, "%d", runs);
+  printf("| index data | bits | gpuft | injected | masked | corrected | recovered | detected-uncorrectable | SDC "
+         "| crash | hang | not injected |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+    for (int bits = 1; bits <= 2; bits++)
+      for (int before = 0; before < 2; before++) {
+        char b[4], label[96];
+        snprintf(b, sizeof b, "%d", bits);
+        snprintf(label, sizeof label, "%s | %d | %s", t[i].label, bits,
+                 before ? "checked before use" : "checked after (baseline)");
+        const char *args[] = {"-n", n, "--json", "--seed", "28", "--bits", b, "--at", t[i].at, "--",
+                              SAMPLE_index_walk, t[i].arg, NULL};
+        proc_result_t r = campaign(args, "1", before ? NULL : "GPUFT_VERIFY_BEFORE_USE=0");
+        uint64_t c[7], injected = 0, not_injected = 0;
+        ASSERT_EQ(json_u64(r.out, "injected", &injected), 0);
+        ASSERT_EQ(json_u64(r.out, "not_injected", &not_injected), 0);
+        printf("| %s | %ju |", label, (uintmax_t)injected);
+        for (int o = 0; o < 7; o++) printf(" %ju |", (uintmax_t)(c[o] = outcome(r.out, outcome_keys[o])));
+        printf(" %ju |\n", (uintmax_t)not_injected);
+        fflush(stdout);
+        ASSERT_EQ(not_injected, 0u);
+        ASSERT_EQ(injected, (uint64_t)runs);
+        if (before && bits <= t[i].bits_max && (c[3] || c[4] || c[5] || c[6] || c[1] + c[2] != (uint64_t)runs))
+          FT_FAIL_("%s, %d bit(s), checked before use: not every fault repaired before the read:\n%s",
+                   t[i].label, bits, r.out);
+        proc_free(&r);
+      }
   return TEST_OK;
 }

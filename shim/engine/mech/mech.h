@@ -103,7 +103,7 @@ void ft_jobs_fix_drain(const ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
  * decoder can repair is repaired in place and copied again (verify before use). */
 FT_MUST_CHECK int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                                     CUdeviceptr dst, CUstream stream, struct ft_func_s *fn,
-                                    int argslot, int fix);
+                                    int argslot, int fix) FT_REQUIRES(ft_eng_lock);
 int ft_jobs_pending(void);
 /* Set by a commit while it replays (engine lock). */
 extern int ft_replaying;

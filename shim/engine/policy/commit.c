@@ -531,6 +531,25 @@ static void fixed_unlisted(ft_job_rec_t *j, const ftk_job_t *res, findings_t *f)
   if (fixed_used(j, f)) f->consumed_groups += (int)k - 1;
 }
 
+/* GPUFT_MODE=detect repairs nothing: a group two checks of one commit find damaged
+ * (a read-back's source, then the check after its reader) is one damaged group, and
+ * counted once. Reset at every commit. */
+#define MAX_SEEN_COMMIT 64
+static struct {
+  uint64_t alloc, group;
+} g_seen_commit[MAX_SEEN_COMMIT];
+static int g_nseen_commit;
+
+static int seen_in_commit(const ft_alloc_t *a, uint64_t g) {
+  for (int i = 0; i < g_nseen_commit; i++)
+    if (g_seen_commit[i].alloc == a->id && g_seen_commit[i].group == g) return 1;
+  if (g_nseen_commit < MAX_SEEN_COMMIT) {
+    g_seen_commit[g_nseen_commit].alloc = a->id;
+    g_seen_commit[g_nseen_commit++].group = g;
+  }
+  return 0;
+}
+
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
@@ -589,6 +608,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
   }
   for (size_t i = 0; i < n; i++) {
     if (list[i] < j->g0 || list[i] >= j->g1) continue;
+    if (FT_OPT(MODE) == FT_MODE_DETECT && seen_in_commit(a, list[i])) continue;
     int outcome;
     if (fixed[i]) {
       fixed_group(j, list[i], fixed[i], f);
@@ -707,6 +727,7 @@ static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES
   memset(&f, 0, sizeof f);
   f.watch = aref(watch);
   g_commit_ev0 = ft_nevents;
+  g_nseen_commit = 0;
   int replayed = 0;
   /* the results first: what came to rest is encoded next, and an encode over damage
    * a finished verification found (in a part another stream did not write) would

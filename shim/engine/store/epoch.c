@@ -83,7 +83,7 @@ static CUresult copy_group_codes(const ft_alloc_t *a, CUdeviceptr dst, CUdevicep
 /* Copy into the shadow, on s, the codes of groups [g0, g1) and (verifying them on the
  * way) their data: 0, or -1 when it could not be issued. */
 static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
-                       int slot) {
+                       int slot) FT_REQUIRES(ft_eng_lock) {
   if (g0 >= g1) return 0;
   /* (groups never written are not copied: the verification is issued per coded run.
    * A replay restores them as whatever the shadow holds, and re-encodes what it
@@ -108,7 +108,7 @@ static int coded(const ft_alloc_t *a, uint64_t g0, uint64_t g1) {
  * runs than fit, the groups between the two closest too). Else the checkpoint, or
  * no restore point. */
 static void shadow_extend(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream s, ft_func_t *fn,
-                          int slot) {
+                          int slot) FT_REQUIRES(ft_eng_lock) {
   uint64_t miss[FT_RUNS + 2][2], m0, m1;
   int nm = ft_runs_missing(&a->rp_runs, g0, g1, miss), ok = 1;
   if (nm) {
