@@ -32,6 +32,15 @@
 #define FTK_UNROLL
 #endif
 
+/* A repair writes the program's data, which a kernel on another stream of the
+ * program may be reading at that moment (a read racing a write in device memory:
+ * stale or torn values, as the flip itself gave). The twins tell the thread
+ * sanitizer so (ftk_twins.c); nothing on the GPU. */
+#ifndef FTK_REPAIR_RACY_BEGIN
+#define FTK_REPAIR_RACY_BEGIN() ((void)0)
+#define FTK_REPAIR_RACY_END() ((void)0)
+#endif
+
 enum {
   FTK_MODE_ENCODE = 0,
   FTK_MODE_VERIFY = 1,
@@ -377,8 +386,12 @@ FTK_FN unsigned ftk_warp_group(const ftk_ctx_t *c, uint64_t g, int mode) {
   if ((flags & FTK_F_BAD) && c->job) {
     FTK_LANES(l) {
       if (l == 0) {
-        uint64_t fixed =
-            mode == FTK_MODE_VERIFY_FIX || mode == FTK_MODE_VERIFY_COPY_FIX ? ftk_repair(c, g, mode) : 0;
+        uint64_t fixed = 0;
+        if (mode == FTK_MODE_VERIFY_FIX || mode == FTK_MODE_VERIFY_COPY_FIX) {
+          FTK_REPAIR_RACY_BEGIN();
+          fixed = ftk_repair(c, g, mode);
+          FTK_REPAIR_RACY_END();
+        }
         if (fixed) ftk_atomic_add(&c->job->changed, 1u);
         uint32_t k = ftk_atomic_add(&c->job->n_bad, 1u);
         if (k < FTK_JOB_BAD) c->job->bad[k] = g | fixed;

@@ -7,6 +7,7 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
   if (g1 <= g0 || !a->code) return;
   if (a->dev) d = a->dev;
   if (ft_obs.written) ft_obs.written(a, g0, g1); /* new content, for the snapshot store */
+  if (g0 == 0 && g1 >= ft_groups_of(a->size)) ft_code_fresh(a);
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, 0, 0, 0};
   int in;
   CUstream on = ft_dev_enter_for(d, stream, &in);

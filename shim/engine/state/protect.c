@@ -133,3 +133,8 @@ void ft_set_state(ft_alloc_t *a, int state) {
   if (state == FT_ST_UNINIT || state == FT_ST_UNPROT) ft_coded_drop(a); /* nothing coded */
   ft_written_add(a);
 }
+
+void ft_code_fresh(ft_alloc_t *a) {
+  a->fresh_epoch = ft_epoch;
+  a->fresh_launch = ft_st.launches;
+}

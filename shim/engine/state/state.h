@@ -60,6 +60,9 @@ typedef struct ft_alloc_s {
    * (GPUFT_CHECK=epoch checks once per epoch) */
   uint64_t cr_epoch, checked_before_epoch;
   int cr_n, cr_stream, cr_mixed;
+  /* its whole code was last written (an upload, an encode) in epoch fresh_epoch, with
+   * fresh_launch launches seen: a reader right behind it needs no check before */
+  uint64_t fresh_epoch, fresh_launch;
   int pending;      /* jobs in the ledger that reference it */
   double t_state;   /* when the state last changed (coverage) */
   /* rollback (epoch.c): the restore point of the current epoch */
@@ -113,6 +116,10 @@ static inline void ft_content_changed(ft_alloc_t *a) {
   a->mirror_valid = 0;
   a->content_gen++;
 }
+
+/* All of a's code was just written (uploaded with it, encoded on the device):
+ * protect.c. */
+void ft_code_fresh(ft_alloc_t *a);
 
 /* The checkpoint holds the data, then (128-byte aligned) the code. */
 static inline size_t ft_mirror_code_off(const ft_alloc_t *a) { return ft_blocks_bytes(a->size); }

@@ -294,6 +294,7 @@ CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const voi
     if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
   }
   if (mir) a->mirror_valid = whole ? 1 : a->mirror_valid;
+  if (whole && ft_protected(a)) ft_code_fresh(a);
   a->content_gen++; /* a scan made while it was being written is stale too */
   /* a device re-encode changed code words the mirror does not have */
   if (mir && (off < hs || he < end || !host_enc)) a->mirror_valid = a->mirror_valid && !a->code;
