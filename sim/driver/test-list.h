@@ -47,6 +47,8 @@ TEST_ENTRY(graph_cond_captured, 20)
 TEST_ENTRY(graph_cond_exec_update, 20)
 TEST_ENTRY(graph_cond_errors, 20)
 TEST_ENTRY(graph_cond_bad_handle_faults, 20)
+TEST_ENTRY(graph_cond_launches_ordered, 20)
+TEST_ENTRY(graph_cond_racing_sets_reported, 20)
 /* module lifetimes: queued launches outlive an unload; stale handles after a reset */
 TEST_ENTRY(unload_with_queued_launch, 30)
 TEST_ENTRY(stale_handles_after_reset, 30)

@@ -1,13 +1,14 @@
 /* test_graph_cond.c: conditional graph nodes on the simulator: if, if/else, while
  * and switch driven by kernels that call cudaGraphSetConditional, handle defaults,
  * nesting, stream capture into bodies, updates, and the errors the driver gives. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "simtest.h"
 
 /* Single-thread kernels: setcond(h, p, mask) sets h to *p & mask; addk(p, k) adds k
  * to *p; collatz(n, steps, h) takes one Collatz step of *n, counts it and keeps h
- * set while *n is not 1. */
+ * set while *n is not 1. setlanes(h, mask): every thread sets h to tid & mask. */
 static const char ptx[] =
     ".version 7.5\n.target sm_75\n.address_size 64\n"
     ".extern .func cudaGraphSetConditional\n(\n.param .b64 cudaGraphSetConditional_param_0,\n"
@@ -31,10 +32,15 @@ static const char ptx[] =
     "ld.global.u32 %r5, [%rd1];\nadd.u32 %r5, %r5, 1;\nst.global.u32 [%rd1], %r5;\n"
     "setp.ne.u32 %p1, %r4, 1;\nselp.u32 %r6, 1, 0, %p1;\n"
     "{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd2;\n.param .b32 param1;\nst.param.b32 [param1+0], %r6;\n"
+    "call.uni cudaGraphSetConditional, (param0, param1);\n}\nret;\n}\n"
+    ".visible .entry setlanes(.param .u64 h, .param .u32 mask)\n{\n"
+    ".reg .b32 %r<3>;\n.reg .b64 %rd<1>;\n"
+    "ld.param.u64 %rd0, [h];\nld.param.u32 %r1, [mask];\nmov.u32 %r0, %tid.x;\nand.b32 %r2, %r0, %r1;\n"
+    "{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd0;\n.param .b32 param1;\nst.param.b32 [param1+0], %r2;\n"
     "call.uni cudaGraphSetConditional, (param0, param1);\n}\nret;\n}\n";
 
 typedef struct {
-  CUfunction setcond, addk, collatz;
+  CUfunction setcond, addk, collatz, setlanes;
   CUdeviceptr words; /* 8 words of scratch, zeroed */
 } cond_kernels_t;
 
@@ -44,6 +50,7 @@ static cond_kernels_t setup(void) {
   CUmodule m;
   if (cuModuleLoadData(&m, ptx) != CUDA_SUCCESS || cuModuleGetFunction(&k.setcond, m, "setcond") ||
       cuModuleGetFunction(&k.addk, m, "addk") || cuModuleGetFunction(&k.collatz, m, "collatz") ||
+      cuModuleGetFunction(&k.setlanes, m, "setlanes") ||
       cuMemAlloc(&k.words, 32) || cuMemsetD32(k.words, 0, 8))
     FT_FAIL_("cannot load the conditional test kernels");
   return k;
@@ -487,5 +494,67 @@ TEST_IMPL(graph_cond_bad_handle_faults) {
   CK(cuGraphLaunch(e, NULL));
   ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   CK(cuDevicePrimaryCtxReset(0));
+  return TEST_OK;
+}
+
+/* Launches of one executable graph are ordered (documented), whatever their
+ * streams: the second waits for the first, held back by a gate on its stream, so
+ * the handle's value belongs to one launch at a time. */
+TEST_IMPL(graph_cond_launches_ordered) {
+  cond_kernels_t k = setup();
+  CUgraphNode c;
+  CUgraph g = once_graph(&k, 1, CU_GRAPH_COND_TYPE_WHILE, &c, NULL);
+  CUgraphExec e;
+  CK(cuGraphInstantiate(&e, g, 0));
+  CUstream s1, s2;
+  CK(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+  CK(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+  st_gate_t gate = {0};
+  CK(cuLaunchHostFunc(s1, st_gate_fn, &gate));
+  CK(cuGraphLaunch(e, s1));
+  CK(cuGraphLaunch(e, s2));
+  st_sleep_ms(50);
+  ASSERT_CU(cuStreamQuery(s2), CUDA_ERROR_NOT_READY);
+  st_gate_open(&gate);
+  CK(cuStreamSynchronize(s2));
+  ASSERT_CU(cuStreamQuery(s1), CUDA_SUCCESS);
+  ASSERT_EQ(get_word(&k, 1), 2u);
+  CK(cuGraphExecDestroy(e));
+  CK(cuGraphDestroy(g));
+  CK(cuStreamDestroy(s1));
+  CK(cuStreamDestroy(s2));
+  return TEST_OK;
+}
+
+/* Racing calls are undefined (documented): the lanes of one instruction setting
+ * different values are reported under SIMCUDA_CHECK_UB (here 1: reported, run on);
+ * the same value from every lane is not. */
+TEST_IMPL(graph_cond_racing_sets_reported) {
+  setenv("SIMCUDA_CHECK_UB", "1", 1); /* read at cuInit */
+  cond_kernels_t k = setup();
+  for (unsigned mask = 0; mask < 2; mask++) {
+    CUgraph g, body;
+    CK(cuGraphCreate(&g, 0));
+    CUgraphConditionalHandle h;
+    CK(cuGraphConditionalHandleCreate(&h, g, NULL, 0, 0));
+    void *args[] = {&h, &mask};
+    CUDA_KERNEL_NODE_PARAMS p = {0};
+    p.func = k.setlanes;
+    p.gridDimX = p.gridDimY = p.gridDimZ = p.blockDimY = p.blockDimZ = 1;
+    p.blockDimX = 32;
+    p.kernelParams = args;
+    CUgraphNode a, c;
+    CK(cuGraphAddKernelNode(&a, g, NULL, 0, &p));
+    CK(cond_node(g, a, h, CU_GRAPH_COND_TYPE_IF, 1, &c, &body));
+    node_addk(&k, body, NULL, 1, 1);
+    CUgraphExec e;
+    CK(cuGraphInstantiate(&e, g, 0));
+    st_reset_stats();
+    launch(e);
+    ASSERT_EQ(st_stats().ub_reports, (uint64_t)mask);
+    ASSERT_EQ(get_word(&k, 1), mask); /* the highest lane's value (31 & 1) stayed */
+    CK(cuGraphExecDestroy(e));
+    CK(cuGraphDestroy(g));
+  }
   return TEST_OK;
 }
