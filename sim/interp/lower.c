@@ -361,19 +361,29 @@ static sim_insn_t *emit_extcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in)
   return s;
 }
 
+/* The per-thread local offsets of the n .param variables a call to the external
+ * function `name` passes (false, the lowering failed, if one is something else). */
+static bool param_locs(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args, unsigned n,
+                       const char *name, uint64_t *loc) {
+  const ft_ptx_function_t *fn = it->fn;
+  unsigned sp;
+  for (unsigned i = 0; i < n; i++) {
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to %s: argument %u is not a .param variable", name, i);
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Device printf: nvcc calls the external vprintf(format, argument buffer). */
 static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
                          const ft_ptx_operand_t *args) {
   const ft_ptx_function_t *fn = it->fn;
   uint64_t loc[3];
   unsigned sp;
-  for (unsigned i = 0; i < 2; i++) {
-    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
-    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
-      fail(c, fn, in, "call to vprintf: argument %u is not a .param variable", i);
-      return;
-    }
-  }
+  if (!param_locs(c, it, in, args, 2, "vprintf", loc)) return;
   loc[2] = local_alloc(c, 4, 4); /* the return value when it is not used */
   if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
     const ft_ptx_operand_t *ro = &fn->operands[rets->index];
@@ -393,16 +403,8 @@ static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const 
  * function, charSize); the local offsets of the five .param arguments go in off,
  * target and a[1..3] (no registers: na stays 0). */
 static void emit_assertfail(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args) {
-  const ft_ptx_function_t *fn = it->fn;
   uint64_t loc[5];
-  unsigned sp;
-  for (unsigned i = 0; i < 5; i++) {
-    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
-    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
-      fail(c, fn, in, "call to __assertfail: argument %u is not a .param variable", i);
-      return;
-    }
-  }
+  if (!param_locs(c, it, in, args, 5, "__assertfail", loc)) return;
   sim_insn_t *s = emit_extcall(c, it, in);
   s->off = (int64_t)loc[0];
   s->target = (uint32_t)loc[1];
@@ -418,11 +420,7 @@ static void emit_heapcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const
   const char *name = is_free ? "free" : "malloc";
   uint64_t arg = 0, ret = 0;
   unsigned sp;
-  const ft_ptx_operand_t *ao = &fn->operands[args->index];
-  if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &arg, &sp) || sp != FT_PTX_SP_LOCAL) {
-    fail(c, fn, in, "call to %s: its argument is not a .param variable", name);
-    return;
-  }
+  if (!param_locs(c, it, in, args, 1, name, &arg)) return;
   if (!is_free) {
     ret = local_alloc(c, 8, 8); /* the result when it is not used */
     if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
@@ -442,16 +440,8 @@ static void emit_heapcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const
 /* cudaGraphSetConditional(handle, value) (conditional graph nodes): the local
  * offsets of its two .param arguments go in off and target. */
 static void emit_setcond(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args) {
-  const ft_ptx_function_t *fn = it->fn;
   uint64_t loc[2];
-  unsigned sp;
-  for (unsigned i = 0; i < 2; i++) {
-    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
-    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
-      fail(c, fn, in, "call to cudaGraphSetConditional: argument %u is not a .param variable", i);
-      return;
-    }
-  }
+  if (!param_locs(c, it, in, args, 2, "cudaGraphSetConditional", loc)) return;
   sim_insn_t *s = emit_extcall(c, it, in);
   s->off = (int64_t)loc[0];
   s->target = (uint32_t)loc[1];
