@@ -236,6 +236,10 @@ static CUresult graph_launch(CUgraphExec h, CUstream hs, int ptds) {
   if (!e) return CUDA_ERROR_INVALID_VALUE;
   sim_stream_t *s;
   r = sim_stream_get(ctx, hs, ptds, &s);
+  /* a graph with conditional nodes cannot be a child graph, so none is captured
+   * (checked before the graph's lock is taken) */
+  if (!r && e->has_cond && (r = sim_capture_refuse(s, "a launch of a graph with conditional nodes")))
+    sim_obj_unref(&s->obj);
   if (!r) {
     pthread_mutex_lock(&e->g->mu);
     if (e->has_mem && mem_unfreed(e->g)) {
@@ -248,8 +252,6 @@ static CUresult graph_launch(CUgraphExec h, CUstream hs, int ptds) {
         r = CUDA_ERROR_INVALID_VALUE;
       }
     }
-    /* a graph with conditional nodes cannot be a child graph, so none is captured */
-    if (!r && e->has_cond) r = sim_capture_refuse(s, "a launch of a graph with conditional nodes");
     if (!r) enqueue_launch(e, s);
     pthread_mutex_unlock(&e->g->mu);
     sim_obj_unref(&s->obj);

@@ -51,7 +51,8 @@ static cond_kernels_t setup(void) {
   if (cuModuleLoadData(&m, ptx) != CUDA_SUCCESS || cuModuleGetFunction(&k.setcond, m, "setcond") ||
       cuModuleGetFunction(&k.addk, m, "addk") || cuModuleGetFunction(&k.collatz, m, "collatz") ||
       cuModuleGetFunction(&k.setlanes, m, "setlanes") ||
-      cuMemAlloc(&k.words, 32) || cuMemsetD32(k.words, 0, 8))
+      cuMemAlloc(&k.words, 32) || cuMemsetD32(k.words, 0, 8) || cuCtxSynchronize())
+    /* (a memset may return before it runs: non-blocking streams would race with it) */
     FT_FAIL_("cannot load the conditional test kernels");
   return k;
 }
