@@ -107,7 +107,7 @@ sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_
                                  size_t size, CUresult *r);
 void sim_gnode_kernel_params(const sim_gnode_t *n, CUDA_KERNEL_NODE_PARAMS *p);
 
-/* ---- graph_cond.c: conditional handles and nodes ---- */
+/* ---- graph_cond.c: conditional handles and nodes (graph_cond_run.c: running them) ---- */
 void sim_cond_unref(sim_cond_t *c);
 /* A CONDITIONAL node's parameters from the API's (its bodies made, p->phGraph_out
  * filled); the node is added to g. Nothing is held on failure. */
@@ -122,7 +122,8 @@ CUresult sim_cond_check(sim_graph_t *user, sim_graph_t *copy, sim_gnode_t **err,
 /* The handles the conditional nodes of g use (deep; g private or locked), refs
  * taken; their number. */
 size_t sim_cond_collect(sim_graph_t *g, sim_cond_t ***out);
-/* A launch begins on s: handles with CU_GRAPH_COND_ASSIGN_DEFAULT take their default. */
+/* graph_cond_run.c: a launch begins on s: handles with CU_GRAPH_COND_ASSIGN_DEFAULT
+ * take their default. */
 void sim_cond_launch_begins(sim_cond_t *const *hs, size_t n, sim_stream_t *s);
 /* Queues the conditional node n (of an executable graph, as it is now) on s. */
 void sim_cond_enqueue(const sim_gnode_t *n, sim_stream_t *s, uint64_t ticket);
