@@ -144,6 +144,9 @@ typedef struct {
   bool (*free)(void *ctx, uint64_t p);        /* false: p is not a heap block */
   /* The texture object `handle` of the launch's context: false when none. */
   bool (*tex)(void *ctx, uint64_t handle, sim_tex_t *out);
+  /* cudaGraphSetConditional(handle, value): 0 when set, else the CUresult the
+   * launch faults with (*why: what was wrong). NULL: no conditional handles. */
+  int (*set_cond)(void *ctx, uint64_t handle, uint32_t value, const char **why);
 } sim_mem_iface_t;
 
 typedef struct {
@@ -248,6 +251,7 @@ double sim_half_value(uint64_t v, bool bf); /* alu_float.c: an f16 (bf: bf16) in
 sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
 sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
 sim_exec_fn sim_choose_heap(bool is_free); /* heap.c: the external malloc / free */
+sim_exec_fn sim_choose_setcond(void); /* setcond.c: the external cudaGraphSetConditional */
 sim_exec_fn sim_choose_texture(sim_insn_t *in); /* texture.c: tex.1d / tex.2d */
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */

@@ -361,19 +361,29 @@ static sim_insn_t *emit_extcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in)
   return s;
 }
 
+/* The per-thread local offsets of the n .param variables a call to the external
+ * function `name` passes (false, the lowering failed, if one is something else). */
+static bool param_locs(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args, unsigned n,
+                       const char *name, uint64_t *loc) {
+  const ft_ptx_function_t *fn = it->fn;
+  unsigned sp;
+  for (unsigned i = 0; i < n; i++) {
+    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
+    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
+      fail(c, fn, in, "call to %s: argument %u is not a .param variable", name, i);
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Device printf: nvcc calls the external vprintf(format, argument buffer). */
 static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *rets,
                          const ft_ptx_operand_t *args) {
   const ft_ptx_function_t *fn = it->fn;
   uint64_t loc[3];
   unsigned sp;
-  for (unsigned i = 0; i < 2; i++) {
-    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
-    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
-      fail(c, fn, in, "call to vprintf: argument %u is not a .param variable", i);
-      return;
-    }
-  }
+  if (!param_locs(c, it, in, args, 2, "vprintf", loc)) return;
   loc[2] = local_alloc(c, 4, 4); /* the return value when it is not used */
   if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
     const ft_ptx_operand_t *ro = &fn->operands[rets->index];
@@ -393,16 +403,8 @@ static void emit_vprintf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const 
  * function, charSize); the local offsets of the five .param arguments go in off,
  * target and a[1..3] (no registers: na stays 0). */
 static void emit_assertfail(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args) {
-  const ft_ptx_function_t *fn = it->fn;
   uint64_t loc[5];
-  unsigned sp;
-  for (unsigned i = 0; i < 5; i++) {
-    const ft_ptx_operand_t *ao = &fn->operands[args->index + i];
-    if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &loc[i], &sp) || sp != FT_PTX_SP_LOCAL) {
-      fail(c, fn, in, "call to __assertfail: argument %u is not a .param variable", i);
-      return;
-    }
-  }
+  if (!param_locs(c, it, in, args, 5, "__assertfail", loc)) return;
   sim_insn_t *s = emit_extcall(c, it, in);
   s->off = (int64_t)loc[0];
   s->target = (uint32_t)loc[1];
@@ -418,11 +420,7 @@ static void emit_heapcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const
   const char *name = is_free ? "free" : "malloc";
   uint64_t arg = 0, ret = 0;
   unsigned sp;
-  const ft_ptx_operand_t *ao = &fn->operands[args->index];
-  if (ao->kind != FT_PTX_OPD_SYM || !sym_addr(c, it, ao->sym_kind, ao->index, &arg, &sp) || sp != FT_PTX_SP_LOCAL) {
-    fail(c, fn, in, "call to %s: its argument is not a .param variable", name);
-    return;
-  }
+  if (!param_locs(c, it, in, args, 1, name, &arg)) return;
   if (!is_free) {
     ret = local_alloc(c, 8, 8); /* the result when it is not used */
     if (rets->kind == FT_PTX_OPD_VEC && rets->count == 1) {
@@ -437,6 +435,25 @@ static void emit_heapcall(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const
   s->off = (int64_t)arg;
   s->target = (uint32_t)ret;
   s->exec = sim_choose_heap(is_free);
+}
+
+/* cudaGraphSetConditional(handle, value) (conditional graph nodes): the local
+ * offsets of its two .param arguments go in off and target. */
+static void emit_setcond(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, const ft_ptx_operand_t *args) {
+  uint64_t loc[2];
+  if (!param_locs(c, it, in, args, 2, "cudaGraphSetConditional", loc)) return;
+  sim_insn_t *s = emit_extcall(c, it, in);
+  s->off = (int64_t)loc[0];
+  s->target = (uint32_t)loc[1];
+  s->exec = sim_choose_setcond();
+}
+
+/* The name of a called function that has no body in the module (an external one
+ * the interpreter may provide), NULL if the target is not such a function. */
+static const char *extern_name(const lctx_t *c, const ft_ptx_operand_t *target) {
+  if (target->kind != FT_PTX_OPD_SYM || target->sym_kind != FT_PTX_SYM_FUNC || target->index >= c->mod->nfuncs)
+    return NULL;
+  return c->mod->funcs[target->index].name;
 }
 
 /* The out-of-line body of a recursive function (registered once; its parameters
@@ -693,22 +710,22 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_operand_t *rets = ft_ptx_opd(fn, in, 0), *target = ft_ptx_opd(fn, in, 1),
                          *args = ft_ptx_opd(fn, in, 2);
   int fi = find_func(c, fn, target);
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "vprintf") == 0 &&
-      args->kind == FT_PTX_OPD_VEC && args->count == 2) {
+  const char *ext = fi < 0 ? extern_name(c, target) : NULL;
+  unsigned nargs = args->kind == FT_PTX_OPD_VEC ? args->count : 0;
+  if (ext && strcmp(ext, "vprintf") == 0 && nargs == 2) {
     emit_vprintf(c, it, in, rets, args);
     return;
   }
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && strcmp(c->mod->funcs[target->index].name, "__assertfail") == 0 &&
-      args->kind == FT_PTX_OPD_VEC && args->count == 5) {
+  if (ext && strcmp(ext, "__assertfail") == 0 && nargs == 5) {
     emit_assertfail(c, it, in, args);
     return;
   }
-  if (fi < 0 && target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-      target->index < c->mod->nfuncs && args->kind == FT_PTX_OPD_VEC && args->count == 1 &&
-      (strcmp(c->mod->funcs[target->index].name, "malloc") == 0 || strcmp(c->mod->funcs[target->index].name, "free") == 0)) {
-    emit_heapcall(c, it, in, rets, args, strcmp(c->mod->funcs[target->index].name, "free") == 0);
+  if (ext && (strcmp(ext, "malloc") == 0 || strcmp(ext, "free") == 0) && nargs == 1) {
+    emit_heapcall(c, it, in, rets, args, strcmp(ext, "free") == 0);
+    return;
+  }
+  if (ext && strcmp(ext, "cudaGraphSetConditional") == 0 && nargs == 2) {
+    emit_setcond(c, it, in, args);
     return;
   }
   if (target->kind == FT_PTX_OPD_REG) {
@@ -716,9 +733,8 @@ static void emit_call(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
     return;
   }
   if (fi < 0) {
-    const char *nm = (target->kind == FT_PTX_OPD_SYM && target->sym_kind == FT_PTX_SYM_FUNC &&
-                      target->index < c->mod->nfuncs) ? c->mod->funcs[target->index].name : "(indirect)";
-    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter", nm);
+    fail(c, fn, in, "call to %s: external or indirect functions are not supported by the interpreter",
+         ext ? ext : "(indirect)");
     return;
   }
   uint32_t skip_pc = guard_skip(c, it, in);

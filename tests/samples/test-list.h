@@ -61,12 +61,12 @@ TEST_ENTRY(vector_add_mmap, 60)
 TEST_ENTRY(vector_add_mmap_two_devices, 60)
 TEST_ENTRY(simple_ipc, 60)
 /* Graphs (built the default way, static runtime): explicit and captured graphs,
- * a Jacobi solver relaunched with updates, graph memory nodes; conditional nodes
- * refused by name. */
+ * a Jacobi solver relaunched with updates, graph memory nodes, a Jacobi solver
+ * looping in a while node until a kernel finds it converged (conditional nodes). */
 TEST_ENTRY(graphs_simple, 60)
 TEST_ENTRY(graph_jacobi, 60)
 TEST_ENTRY(graph_memnodes, 60)
-TEST_ENTRY(graph_conditional_refused, 60)
+TEST_ENTRY(graph_conditional, 60)
 TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
 TEST_ENTRY(devices_under_gpuft, 240)

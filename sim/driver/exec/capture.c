@@ -248,6 +248,7 @@ static const char *op_name(sim_optype_t t) {
   switch (t) {
     case SIM_OP_MEMOP: return "a stream memory operation (cuStreamWriteValue/WaitValue/BatchMemOp)";
     case SIM_OP_FREE: return "a stream-ordered free";
+    case SIM_OP_TASK: return "a conditional node of a graph launched into the capture";
     default: return "an event record of a graph launched into the capture";
   }
 }

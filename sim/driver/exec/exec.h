@@ -51,7 +51,7 @@ typedef struct sim_event_s sim_event_t;
 typedef struct sim_func_s sim_func_t;
 typedef enum {
   SIM_OP_NOP = 0, SIM_OP_COPY, SIM_OP_MEMSET, SIM_OP_LAUNCH, SIM_OP_HOSTFN, SIM_OP_CALLBACK,
-  SIM_OP_EVENT, SIM_OP_FREE, SIM_OP_MEMOP
+  SIM_OP_EVENT, SIM_OP_FREE, SIM_OP_MEMOP, SIM_OP_TASK
 } sim_optype_t;
 typedef struct { sim_stream_t *s; uint64_t seq; } sim_dep_t;
 typedef struct {
@@ -88,6 +88,9 @@ struct sim_op_s {
     struct { sim_event_t *ev; uint64_t gen; } event;
     struct { uint64_t ptr; } free;
     sim_memop_t memop;
+    /* work of the driver itself run in stream order (conditional graph nodes):
+     * run on the stream's worker, release when the op is freed */
+    struct { void (*run)(void *data, sim_stream_t *s); void (*release)(void *data); void *data; } task;
   } u;
 };
 struct sim_stream_s {
@@ -273,6 +276,9 @@ bool sim_heap_free(sim_ctx_t *ctx, uint64_t p);       /* false: not a block of t
 void sim_heap_release(sim_ctx_t *ctx);                /* at context teardown */
 uint64_t sim_heap_interp_malloc(void *launch, uint64_t n); /* sim_mem_iface_t services */
 bool sim_heap_interp_free(void *launch, uint64_t p);
+
+/* ---- graph_cond.c: cudaGraphSetConditional in kernels (sim_mem_iface_t.set_cond) ---- */
+int sim_cond_interp_set(void *launch, uint64_t handle, uint32_t value, const char **why);
 
 /* ---- texobj.c: texture objects (cuTexObject*) ---- */
 struct sim_tex_s; /* sim/interp/interp.h */

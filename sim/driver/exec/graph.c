@@ -27,6 +27,7 @@ static void graph_free(sim_obj_t *o) {
     sim_obj_unref(&g->nodes[i]->obj);
   }
   free(g->nodes);
+  sim_cond_graph_free(g);
   pthread_mutex_destroy(&g->mu);
   free(g);
 }
@@ -111,6 +112,7 @@ sim_graph_t *sim_graph_clone(sim_graph_t *g, sim_gnode_t ***map_out) {
       map[i] = sim_graph_add(c, o->type, deps, o->n_deps); /* locks the copy only */
       free(deps);
       map[i]->orig = o->orig ? o->orig : o;
+      map[i]->disabled = o->disabled;
       sim_gnode_copy_params(map[i], o);
       done[i] = true;
       made++;
@@ -128,9 +130,11 @@ bool sim_graph_has_type(sim_graph_t *g, CUgraphNodeType t, bool deep) {
   bool found = false;
   pthread_mutex_lock(&g->mu);
   for (size_t i = 0; i < g->n && !found; i++) {
-    found = g->nodes[i]->type == t;
-    if (!found && deep && g->nodes[i]->type == CU_GRAPH_NODE_TYPE_GRAPH)
-      found = sim_graph_has_type(g->nodes[i]->u.child, t, true);
+    const sim_gnode_t *n = g->nodes[i];
+    found = n->type == t;
+    if (!found && deep && n->type == CU_GRAPH_NODE_TYPE_GRAPH) found = sim_graph_has_type(n->u.child, t, true);
+    for (unsigned b = 0; !found && deep && n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL && b < n->u.cond.size; b++)
+      found = sim_graph_has_type(n->u.cond.body[b], t, true);
   }
   pthread_mutex_unlock(&g->mu);
   return found;
@@ -148,7 +152,11 @@ CUresult cuGraphCreate(CUgraph *ph, unsigned int flags) {
 
 CUresult cuGraphDestroy(CUgraph h) {
   SIM_CHECK_INIT();
-  return sim_handle_destroy(h, SIM_OBJ_GRAPH) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  sim_graph_t *g = (sim_graph_t *)sim_handle_get(h, SIM_OBJ_GRAPH);
+  if (!g) return CUDA_ERROR_INVALID_VALUE;
+  bool body = g->up != NULL; /* a conditional node's body goes with the node */
+  sim_obj_unref(&g->obj);
+  return !body && sim_handle_destroy(h, SIM_OBJ_GRAPH) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGraphClone(CUgraph *out, CUgraph h) {
@@ -157,9 +165,10 @@ CUresult cuGraphClone(CUgraph *out, CUgraph h) {
   sim_graph_t *g = (sim_graph_t *)sim_handle_get(h, SIM_OBJ_GRAPH);
   if (!g) return CUDA_ERROR_INVALID_VALUE;
   if (sim_graph_has_type(g, CU_GRAPH_NODE_TYPE_MEM_ALLOC, true) ||
-      sim_graph_has_type(g, CU_GRAPH_NODE_TYPE_MEM_FREE, true)) {
+      sim_graph_has_type(g, CU_GRAPH_NODE_TYPE_MEM_FREE, true) ||
+      sim_graph_has_type(g, CU_GRAPH_NODE_TYPE_CONDITIONAL, true)) {
     sim_obj_unref(&g->obj);
-    return CUDA_ERROR_NOT_SUPPORTED; /* documented: graphs with memory nodes cannot be cloned */
+    return CUDA_ERROR_NOT_SUPPORTED; /* documented: graphs with memory or conditional nodes cannot be cloned */
   }
   sim_graph_t *c = sim_graph_clone(g, NULL);
   /* cuGraphNodeFindInClone maps by original: a clone's nodes are their own originals' copies */
@@ -180,11 +189,16 @@ CUresult cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph clon
   return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* (The bodies of conditional nodes too: their nodes are set like any other.) */
 sim_gnode_t *sim_graph_find_copy(sim_graph_t *c, const sim_gnode_t *orig) {
   sim_gnode_t *n = NULL;
   pthread_mutex_lock(&c->mu);
-  for (size_t i = 0; i < c->n && !n; i++)
-    if (c->nodes[i]->orig == orig) n = c->nodes[i];
+  for (size_t i = 0; i < c->n && !n; i++) {
+    const sim_gnode_t *x = c->nodes[i];
+    if (x->orig == orig) n = c->nodes[i];
+    for (unsigned b = 0; !n && x->type == CU_GRAPH_NODE_TYPE_CONDITIONAL && b < x->u.cond.size; b++)
+      n = sim_graph_find_copy(x->u.cond.body[b], orig);
+  }
   pthread_mutex_unlock(&c->mu);
   return n;
 }

@@ -21,6 +21,20 @@ typedef struct {
   bool live;      /* allocated by a launch and not freed since (graph_nodes.c's lock) */
 } sim_gmem_t;
 
+/* A conditional handle (cuGraphConditionalHandleCreate, graph_cond.c): the value
+ * conditional nodes read and kernels set (cudaGraphSetConditional). One value per
+ * handle, shared by the graph and its executable graph: a graph with conditional
+ * nodes has one executable graph at a time, whose launches are ordered, so a
+ * kernel's value lands in the launch that runs it. */
+typedef struct sim_cond_s {
+  atomic_int refs;
+  sim_ctx_t *ctx;         /* ref: kernels of other contexts cannot set it */
+  unsigned def;           /* the default (initial) value */
+  bool assign_default;    /* CU_GRAPH_COND_ASSIGN_DEFAULT: def again at each launch */
+  bool used;              /* a conditional node was made with it (graph_cond.c's lock) */
+  atomic_uint value;
+} sim_cond_t;
+
 struct sim_gnode_s {
   sim_obj_t obj;
   sim_graph_t *graph;     /* owner (not a reference) */
@@ -39,6 +53,13 @@ struct sim_gnode_s {
     sim_event_t *event;                     /* EVENT_RECORD / WAIT_EVENT (ref) */
     sim_gmem_t *mem;                        /* MEM_ALLOC (ref) */
     uint64_t free_ptr;                      /* MEM_FREE */
+    struct {                                /* CONDITIONAL (graph_cond.c) */
+      sim_cond_t *h;                        /* ref */
+      CUgraphConditionalNodeType type;
+      unsigned size;
+      sim_graph_t **body;                   /* size owned graphs (handles in the user's graph) */
+      CUgraph *out;                         /* phGraph_out as handed out (NULL in copies) */
+    } cond;
   } u;
 };
 
@@ -48,6 +69,10 @@ struct sim_graph_s {
   sim_gnode_t **nodes; /* insertion order (each holds the graph's reference) */
   size_t n;
   atomic_int n_execs;  /* live executable graphs made from it (memory nodes allow one) */
+  sim_graph_t *up;     /* a conditional node's body: the node's graph (not a reference;
+                        * NULL once the node is gone) */
+  sim_cond_t **conds;  /* conditional handles made for it (refs, graph_cond.c's lock) */
+  size_t n_conds;
 };
 
 /* ---- graph.c ---- */
@@ -82,7 +107,31 @@ sim_gnode_t *sim_graph_add_alloc(sim_graph_t *g, sim_gnode_t *const *deps, size_
                                  size_t size, CUresult *r);
 void sim_gnode_kernel_params(const sim_gnode_t *n, CUDA_KERNEL_NODE_PARAMS *p);
 
+/* ---- graph_cond.c: conditional handles and nodes (graph_cond_run.c: running them) ---- */
+void sim_cond_unref(sim_cond_t *c);
+/* A CONDITIONAL node's parameters from the API's (its bodies made, p->phGraph_out
+ * filled); the node is added to g. Nothing is held on failure. */
+CUresult sim_cond_make(sim_graph_t *g, CUDA_CONDITIONAL_NODE_PARAMS *p, sim_gnode_t *tmp);
+void sim_cond_copy(sim_gnode_t *dst, const sim_gnode_t *src); /* deep: the bodies copied */
+void sim_cond_release(sim_gnode_t *n);
+void sim_cond_graph_free(sim_graph_t *g); /* g's handles and its place as a body */
+/* Instantiation of user (copy: its private copy): bodies hold only what conditional
+ * bodies may hold, in the handles' context, and every handle made for user is used;
+ * on failure *res says why and *err is the offending node of user's (or NULL). */
+CUresult sim_cond_check(sim_graph_t *user, sim_graph_t *copy, sim_gnode_t **err, CUgraphInstantiateResult *res);
+/* The handles the conditional nodes of g use (deep; g private or locked), refs
+ * taken; their number. */
+size_t sim_cond_collect(sim_graph_t *g, sim_cond_t ***out);
+/* graph_cond_run.c: a launch begins on s: handles with CU_GRAPH_COND_ASSIGN_DEFAULT
+ * take their default. */
+void sim_cond_launch_begins(sim_cond_t *const *hs, size_t n, sim_stream_t *s);
+/* Queues the conditional node n (of an executable graph, as it is now) on s. */
+void sim_cond_enqueue(const sim_gnode_t *n, sim_stream_t *s, uint64_t ticket);
+
 /* ---- graph_exec.c ---- */
+/* The stream operation that runs node n (kernel, memcpy, memset, host, event wait;
+ * NULL for the other types); ticket: sim_mem_free_ticket() of the launch. */
+sim_op_t *sim_gnode_op(const sim_gnode_t *n, uint64_t ticket);
 /* Queues one launch of the executable graph on stream s (as ops in topological order). */
 void sim_graph_exec_enqueue(CUgraphExec h, sim_stream_t *s);
 /* The node of executable graph he made from orig; *hold: a reference the caller drops. */

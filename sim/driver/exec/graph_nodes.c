@@ -1,6 +1,6 @@
 /* graph_nodes.c: graph nodes by type: adding them (cuGraphAdd*Node, cuGraphAddNode),
- * their parameters (get/set), copies and release, graph memory; conditional
- * nodes are refused by name. */
+ * their parameters (get/set), copies and release, graph memory. Conditional nodes'
+ * own parameters: graph_cond.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +147,7 @@ void sim_gnode_release(sim_gnode_t *n) {
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT: sim_obj_unref(&n->u.event->obj); break;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: sim_gmem_unref(n->u.mem); break;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: sim_cond_release(n); break;
     default: break;
   }
 }
@@ -166,6 +167,7 @@ void sim_gnode_copy_params(sim_gnode_t *dst, const sim_gnode_t *src) {
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT: sim_obj_ref(&src->u.event->obj); break;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: atomic_fetch_add(&src->u.mem->refs, 1); break;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: sim_cond_copy(dst, src); break;
     default: break;
   }
 }
@@ -224,6 +226,7 @@ typedef struct {
   CUevent event;
   CUDA_MEM_ALLOC_NODE_PARAMS *alloc;
   CUdeviceptr free_ptr;
+  CUDA_CONDITIONAL_NODE_PARAMS *cond;
 } params_t;
 
 static CUresult params_make(CUgraphNodeType t, const params_t *p, sim_gnode_t *tmp) {
@@ -246,9 +249,10 @@ static CUresult params_make(CUgraphNodeType t, const params_t *p, sim_gnode_t *t
     case CU_GRAPH_NODE_TYPE_GRAPH: {
       sim_graph_t *c = (sim_graph_t *)sim_handle_get(p->child, SIM_OBJ_GRAPH);
       if (!c) return CUDA_ERROR_INVALID_VALUE;
-      /* documented: a child graph may not hold memory nodes */
+      /* documented: a child graph may not hold memory or conditional nodes */
       if (sim_graph_has_type(c, CU_GRAPH_NODE_TYPE_MEM_ALLOC, true) ||
-          sim_graph_has_type(c, CU_GRAPH_NODE_TYPE_MEM_FREE, true))
+          sim_graph_has_type(c, CU_GRAPH_NODE_TYPE_MEM_FREE, true) ||
+          sim_graph_has_type(c, CU_GRAPH_NODE_TYPE_CONDITIONAL, true))
         r = CUDA_ERROR_NOT_SUPPORTED;
       else
         tmp->u.child = child_copy(c);
@@ -274,7 +278,8 @@ static CUresult add_node(CUgraphNode *ph, CUgraph hg, const CUgraphNode *deps, s
   if (!g) return CUDA_ERROR_INVALID_VALUE;
   sim_gnode_t **d = NULL, tmp = {.type = t};
   CUresult r = sim_graph_deps(g, deps, ndeps, true, &d);
-  if (!r && t != CU_GRAPH_NODE_TYPE_EMPTY) r = params_make(t, p, &tmp);
+  if (!r && t == CU_GRAPH_NODE_TYPE_CONDITIONAL) r = sim_cond_make(g, p->cond, &tmp);
+  else if (!r && t != CU_GRAPH_NODE_TYPE_EMPTY) r = params_make(t, p, &tmp);
   if (!r) {
     sim_gnode_t *n = sim_graph_add(g, t, d, ndeps);
     n->u = tmp.u;
@@ -504,7 +509,7 @@ typedef struct {
   CUDA_HOST_NODE_PARAMS h;
 } generic_t;
 
-static CUresult params_of(const CUgraphNodeParams *np, generic_t *g) {
+static CUresult params_of(CUgraphNodeParams *np, generic_t *g) {
   g->p = (params_t){0};
   switch (np->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL:
@@ -525,9 +530,7 @@ static CUresult params_of(const CUgraphNodeParams *np, generic_t *g) {
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD: g->p.event = np->eventRecord.event; return CUDA_SUCCESS;
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT: g->p.event = np->eventWait.event; return CUDA_SUCCESS;
     case CU_GRAPH_NODE_TYPE_EMPTY: return CUDA_SUCCESS;
-    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
-      sim_log("conditional graph nodes (if/while/switch, cudaGraphSetConditional) are not simulated");
-      return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: g->p.cond = &np->conditional; return CUDA_SUCCESS;
     default:
       sim_log("graph node type %d through cuGraphAddNode/cuGraphNodeSetParams is not simulated", (int)np->type);
       return CUDA_ERROR_NOT_SUPPORTED;
@@ -566,21 +569,16 @@ static CUresult generic_set(CUgraphExec e, CUgraphNode h, CUgraphNodeParams *np)
   generic_t gp;
   CUresult r = params_of(np, &gp);
   if (r) return r;
+  if (np->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+    sim_log("%s: the parameters of a conditional node cannot be changed (its bodies are set through the graphs "
+            "it handed out)", e ? "cuGraphExecNodeSetParams" : "cuGraphNodeSetParams");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   if (np->type == CU_GRAPH_NODE_TYPE_EMPTY || (!e && np->type == CU_GRAPH_NODE_TYPE_GRAPH))
     return CUDA_ERROR_INVALID_VALUE;
   return e ? exec_set(e, h, np->type, &gp.p) : node_set(h, np->type, &gp.p);
 }
 CUresult cuGraphNodeSetParams(CUgraphNode h, CUgraphNodeParams *np) { return generic_set(NULL, h, np); }
-
-/* Conditional nodes need a handle set from device code (cudaGraphSetConditional):
- * not simulated, refused by name rather than run wrongly. */
-CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *out, CUgraph g, CUcontext ctx, unsigned int def,
-                                        unsigned int flags) {
-  (void)out, (void)g, (void)ctx, (void)def, (void)flags;
-  SIM_CHECK_INIT();
-  sim_log("cuGraphConditionalHandleCreate: conditional graph nodes (if/while/switch) are not simulated");
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
 
 /* ---- executable graph nodes (cuGraphExec*SetParams) ---- */
 static CUresult exec_set(CUgraphExec he, CUgraphNode hn, CUgraphNodeType t, const params_t *p) {

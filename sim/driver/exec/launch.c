@@ -133,9 +133,9 @@ static void ub_report(void *ctx, const char *msg) {
 }
 
 static void interp_run(sim_launch_t *l) {
-  sim_mem_iface_t mem = {interp_find,           interp_count,         l,
+  sim_mem_iface_t mem = {interp_find,           interp_count,           l,
                          false,                 sim_heap_interp_malloc, sim_heap_interp_free,
-                         sim_texobj_interp_find};
+                         sim_texobj_interp_find, sim_cond_interp_set};
   sim_grid_t *g = calloc(1, sizeof *g);
   if (!g) abort();
   g->prog = l->func->prog;

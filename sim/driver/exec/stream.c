@@ -34,6 +34,7 @@ void sim_op_free(sim_op_t *op) {
   if (op->type == SIM_OP_LAUNCH) sim_launch_free(op->u.launch);
   if (op->type == SIM_OP_EVENT) sim_obj_unref(&op->u.event.ev->obj);
   if (op->type == SIM_OP_COPY) sim_copy_release(&op->u.copy);
+  if (op->type == SIM_OP_TASK) op->u.task.release(op->u.task.data);
   free(op->owned);
   free(op);
 }
@@ -63,6 +64,7 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       sim_mem_free_device(op->u.free.ptr, false);
       break;
     case SIM_OP_MEMOP: if (!dead) sim_memop_execute(&op->u.memop, ctx); break;
+    case SIM_OP_TASK: op->u.task.run(op->u.task.data, s); break;
   }
 }
 

@@ -704,11 +704,9 @@ TEST_IMPL(graph_refused_by_name) {
   st_setup();
   CUgraph g;
   CK(cuGraphCreate(&g, 0));
-  CUgraphConditionalHandle hc;
-  ASSERT_CU(cuGraphConditionalHandleCreate(&hc, g, NULL, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
   CUgraphNodeParams np;
   memset(&np, 0, sizeof np);
-  np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  np.type = CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL;
   CUgraphNode n;
   ASSERT_CU(cuGraphAddNode(&n, g, NULL, NULL, 0, &np), CUDA_ERROR_NOT_SUPPORTED);
   CUgraphExec e;

@@ -91,7 +91,7 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
     ft_ptx_module_free(m);
     return -2;
   }
-  sim_mem_iface_t mem = {hz_find, hz_count, NULL, false, NULL, NULL, NULL}; /* no device heap, no textures */
+  sim_mem_iface_t mem = {hz_find, hz_count, NULL, false, NULL, NULL, NULL, NULL}; /* no heap, textures, handles */
   sim_grid_t *g = calloc(1, sizeof *g);
   if (!g) abort();
   g->prog = p;
