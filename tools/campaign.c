@@ -50,6 +50,7 @@ typedef struct {
   int inj_named;    /* --injector was given */
   int native;       /* --native: the program alone, without gpuft (the baseline) */
   const char *rate; /* --rate: flips per GiB per second, as given (SIMCUDA_FLIP_RATE) */
+  double rate_value;
   const char *bits; /* --bits: bits= of the fault grammar, maybe with ",stuck" */
   int bits_named;
   int stuck;
@@ -663,7 +664,7 @@ static void print_table(const cfg_t *c, const summary_t *s) {
   if (rate) printf("  %-24s %6ju   (in the faulted runs)\n", "flips", (uintmax_t)s->flips);
   printf("  %-24s %6ju   (%s: not in the percentages)\n", "not injected",
          (uintmax_t)s->count[FT_OUT_NOT_INJECTED], rate ? "no flip landed" : "the fault was never applied");
-  if (rate && !s->injected && s->count[FT_OUT_NOT_INJECTED] && strtod(c->rate, NULL) > 0)
+  if (rate && !s->injected && s->count[FT_OUT_NOT_INJECTED] && c->rate_value > 0)
     printf("  (no flip in any run: SIMCUDA_FLIP_RATE needs the simulator (gpuft --sim campaign ...),\n"
            "   and a program that keeps device memory longer than the flips' 5 ms ticks)\n");
   if (s->several_faults)
@@ -683,8 +684,10 @@ static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t 
   }
   fprintf(f, "], \"gpu\": ");
   json_str(f, s->gpu);
+  char rate[40] = "null"; /* a JSON number, however it was spelt (".5", "1e5") */
+  if (c->rate) snprintf(rate, sizeof rate, "%.17g", c->rate_value);
   fprintf(f, ", \"injector\": \"%s\", \"gpuft\": %s, \"rate\": %s, \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
-          inj_names[c->inj], c->native ? "false" : "true", c->rate ? c->rate : "null", c->bits, (uintmax_t)c->seed);
+          inj_names[c->inj], c->native ? "false" : "true", rate, c->bits, (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) {
     if (i) fprintf(f, ", ");
     json_str(f, c->at[i].text);
@@ -1017,8 +1020,8 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
         c->inj_named = 1;
         break;
       case O_RATE: { /* read as the simulator reads it (strtod), so that it means the same */
-        double r = strtod(v, &end);
-        bad = end == v || *end || !(r >= 0) || isinf(r) || strlen(v) > 32;
+        c->rate_value = strtod(v, &end);
+        bad = end == v || *end || !(c->rate_value >= 0) || isinf(c->rate_value) || strlen(v) > 32;
         c->rate = v;
         break;
       }

@@ -847,25 +847,36 @@ static void check_invariants(const char *js, int n, int native) {
   HAS(js, native ? "\"gpuft\": false" : "\"gpuft\": true");
 }
 
+/* A campaign of n runs with args (ending in "-- program ..."), natively or under gpuft:
+ * it ran, and its --json holds the invariants. Returns the JSON (malloc'ed). */
+static char *run_mode(const char *const args[], int n, int native, const char *extra) {
+  const char *all[24] = {"--json", native ? "--native" : "--json"};
+  int k = 2;
+  for (; args[k - 2] && k < 23; k++) all[k] = args[k - 2];
+  all[k] = NULL;
+  proc_result_t r = campaign(all, extra, 110);
+  if (r.status != 0) FT_FAIL_("%s: status %d:\n%s", native ? "native" : "under gpuft", r.status, r.err);
+  check_invariants(r.out, n, native);
+  free(r.err);
+  return r.out;
+}
+
 /* --rate 0: the simulator flips nothing, so no run is faulted, with gpuft or without. */
 TEST_IMPL(rate_zero_not_injected) {
   if (!have(APP_RATE_HOLD)) return TEST_SKIPF("rate_hold is not built (no simulator)");
+  const char *args[] = {"-n", "3", "--rate", "0", "--", APP_RATE_HOLD, "10", NULL};
   for (int native = 0; native < 2; native++) {
-    const char *args[] = {"-n", "3", "--json", "--rate", "0", native ? "--native" : "--json", "--",
-                          APP_RATE_HOLD, "10", NULL};
-    proc_result_t r = campaign(args, NULL, 60);
-    if (r.status != 0) FT_FAIL_("status %d:\n%s", r.status, r.err);
-    check_invariants(r.out, 3, native);
-    ASSERT_EQ(field(r.out, "not_injected"), 3u);
-    ASSERT_EQ(field(r.out, "flips"), 0u);
-    HAS(r.out, "\"injector\": \"rate\"");
-    HAS(r.out, "\"rate\": 0,");
-    HAS(r.out, "\"fault\": \"0,seed=");
-    proc_free(&r);
+    char *js = run_mode(args, 3, native, NULL);
+    ASSERT_EQ(field(js, "not_injected"), 3u);
+    ASSERT_EQ(field(js, "flips"), 0u);
+    HAS(js, "\"injector\": \"rate\"");
+    HAS(js, "\"rate\": 0,");
+    HAS(js, "\"fault\": \"0,seed=");
+    free(js);
   }
   /* the table says which runs count */
-  const char *args[] = {"-n", "2", "--rate", "0", "--native", "--", APP_RATE_HOLD, "10", NULL};
-  proc_result_t r = campaign(args, NULL, 60);
+  const char *table[] = {"-n", "2", "--rate", "0", "--native", "--", APP_RATE_HOLD, "10", NULL};
+  proc_result_t r = campaign(table, NULL, 60);
   ASSERT_EQ(r.status, 0);
   HAS(r.out, "random flips at 0 per GiB per second (simulator), seed 1, without gpuft (native)");
   HAS(r.out, "golden run without gpuft: exit 0");
@@ -882,22 +893,19 @@ TEST_IMPL(rate_zero_not_injected) {
  * Asserted: that flips landed and what each mode can and cannot produce, not how many. */
 TEST_IMPL(rate_native_and_gpuft) {
   if (!have(APP_RATE_HOLD)) return TEST_SKIPF("rate_hold is not built (no simulator)");
+  const char *args[] = {"-n", "6", "--seed", "4", "--rate", "25000", "--", APP_RATE_HOLD, "200", NULL};
   for (int native = 1; native >= 0; native--) {
-    const char *args[] = {"-n", "6", "--json", "--seed", "4", "--rate", "25000", native ? "--native" : "--json",
-                          "--", APP_RATE_HOLD, "200", NULL};
-    proc_result_t r = campaign(args, NULL, 100);
-    if (r.status != 0) FT_FAIL_("status %d:\n%s", r.status, r.err);
-    check_invariants(r.out, 6, native);
+    char *js = run_mode(args, 6, native, NULL);
+    uint64_t repaired = native ? 0 : count_of(js, "corrected") + count_of(js, "recovered");
     printf("  %s: %ju faulted runs, %ju flips, %ju sdc, %ju corrected or recovered\n",
-           native ? "native" : "gpuft", (uintmax_t)field(r.out, "injected"), (uintmax_t)field(r.out, "flips"),
-           (uintmax_t)count_of(r.out, "sdc"),
-           native ? 0 : (uintmax_t)(count_of(r.out, "corrected") + count_of(r.out, "recovered")));
-    ASSERT_GT(field(r.out, "injected"), 0u);
-    ASSERT_GE(field(r.out, "flips"), field(r.out, "injected"));
-    HAS(r.out, "\"fault\": \"25000,seed=");
-    if (native) ASSERT_GT(count_of(r.out, "sdc"), 0u); /* nothing stands between a flip and the output */
-    else ASSERT_GT(count_of(r.out, "corrected") + count_of(r.out, "recovered"), 0u);
-    proc_free(&r);
+           native ? "native" : "gpuft", (uintmax_t)field(js, "injected"), (uintmax_t)field(js, "flips"),
+           (uintmax_t)count_of(js, "sdc"), (uintmax_t)repaired);
+    ASSERT_GT(field(js, "injected"), 0u);
+    ASSERT_GE(field(js, "flips"), field(js, "injected"));
+    HAS(js, "\"fault\": \"25000,seed=");
+    if (native) ASSERT_GT(count_of(js, "sdc"), 0u); /* nothing stands between a flip and the output */
+    else ASSERT_GT(repaired, 0u);
+    free(js);
   }
   return TEST_OK;
 }
@@ -907,17 +915,14 @@ TEST_IMPL(rate_native_and_gpuft) {
  * always corrected. */
 TEST_IMPL(native_placed_fault) {
   if (!have(APP_RATE_HOLD)) return TEST_SKIPF("rate_hold is not built (no simulator)");
+  const char *args[] = {"-n", "3", "--injector", "sim", "--at", "d2h:1", "--", APP_RATE_HOLD, "0", NULL};
   for (int native = 1; native >= 0; native--) {
-    const char *args[] = {"-n", "3", "--json", "--injector", "sim", "--at", "d2h:1",
-                          native ? "--native" : "--json", "--", APP_RATE_HOLD, "0", NULL};
-    proc_result_t r = campaign(args, NULL, 60);
-    if (r.status != 0) FT_FAIL_("status %d:\n%s", r.status, r.err);
-    check_invariants(r.out, 3, native);
-    ASSERT_EQ(field(r.out, "injected"), 3u);
-    ASSERT_EQ(count_of(r.out, native ? "sdc" : "corrected"), 3u);
-    HAS(r.out, "\"injector\": \"sim\"");
-    HAS(r.out, "\"rate\": null");
-    proc_free(&r);
+    char *js = run_mode(args, 3, native, NULL);
+    ASSERT_EQ(field(js, "injected"), 3u);
+    ASSERT_EQ(count_of(js, native ? "sdc" : "corrected"), 3u);
+    HAS(js, "\"injector\": \"sim\"");
+    HAS(js, "\"rate\": null");
+    free(js);
   }
   return TEST_OK;
 }
@@ -927,13 +932,7 @@ TEST_IMPL(native_placed_fault) {
  * atomicAdd order, and so the printed residual, is then the same in every run. */
 TEST_IMPL(rate_cg_csr) {
   if (!have(APP_CG_CSR)) return TEST_SKIPF("the cg_csr sample is not built (no nvcc)");
-  for (int native = 1; native >= 0; native--) {
-    const char *args[] = {"-n", "4", "--json", "--rate", "15000", native ? "--native" : "--json", "--",
-                          APP_CG_CSR, NULL};
-    proc_result_t r = campaign(args, "SIMCUDA_THREADS=1", 110);
-    if (r.status != 0) FT_FAIL_("status %d:\n%s", r.status, r.err);
-    check_invariants(r.out, 4, native);
-    proc_free(&r);
-  }
+  const char *args[] = {"-n", "4", "--rate", "15000", "--", APP_CG_CSR, NULL};
+  for (int native = 1; native >= 0; native--) free(run_mode(args, 4, native, "SIMCUDA_THREADS=1"));
   return TEST_OK;
 }
