@@ -296,9 +296,11 @@ static char **make_env(const cfg_t *c, const char *report, const char *var, cons
       size_t l = strlen(owned[j]);
       if (!strncmp(environ[i], owned[j], l) && environ[i][l] == '=') drop = 1;
     }
-    /* GPUFT_LOG and SIMCUDA_LOG are the user's unless the campaign needs them */
+    /* GPUFT_LOG and SIMCUDA_LOG are the user's unless the campaign needs them; so is a
+     * background SIMCUDA_FLIP_RATE under placed faults */
     if (drop && !strncmp(environ[i], "GPUFT_LOG=", 10) && !(c->log_info && report)) drop = 0;
     if (drop && !strncmp(environ[i], "SIMCUDA_LOG=", 12) && !sim_log) drop = 0;
+    if (drop && !strncmp(environ[i], "SIMCUDA_FLIP_RATE=", 18) && c->inj != FT_INJ_RATE) drop = 0;
     if (!drop) env[k++] = strdup(environ[i]);
   }
   const char *old = getenv("LD_PRELOAD"), *san = "";
@@ -424,7 +426,7 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   int dropped = 0, flips = ft_obs_scan_stderr(r->err_text, r->probe ? FT_INJ_GPUFT : c->inj, &dropped);
   int sim = c->inj != FT_INJ_GPUFT && !r->probe;
   o->native = c->native && !r->probe;
-  o->faults = sim ? flips : applied;
+  o->faults = c->inj == FT_INJ_RATE && !r->probe ? flips : applied;
   if (!r->spec[0] && !r->probe) o->injected = 0;
   else if (sim) o->injected = flips > 0; /* the simulator logs every flip */
   else if (applied || flips) o->injected = 1;
