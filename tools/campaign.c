@@ -1,12 +1,14 @@
 /* campaign.c: `gpuft campaign`: a golden run, then N runs with one fault each
- * (GPUFT_INJECT, or the simulator's SIMCUDA_FLIP), each classified (campaign_outcome.c),
- * and a table of outcomes with Wilson 95 % intervals, or one JSON object. */
+ * (GPUFT_INJECT, the simulator's SIMCUDA_FLIP) or random flips at a rate
+ * (SIMCUDA_FLIP_RATE), under gpuft or without it (--native), each classified
+ * (campaign_outcome.c), and a table of outcomes with Wilson 95 % intervals, or JSON. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,8 +45,14 @@ typedef struct { /* one --at alternative */
 } at_t;
 
 typedef struct {
-  int n, jobs, json, verbose, fail_on_sdc, sim;
+  int n, jobs, json, verbose, fail_on_sdc;
+  ft_injector_t inj;
+  int inj_named;    /* --injector was given */
+  int native;       /* --native: the program alone, without gpuft (the baseline) */
+  const char *rate; /* --rate: flips per GiB per second, as given (SIMCUDA_FLIP_RATE) */
+  double rate_value;
   const char *bits; /* --bits: bits= of the fault grammar, maybe with ",stuck" */
+  int bits_named;
   int stuck;
   uint64_t seed;
   double tfactor;
@@ -65,8 +73,10 @@ typedef struct {
   int log_info; /* GPUFT_LOG is ours (info): "GPUFT_INJECT: flipped" is on stderr */
 } cfg_t;
 
+static const char *const inj_names[] = {"gpuft", "sim", "rate"}; /* --json, --results */
+
 typedef struct {
-  char spec[2048]; /* GPUFT_INJECT or SIMCUDA_FLIP; "" for the golden run */
+  char spec[2048]; /* GPUFT_INJECT, SIMCUDA_FLIP or SIMCUDA_FLIP_RATE; "" for the golden run */
   const char *probe; /* a probe's GPUFT_INJECT (sim: sizes the target allocation) */
   char dir[PATH_MAX];
   pid_t pid;
@@ -205,7 +215,8 @@ static int parse_at(const char *text, at_t *a, char *err, size_t cap) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft campaign -n N [--bits MODEL] [--at SPEC]... [--seed S]\n"
-          "                      [--injector gpuft|sim] [--compare stdout|exit|file:PATH]...\n"
+          "                      [--injector gpuft|sim] [--rate R] [--native]\n"
+          "                      [--compare stdout|exit|file:PATH]...\n"
           "                      [--ignore REGEX]... [--check SCRIPT] [--results FILE]\n"
           "                      [--plot FILE.png] [--timeout-factor F] [-j JOBS] [--json]\n"
           "                      [--fail-on-sdc] [-v] [--lib PATH] -- program [args...]\n");
@@ -238,6 +249,12 @@ static void help(void) {
       "  --seed S              campaign seed; run i uses a seed derived from S and i [1]\n"
       "  --injector gpuft|sim  GPUFT_INJECT (any GPU), or the simulator's SIMCUDA_FLIP\n"
       "                        (launch:...,target=arg:I and d2h: only) [gpuft]\n"
+      "  --rate R              instead of one placed fault, random flips at R per GiB of\n"
+      "                        device memory per second, seeded per run (the simulator's\n"
+      "                        SIMCUDA_FLIP_RATE; not with --at, --bits, --injector gpuft);\n"
+      "                        a run with no flip is \"not injected\"\n"
+      "  --native              run the program without gpuft (the baseline): outcomes are\n"
+      "                        masked, sdc, crash or hang (with --rate or --injector sim)\n"
       "  --compare stdout|exit|file:PATH\n"
       "                        what is compared with the golden run (repeatable) [stdout]:\n"
       "                        exit: the status only; file:PATH: a file the program writes\n"
@@ -261,11 +278,13 @@ static void help(void) {
 
 /* ---- Running programs ---- */
 
-/* environ without the variables the campaign owns, plus ours. */
+/* environ without the variables the campaign owns, plus ours; report NULL: the program
+ * alone (--native), without gpuft, its report or its log. */
 static char **make_env(const cfg_t *c, const char *report, const char *var, const char *spec) {
   extern char **environ;
   static const char *const owned[] = {"LD_PRELOAD", "GPUFT_INJECT", "GPUFT_REPORT", "SIMCUDA_FLIP",
-                                      "SIMCUDA_LOG", "GPUFT_LOG"};
+                                      "SIMCUDA_FLIP_RATE", "SIMCUDA_LOG", "GPUFT_LOG"};
+  int sim_log = c->inj != FT_INJ_GPUFT && var; /* the simulator logs its flips: they are counted */
   size_t n = 0;
   while (environ[n]) n++;
   char **env = calloc(n + 8, sizeof *env);
@@ -277,22 +296,28 @@ static char **make_env(const cfg_t *c, const char *report, const char *var, cons
       size_t l = strlen(owned[j]);
       if (!strncmp(environ[i], owned[j], l) && environ[i][l] == '=') drop = 1;
     }
-    /* GPUFT_LOG and SIMCUDA_LOG are the user's unless the campaign needs them */
-    if (drop && !strncmp(environ[i], "GPUFT_LOG=", 10) && !c->log_info) drop = 0;
-    if (drop && !strncmp(environ[i], "SIMCUDA_LOG=", 12) && !(c->sim && var)) drop = 0;
+    /* GPUFT_LOG and SIMCUDA_LOG are the user's unless the campaign needs them; so is a
+     * background SIMCUDA_FLIP_RATE under placed faults */
+    if (drop && !strncmp(environ[i], "GPUFT_LOG=", 10) && !(c->log_info && report)) drop = 0;
+    if (drop && !strncmp(environ[i], "SIMCUDA_LOG=", 12) && !sim_log) drop = 0;
+    if (drop && !strncmp(environ[i], "SIMCUDA_FLIP_RATE=", 18) && c->inj != FT_INJ_RATE) drop = 0;
     if (!drop) env[k++] = strdup(environ[i]);
   }
   const char *old = getenv("LD_PRELOAD"), *san = "";
 #ifdef GPUFT_SAN_RUNTIME
   san = GPUFT_SAN_RUNTIME ":";
 #endif
-  if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s%s", san, c->lib, old && *old ? ":" : "",
-               old && *old ? old : "") < 0)
-    env[k - 1] = NULL;
-  if (asprintf(&env[k++], "GPUFT_REPORT=%s", report) < 0) env[k - 1] = NULL;
-  if (c->log_info) env[k++] = strdup("GPUFT_LOG=info");
+  if (!report) {
+    if (old && asprintf(&env[k++], "LD_PRELOAD=%s", old) < 0) env[k - 1] = NULL;
+  } else {
+    if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s%s", san, c->lib, old && *old ? ":" : "",
+                 old && *old ? old : "") < 0)
+      env[k - 1] = NULL;
+    if (asprintf(&env[k++], "GPUFT_REPORT=%s", report) < 0) env[k - 1] = NULL;
+    if (c->log_info) env[k++] = strdup("GPUFT_LOG=info");
+  }
   if (var && asprintf(&env[k++], "%s=%s", var, spec) < 0) env[k - 1] = NULL;
-  if (c->sim && var) env[k++] = strdup("SIMCUDA_LOG=1");
+  if (sim_log) env[k++] = strdup("SIMCUDA_LOG=1");
   env[k] = NULL;
   for (size_t i = 0; i < k; i++)
     if (!env[i]) return NULL; /* out of memory: leaks, the campaign stops anyway */
@@ -315,9 +340,10 @@ static int start(const cfg_t *c, run_t *r, double timeout) {
   snprintf(err, sizeof err, "%s/stderr", r->dir);
   if (mkdir(r->dir, 0700) != 0 && errno != EEXIST) return -1;
   for (int i = 0; i < c->ncompare; i++) unlink(c->compare[i]);
-  const char *var = r->probe ? "GPUFT_INJECT" : !r->spec[0] ? NULL
-                    : c->sim ? "SIMCUDA_FLIP" : "GPUFT_INJECT";
-  char **env = make_env(c, report, var, r->probe ? r->probe : r->spec);
+  static const char *const vars[] = {"GPUFT_INJECT", "SIMCUDA_FLIP", "SIMCUDA_FLIP_RATE"};
+  const char *var = r->probe ? "GPUFT_INJECT" : !r->spec[0] ? NULL : vars[c->inj];
+  /* a probe asks gpuft where an --at event is, also for a native campaign */
+  char **env = make_env(c, c->native && !r->probe ? NULL : report, var, r->probe ? r->probe : r->spec);
   if (!env) return -1;
   fflush(NULL);
   r->start = now_s();
@@ -397,10 +423,12 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   }
   if (d) closedir(d);
   ft_remove_dir(r->dir);
-  int dropped = 0, flips = ft_obs_scan_stderr(r->err_text, c->sim && !r->probe, &dropped);
-  o->faults = applied;
+  int dropped = 0, flips = ft_obs_scan_stderr(r->err_text, r->probe ? FT_INJ_GPUFT : c->inj, &dropped);
+  int sim = c->inj != FT_INJ_GPUFT && !r->probe;
+  o->native = c->native && !r->probe;
+  o->faults = c->inj == FT_INJ_RATE && !r->probe ? flips : applied;
   if (!r->spec[0] && !r->probe) o->injected = 0;
-  else if (c->sim && !r->probe) o->injected = flips > 0; /* the simulator logs every flip */
+  else if (sim) o->injected = flips > 0; /* the simulator logs every flip */
   else if (applied || flips) o->injected = 1;
   else if (listed || c->log_info) o->injected = 0; /* the report or the log would say so */
   else o->injected = -1;
@@ -488,6 +516,10 @@ static void free_run(run_t *r) {
 static void make_spec(const cfg_t *c, int i, uint64_t calls, char *out, size_t cap) {
   uint64_t rs = c->seed * 0x2545f4914f6cdd1dull + (uint64_t)i + 1;
   ftc_mix(&rs);
+  if (c->inj == FT_INJ_RATE) { /* seed 0 would be the simulator's "seed from the clock" */
+    snprintf(out, cap, "%s,seed=%ju", c->rate, (uintmax_t)(ftc_mix(&rs) >> 1 | 1));
+    return;
+  }
   const at_t *a = &c->at[ftc_mix(&rs) % (uint64_t)c->nat];
   uint64_t k = a->k_lo + (a->k_hi > a->k_lo ? ftc_mix(&rs) % (a->k_hi - a->k_lo + 1) : 0);
   if (a->kind == AT_CALL && !a->k_lo) k = 1 + ftc_mix(&rs) % (calls ? calls : 1);
@@ -587,34 +619,56 @@ static void json_str(FILE *f, const char *s) {
 typedef struct {
   uint64_t count[FT_N_OUTCOMES], injected;
   uint64_t several_faults; /* injected runs with faults in several processes */
+  uint64_t flips;          /* --rate: the flips that landed, over all runs */
   double golden_s, timeout_s, wall_s;
   int golden_code;
   uint64_t driver_calls, calls; /* calls: those GPUFT_INJECT's at=call:N counts */
   char gpu[128];                /* the golden run's GPU, as its report names it */
 } summary_t;
 
+/* Without gpuft nothing is corrected, recovered or reported: no such class. */
+static int impossible(const cfg_t *c, int k) {
+  return c->native && (k == FT_OUT_CORRECTED || k == FT_OUT_RECOVERED || k == FT_OUT_DUE);
+}
+
 static void print_table(const cfg_t *c, const summary_t *s) {
+  int rate = c->inj == FT_INJ_RATE;
   printf("gpuft campaign:");
   for (char **a = c->prog; *a; a++) printf(" %s", *a);
-  printf("\n  %d runs, faults bits=%s (%s injector), seed %ju, at", c->n, c->bits,
-         c->sim ? "simulator" : "gpuft", (uintmax_t)c->seed);
-  for (int i = 0; i < c->nat; i++) printf("%s %s", i ? " or" : "", c->at[i].text);
-  printf("\n  golden run on %s: exit %d, %.3f s, %ju driver calls (%ju for at=call); hang timeout %.2f s\n\n",
-         s->gpu[0] ? s->gpu : "an unnamed GPU", s->golden_code, s->golden_s, (uintmax_t)s->driver_calls,
-         (uintmax_t)s->calls, s->timeout_s);
+  if (rate) {
+    printf("\n  %d runs, random flips at %s per GiB per second (simulator), seed %ju", c->n, c->rate,
+           (uintmax_t)c->seed);
+  } else {
+    printf("\n  %d runs, faults bits=%s (%s injector), seed %ju, at", c->n, c->bits,
+           c->inj == FT_INJ_SIM ? "simulator" : "gpuft", (uintmax_t)c->seed);
+    for (int i = 0; i < c->nat; i++) printf("%s %s", i ? " or" : "", c->at[i].text);
+  }
+  if (c->native)
+    printf(", without gpuft (native)\n  golden run without gpuft: exit %d, %.3f s; hang timeout %.2f s\n\n",
+           s->golden_code, s->golden_s, s->timeout_s);
+  else
+    printf("%s\n  golden run on %s: exit %d, %.3f s, %ju driver calls (%ju for at=call); hang timeout %.2f s\n\n",
+           rate ? ", under gpuft" : "", s->gpu[0] ? s->gpu : "an unnamed GPU", s->golden_code, s->golden_s,
+           (uintmax_t)s->driver_calls, (uintmax_t)s->calls, s->timeout_s);
   printf("  %-24s %6s %7s   %s\n", "outcome", "runs", "%", "95 % CI (Wilson)");
   for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
     ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
-    if (!s->injected) /* no run to estimate from: no percentage, no interval */
+    if (impossible(c, k))
+      printf("  %-24s %6s %7s   %s\n", ft_outcome_names[k], "-", "-", "(needs gpuft)");
+    else if (!s->injected) /* no run to estimate from: no percentage, no interval */
       printf("  %-24s %6ju %7s   %s\n", ft_outcome_names[k], (uintmax_t)s->count[k], "-", "-");
     else
       printf("  %-24s %6ju %6.1f%%   [%5.1f%%, %5.1f%%]\n", ft_outcome_names[k],
              (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
   }
-  printf("  %-24s %6ju\n", "total (injected)", (uintmax_t)s->injected);
-  printf("  %-24s %6ju   (the fault was never applied: not in the percentages)\n",
-         "not injected", (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
+  printf("  %-24s %6ju\n", rate ? "total (faulted runs)" : "total (injected)", (uintmax_t)s->injected);
+  if (rate) printf("  %-24s %6ju   (in the faulted runs)\n", "flips", (uintmax_t)s->flips);
+  printf("  %-24s %6ju   (%s: not in the percentages)\n", "not injected",
+         (uintmax_t)s->count[FT_OUT_NOT_INJECTED], rate ? "no flip landed" : "the fault was never applied");
+  if (rate && !s->injected && s->count[FT_OUT_NOT_INJECTED] && c->rate_value > 0)
+    printf("  (no flip in any run: SIMCUDA_FLIP_RATE needs the simulator (gpuft --sim campaign ...),\n"
+           "   and a program that keeps device memory longer than the flips' 5 ms ticks)\n");
   if (s->several_faults)
     printf("  %-24s %6ju   (children the program started inherited GPUFT_INJECT and were struck too:\n"
            "  %-24s %6s   each such run's outcome is that of all its faults together)\n",
@@ -632,22 +686,27 @@ static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t 
   }
   fprintf(f, "], \"gpu\": ");
   json_str(f, s->gpu);
-  fprintf(f, ", \"injector\": \"%s\", \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
-         c->sim ? "sim" : "gpuft", c->bits, (uintmax_t)c->seed);
+  char rate[40] = "null"; /* a JSON number, however it was spelt (".5", "1e5") */
+  if (c->rate) snprintf(rate, sizeof rate, "%.17g", c->rate_value);
+  fprintf(f, ", \"injector\": \"%s\", \"gpuft\": %s, \"rate\": %s, \"bits\": \"%s\", \"seed\": %ju, \"at\": [",
+          inj_names[c->inj], c->native ? "false" : "true", rate, c->bits, (uintmax_t)c->seed);
   for (int i = 0; i < c->nat; i++) {
     if (i) fprintf(f, ", ");
     json_str(f, c->at[i].text);
   }
   fprintf(f, "],\n \"runs\": %d, \"injected\": %ju, \"not_injected\": %ju,\n", c->n,
          (uintmax_t)s->injected, (uintmax_t)s->count[FT_OUT_NOT_INJECTED]);
+  if (c->inj == FT_INJ_RATE) fprintf(f, " \"flips\": %ju,\n", (uintmax_t)s->flips);
   fprintf(f, " \"golden\": {\"exit\": %d, \"seconds\": %.4f, \"driver_calls\": %ju}, "
          "\"calls_counted\": %ju, \"timeout_seconds\": %.3f, \"wall_seconds\": %.2f, \"jobs\": %d,\n \"outcomes\": {",
          s->golden_code, s->golden_s, (uintmax_t)s->driver_calls, (uintmax_t)s->calls, s->timeout_s, s->wall_s, c->jobs);
-  for (int k = 0; k < FT_OUT_NOT_INJECTED; k++) {
+  for (int k = 0, first = 1; k < FT_OUT_NOT_INJECTED; k++) {
     double lo, hi, pct = s->injected ? 100.0 * (double)s->count[k] / (double)s->injected : 0;
     ft_wilson(s->count[k], s->injected, 1.96, &lo, &hi);
-    fprintf(f, "%s\n  \"%s\": {\"count\": %ju, \"percent\": %.2f, \"ci95\": [%.2f, %.2f]}", k ? "," : "",
+    if (impossible(c, k)) continue; /* not a class of this campaign, as "-" in the table */
+    fprintf(f, "%s\n  \"%s\": {\"count\": %ju, \"percent\": %.2f, \"ci95\": [%.2f, %.2f]}", first ? "" : ",",
            ft_outcome_keys[k], (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
+    first = 0;
   }
   fprintf(f, "},\n \"sdc\": %ju, \"runs_with_several_faults\": %ju,\n \"run_list\": [",
           (uintmax_t)s->count[FT_OUT_SDC], (uintmax_t)s->several_faults);
@@ -796,7 +855,10 @@ static json_t *identity(const cfg_t *c) {
   json_t *id = json_object(), *a = json_array();
   for (char **p = c->prog; *p; p++) json_array_append_new(a, json_string(*p));
   json_object_set_new(id, "program", a);
-  json_object_set_new(id, "injector", json_string(c->sim ? "sim" : "gpuft"));
+  json_object_set_new(id, "injector", json_string(inj_names[c->inj]));
+  /* only when given: the results files of earlier campaigns keep their identity */
+  if (c->rate) json_object_set_new(id, "rate", json_string(c->rate));
+  if (c->native) json_object_set_new(id, "native", json_true());
   json_object_set_new(id, "bits", json_string(c->bits));
   json_object_set_new(id, "seed", json_integer((json_int_t)c->seed));
   json_object_set_new(id, "at", a = json_array());
@@ -887,7 +949,7 @@ static void classify_run(const cfg_t *c, run_t *r, int i) {
 /* ---- Command line ---- */
 
 enum { O_BITS = 1000, O_AT, O_SEED, O_INJECTOR, O_COMPARE, O_IGNORE, O_CHECK, O_RESULTS, O_PLOT,
-       O_TFACTOR, O_LIB, O_JSON, O_FAIL_SDC };
+       O_TFACTOR, O_LIB, O_JSON, O_FAIL_SDC, O_RATE, O_NATIVE };
 
 /* The option as the user wrote it, for messages ("-n", "--runs"). */
 static void given_name(char **argv, int optind_now, const char *optarg_now, char *out, size_t cap) {
@@ -908,7 +970,8 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
       {"check", required_argument, NULL, O_CHECK}, {"results", required_argument, NULL, O_RESULTS},
       {"plot", required_argument, NULL, O_PLOT},  {"timeout-factor", required_argument, NULL, O_TFACTOR},
       {"lib", required_argument, NULL, O_LIB},    {"json", no_argument, NULL, O_JSON},
-      {"fail-on-sdc", no_argument, NULL, O_FAIL_SDC}, {0, 0, 0, 0}};
+      {"fail-on-sdc", no_argument, NULL, O_FAIL_SDC}, {"rate", required_argument, NULL, O_RATE},
+      {"native", no_argument, NULL, O_NATIVE},    {0, 0, 0, 0}};
   int opt, stdout_named = 0, exit_named = 0;
   optind = 1;
   opterr = 0;
@@ -940,6 +1003,7 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
           return -1;
         }
         c->bits = v;
+        c->bits_named = 1;
         c->stuck = f.stuck;
         break;
       }
@@ -954,8 +1018,16 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
       }
       case O_INJECTOR:
         bad = strcmp(v, "gpuft") && strcmp(v, "sim");
-        c->sim = !strcmp(v, "sim");
+        c->inj = strcmp(v, "sim") ? FT_INJ_GPUFT : FT_INJ_SIM;
+        c->inj_named = 1;
         break;
+      case O_RATE: { /* read as the simulator reads it (strtod), so that it means the same */
+        c->rate_value = strtod(v, &end);
+        bad = end == v || *end || !(c->rate_value >= 0) || isinf(c->rate_value) || strlen(v) > 32;
+        c->rate = v;
+        break;
+      }
+      case O_NATIVE: c->native = 1; break;
       case O_COMPARE: /* stdout | exit | file:PATH (a bare PATH: the old spelling) */
         if (!strcmp(v, "stdout")) stdout_named = 1;
         else if (!strcmp(v, "exit")) exit_named = 1;
@@ -991,6 +1063,34 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
     return -1;
   }
   c->prog = argv + optind;
+  return 0;
+}
+
+/* --rate and --native against the other options: what each combination would mean,
+ * refused by name where it means nothing. */
+static int check_modes(cfg_t *c) {
+  const char *clash = NULL;
+  if (c->rate && c->inj_named && c->inj == FT_INJ_GPUFT) clash = "--injector gpuft";
+  else if (c->rate && c->nat) clash = "--at";
+  else if (c->rate && c->bits_named) clash = "--bits";
+  if (clash) {
+    fprintf(stderr, "gpuft campaign: --rate: the simulator flips random bits at random times "
+                    "(SIMCUDA_FLIP_RATE), not one placed fault: not with %s\n", clash);
+    return -1;
+  }
+  if (c->rate) c->inj = FT_INJ_RATE;
+  if (c->native && c->inj == FT_INJ_GPUFT) {
+    fprintf(stderr, "gpuft campaign: --native runs the program without gpuft, so %s has nothing to "
+                    "place its faults with (GPUFT_INJECT is gpuft's): use --injector sim or --rate R\n",
+            c->inj_named ? "--injector gpuft" : "the default injector (gpuft)");
+    return -1;
+  }
+  const char *pre = getenv("LD_PRELOAD");
+  if (c->native && pre && strstr(pre, "libgpuft")) {
+    fprintf(stderr, "gpuft campaign: --native: LD_PRELOAD already loads gpuft (%s): unset it for a "
+                    "baseline without gpuft\n", pre);
+    return -1;
+  }
   return 0;
 }
 
@@ -1037,19 +1137,21 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
   cfg_t *c = &cfg;
   *c = (cfg_t){.jobs = 2, .bits = "1", .seed = 1, .tfactor = 10};
   if (parse_args(c, argc, argv) != 0) return 2;
-  if (c->stuck && !c->sim) {
+  if (check_modes(c) != 0) return 2;
+  if (c->stuck && c->inj != FT_INJ_SIM) {
     fprintf(stderr, "gpuft campaign: --bits %s: stuck cells are the simulator's (--injector sim); "
                     "GPUFT_INJECT writes through the driver and cannot keep a cell stuck\n", c->bits);
     return 2;
   }
   char at_err[64];
-  if (!c->nat) parse_at("call", &c->at[c->nat++], at_err, sizeof at_err);
-  if (c->sim && check_sim_at(c) != 0) return 2;
+  if (!c->nat && c->inj != FT_INJ_RATE) parse_at("call", &c->at[c->nat++], at_err, sizeof at_err);
+  if (c->inj == FT_INJ_SIM && check_sim_at(c) != 0) return 2;
   if (c->ncompare && c->jobs > 1) {
     if (c->verbose) fprintf(stderr, "gpuft campaign: --compare: one run at a time\n");
     c->jobs = 1; /* every run writes the same files */
   }
-  if (!find_lib || find_lib(c->lib_override, c->lib) != 0) {
+  /* a native campaign preloads gpuft only for the probes of its --at events */
+  if ((!c->native || c->nat) && (!find_lib || find_lib(c->lib_override, c->lib) != 0)) {
     fprintf(stderr, "gpuft campaign: cannot find libgpuft.so; use --lib PATH\n");
     return 2;
   }
@@ -1100,7 +1202,8 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
   char jerr[256];
   json_t *gjs = golden[0].report ? ft_report_parse(golden[0].report, jerr, sizeof jerr) : NULL;
   s.driver_calls = ft_ju64(gjs, "driver_calls");
-  if (!gjs || !s.driver_calls) { /* nothing to inject into: every run would be "not injected" */
+  /* nothing to inject into: every run would be "not injected" (no report to tell natively) */
+  if (!c->native && (!gjs || !s.driver_calls)) {
     fprintf(stderr, "gpuft campaign: the golden run (exit %d) %s: no fault can be injected\n%s",
             golden[0].obs.code,
             !gjs ? "wrote no gpuft report (did it use CUDA?)" : "made no CUDA call",
@@ -1144,7 +1247,8 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
     done++;
     s.count[runs[i].out]++;
     s.injected += runs[i].out != FT_OUT_NOT_INJECTED;
-    s.several_faults += runs[i].out != FT_OUT_NOT_INJECTED && runs[i].obs.faults > 1;
+    if (c->inj == FT_INJ_RATE) s.flips += (uint64_t)runs[i].obs.faults;
+    else s.several_faults += runs[i].out != FT_OUT_NOT_INJECTED && runs[i].obs.faults > 1;
   }
   if (interrupted) { /* what is finished is a result too */
     fprintf(stderr, "gpuft campaign: interrupted after %d of %d runs; %s\n", done, c->n,

@@ -35,6 +35,7 @@ typedef struct {
   int code;           /* exit code when it exited */
   int same_output;    /* stdout (or the --compare files) identical to the golden run's */
   int injected;       /* 1: the fault was applied, 0: never applied, -1: cannot tell */
+  int native;         /* ran without gpuft (--native): no report, whatever is on disk */
   int reports;        /* gpuft reports found (the program and its forked children) */
   int faults;         /* faults applied, over those reports: above 1 when a child the
                          program started inherited GPUFT_INJECT and was struck too */
@@ -49,10 +50,14 @@ ft_outcome_t ft_classify(int golden_code, const ft_obs_t *o);
  * program's forked children count too); injected_out gets how many injections the
  * report lists and applied_out how many were applied. Returns 0, -1 if not a report. */
 int ft_obs_add_report(ft_obs_t *o, const char *json, int *listed_out, int *applied_out);
-/* Scans a run's stderr for the injectors' logs ("GPUFT_INJECT: flipped", "simcuda:
- * flip"): the number of flips by the given injector (0: gpuft, 1: simulator) and
- * whether a fault was dropped. Evidence that a fault landed, never an outcome. */
-int ft_obs_scan_stderr(const char *err, int sim, int *dropped);
+/* Where a campaign's faults come from: GPUFT_INJECT, the simulator's SIMCUDA_FLIP
+ * (one placed fault each), or the simulator's SIMCUDA_FLIP_RATE (random flips). */
+typedef enum { FT_INJ_GPUFT, FT_INJ_SIM, FT_INJ_RATE } ft_injector_t;
+
+/* Scans a run's stderr for the injector's logs ("GPUFT_INJECT: flipped", "simcuda:
+ * flip ...", "simcuda: flip rate:"): the number of flips it logged and whether a
+ * placed fault was dropped. Evidence that a fault landed, never an outcome. */
+int ft_obs_scan_stderr(const char *err, ft_injector_t inj, int *dropped);
 
 /* Wilson score interval for k successes in n trials at normal quantile z (1.96 for
  * 95 %); lo = hi = 0 when n is 0. */

@@ -21,6 +21,14 @@ const char *const ft_outcome_keys[FT_N_OUTCOMES] = {
 ft_outcome_t ft_classify(int golden_code, const ft_obs_t *o) {
   /* A fault that never landed says nothing about gpuft: keep it out of the rates. */
   if (o->injected == 0) return FT_OUT_NOT_INJECTED;
+  /* Without gpuft (--native) nothing was detected, corrected or recovered, even if a
+   * stray report says so: the same rules, on what the program itself did. */
+  if (o->native) {
+    ft_obs_t bare = *o;
+    bare.native = 0;
+    bare.detected = bare.corrected = bare.recovered = bare.uncorrectable = bare.replays = 0;
+    return ft_classify(golden_code, &bare);
+  }
   if (o->timed_out) return FT_OUT_HANG;
   /* Reported first: a program that stopped on gpuft's verdict (an ECC error returned
    * by a synchronising call, or GPUFT_ON_FAIL=abort, whose report is written at the
@@ -69,12 +77,16 @@ static int count(const char *s, const char *needle) {
 /* The injectors' own logs: whether a fault landed when no report says it (the
  * simulator's flips, or a program that died before writing its report). Never used
  * to decide an outcome. */
-int ft_obs_scan_stderr(const char *err, int sim, int *dropped) {
+int ft_obs_scan_stderr(const char *err, ft_injector_t inj, int *dropped) {
+  int sim = inj != FT_INJ_GPUFT;
   if (dropped) *dropped = err && sim && strstr(err, "simcuda: fault \"") && strstr(err, "\" dropped: ");
   if (!err) return 0;
-  /* the simulator logs "flip <fault spec>: ..." per fault it applied, and "flip rate:"
-   * for the spontaneous flips of SIMCUDA_FLIP_RATE, which are not the campaign's */
-  return sim ? count(err, "simcuda: flip ") - count(err, "simcuda: flip rate:")
+  /* the simulator logs "flip <fault spec>: ..." per placed fault it applied, and
+   * "flip rate: ..." per spontaneous flip of SIMCUDA_FLIP_RATE ("flip rate <r>
+   * flips/GiB/s", without the colon, is its setting, not a flip) */
+  int rate = count(err, "simcuda: flip rate:");
+  if (inj == FT_INJ_RATE) return rate;
+  return sim ? count(err, "simcuda: flip ") - rate - count(err, "simcuda: flip rate ")
              : count(err, "gpuft: GPUFT_INJECT: flipped");
 }
 
