@@ -9,6 +9,7 @@ TEST_ENTRY(nbody, 60)
 TEST_ENTRY(stencil2d, 60)
 TEST_ENTRY(cg_csr, 60)
 TEST_ENTRY(index_walk, 60)
+TEST_ENTRY(shared_group, 60)
 TEST_ENTRY(streams, 60)
 TEST_ENTRY(vote_ballot, 60)
 TEST_ENTRY(reduce_ballot, 60)
@@ -83,3 +84,5 @@ TEST_ENTRY(clean_under_ub_check, 300)
 TEST_ENTRY(all_under_gpuft, 300)
 /* Verify before use: aimed flips at rest in index data (docs/design.md). */
 TEST_ENTRY(index_walk_campaign, 600)
+/* Verify before use: a repair in a group another stream writes unordered. */
+TEST_ENTRY(repair_beside_unordered_writer, 300)

@@ -42,6 +42,7 @@ SAMPLE_TEST(nbody)
 SAMPLE_TEST(stencil2d)
 SAMPLE_TEST(cg_csr)
 SAMPLE_TEST(index_walk)
+SAMPLE_TEST(shared_group)
 SAMPLE_TEST(streams)
 SAMPLE_TEST(vote_ballot)
 SAMPLE_TEST(reduce_ballot)
@@ -465,5 +466,42 @@ TEST_IMPL(index_walk_campaign) {
                    t[i].label, bits, r.out);
         proc_free(&r);
       }
+  return TEST_OK;
+}
+
+/* Verify before use repairs on the device: a flip in the group two unordered streams
+ * share (stream A reads its first bytes, stream B rewrites the rest, each round),
+ * found by the check before A's kernel and repaired while B's kernel may be writing
+ * the same group. B's stream waits for the repair (ledger.c, ft_jobs_void_unordered):
+ * a repair could otherwise write old bytes over B's. 1- and 2-bit flips at several
+ * places of the shared group, in A's bytes, each 4 times (timing varies). */
+TEST_IMPL(repair_beside_unordered_writer) {
+  if (!*SAMPLE_shared_group) return TEST_SKIPF("sample shared_group not built (no nvcc)");
+  int runs = 0;
+  for (int launch = 2; launch <= 5; launch++)
+    for (int bits = 1; bits <= 2; bits++) {
+      char inj[160];
+      /* bytes 8192..8319 of the buffer: A's part of the third group */
+      snprintf(inj, sizeof inj, "GPUFT_INJECT=at=launch:read_part:%d,target=arg:0,offset=%d,bit=%s", launch,
+               8192 + 40 * launch, bits == 1 ? "5" : "3+70");
+      const char *extra[] = {inj, NULL};
+      for (int rep = 0; rep < 4; rep++) {
+        proc_result_t r;
+        uint64_t det = 0, unc = 0;
+        if (under_gpuft(SAMPLE_shared_group, extra, &r, &det, &unc) != 0)
+          FT_FAIL_("%s: exit %d, no report\n%s", inj, r.status, r.err);
+        /* a single bit: repaired before the read (from the code), every time. Two
+         * bits (no checkpoint: stream B rewrote the buffer): repaired, or the program
+         * told (uncorrectable: the epoch cannot rewrite bytes only A reads); never a
+         * wrong answer and never one said to be recovered */
+        int passed = r.status == 0 && strstr(r.out, "PASSED");
+        if (bits == 1 ? !passed || unc : !(passed ? unc == 0 : r.status != 0 && unc > 0))
+          FT_FAIL_("%s: exit %d, %ju detected, %ju uncorrectable\n%s\n%s", inj, r.status, (uintmax_t)det,
+                   (uintmax_t)unc, r.out, r.err);
+        proc_free(&r);
+        runs++;
+      }
+    }
+  printf("# %d runs, every flip repaired beside the other stream's writes\n", runs);
   return TEST_OK;
 }

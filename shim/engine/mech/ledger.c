@@ -182,9 +182,13 @@ void ft_jobs_fix_drain(const ft_alloc_t *a) {
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
     if (j->a == a && j->g0 < g1 && g0 < j->g1 && !ft_ord_covers(i, j->ord_s, j->ord_t)) {
-      j->voided = 1;
-      if (j->fix && j->dev->fix_ev)
-        ft_drv.cuStreamWaitEvent(s, j->dev->fix_ev[j->slot], 0);
+      /* a check that repairs: the write waits for it, which it could otherwise undo.
+       * Its result is dropped all the same: what it did not repair, the commit must
+       * not take for damage in a group this epoch rewrites (a replay would count it
+       * recovered without rewriting the bytes it found damaged) */
+      int waited = j->fix && j->dev->fix_ev &&
+                   ft_drv.cuStreamWaitEvent(s, j->dev->fix_ev[j->slot], 0) == CUDA_SUCCESS;
+      if (j->voided != 1) j->voided = waited ? 2 : 1; /* 2: what it repaired, it did */
     }
 }
 

@@ -71,7 +71,8 @@ typedef struct ft_job_rec_s {
   uint64_t epoch;
   int ord_s;     /* stream index and tick it was issued at (order.c) */
   uint64_t ord_t;
-  int voided;    /* its result may show a concurrent write: ignored */
+  int voided;    /* its result may show a concurrent write: ignored (2: a check that
+                  * repairs, which the write waited for: its repairs are counted) */
   int fix;       /* verify before use: it repairs on the device what it finds (ftk_verify_fix,
                   * ftk_verify_copy_fix); a FT_JOB_VERIFY one copies from dst when nonzero */
   int reads_before; /* reads of the allocation checked before them in its epoch, issued
@@ -114,8 +115,8 @@ extern int ft_replaying;
  * verifications of those groups on other streams: their results could show the
  * write, not damage; they are dropped (those of other groups read neither its data
  * nor its codes: each group's code words are its own). Verifications that repair
- * before use write those groups: s waits for them (a write racing a repair could be
- * undone by it). */
+ * before use write those groups: s also waits for them (a write racing a repair could
+ * be undone by it). */
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1);
 extern int ft_jobs_pending_hint;
 /* The result slots of the verifications pending now (at most cap). Their slots may

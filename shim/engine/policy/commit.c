@@ -553,6 +553,16 @@ static int seen_in_commit(const ft_alloc_t *a, uint64_t g) {
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = j->a;
   ft_dev_t *d = a->dev;
+  if (j->voided == 2) {
+    /* another stream writes it after it: what it repaired before the read is counted,
+     * what it left says nothing (the write may have changed it since) */
+    uint32_t nb = __atomic_load_n(&res->n_bad, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < nb && i < FTK_JOB_BAD; i++)
+      if ((res->bad[i] & FTK_BAD_REPAIRED) && FTK_BAD_GROUP(res->bad[i]) >= j->g0 &&
+          FTK_BAD_GROUP(res->bad[i]) < j->g1)
+        fixed_group(j, FTK_BAD_GROUP(res->bad[i]), res->bad[i], f);
+    return;
+  }
   if (j->voided) return; /* another stream wrote it meanwhile: says nothing */
   uint32_t nbad = __atomic_load_n(&res->n_bad, __ATOMIC_ACQUIRE);
   if (!nbad) return;
