@@ -217,11 +217,25 @@ WRITEVAL(cuStreamWriteValue32_v2_ptsz, cuuint32_t, 1)
 WRITEVAL(cuStreamWriteValue64_v2, cuuint64_t, 0)
 WRITEVAL(cuStreamWriteValue64_v2_ptsz, cuuint64_t, 1)
 
+#define WAITVAL(name, T)                                                          \
+  CUresult ft_on_##name(CUstream s, CUdeviceptr addr, T value, unsigned flags) {  \
+    ft_rest_value_wait();                                                         \
+    return ft_real.name(s, addr, value, flags);                                   \
+  }
+WAITVAL(cuStreamWaitValue32_v2, cuuint32_t)
+WAITVAL(cuStreamWaitValue32_v2_ptsz, cuuint32_t)
+WAITVAL(cuStreamWaitValue64_v2, cuuint64_t)
+WAITVAL(cuStreamWaitValue64_v2_ptsz, cuuint64_t)
+
 #define BATCHMEMOP(name, ptsz)                                                               \
   CUresult ft_on_##name(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) { \
     FT_OP_BEGIN();                                                                           \
     size_t n;                                                                                \
     CUdeviceptr *d = batch_dests(ops ? count : 0, &n);                                       \
+    for (unsigned i = 0; ops && i < count; i++)                                              \
+      if (ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 ||                              \
+          ops[i].operation == CU_STREAM_MEM_OP_WAIT_VALUE_64)                                \
+        ft_rest_value_wait();                                                                \
     for (unsigned i = 0; d && i < count; i++)                                                \
       if (ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ||                             \
           ops[i].operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)                               \

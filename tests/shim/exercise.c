@@ -376,6 +376,11 @@ int main(void) {
   CALL(cuStreamWriteValue32_v2_ptsz, PFN_cuStreamWriteValue32_v11070_ptsz, 0, a, 7, 0);
   CALL(cuStreamWriteValue64_v2, PFN_cuStreamWriteValue64_v11070, s, a, 7, 0);
   CALL(cuStreamWriteValue64_v2_ptsz, PFN_cuStreamWriteValue64_v11070_ptsz, 0, a, 7, 0);
+  /* waits already met (the value written above) */
+  CALL(cuStreamWaitValue32_v2, PFN_cuStreamWaitValue32_v11070, s, a, 7, CU_STREAM_WAIT_VALUE_GEQ);
+  CALL(cuStreamWaitValue32_v2_ptsz, PFN_cuStreamWaitValue32_v11070_ptsz, 0, a, 7, CU_STREAM_WAIT_VALUE_GEQ);
+  CALL(cuStreamWaitValue64_v2, PFN_cuStreamWaitValue64_v11070, s, a, 7, CU_STREAM_WAIT_VALUE_GEQ);
+  CALL(cuStreamWaitValue64_v2_ptsz, PFN_cuStreamWaitValue64_v11070_ptsz, 0, a, 7, CU_STREAM_WAIT_VALUE_GEQ);
   CUstreamBatchMemOpParams op;
   memset(&op, 0, sizeof op);
   op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;

@@ -14,6 +14,11 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock);
  * checks owed after readers that s is ordered after are issued on s, so that it
  * sees no result of damaged input (verify before use moved them to the commit). */
 void ft_rest_owed_before(CUstream s) FT_REQUIRES(ft_eng_lock);
+/* The program made a stream wait for a value (cuStreamWaitValue*, a batch wait): a
+ * stream may now wait for work issued after it, and a later writer made to wait for
+ * a repair before use could deadlock it; from now on checks before use only check
+ * (what they find is handled at the commit, as a check after). */
+void ft_rest_value_wait(void);
 /* A copy or memset about to write bytes [off, off+n) of `a` on stream s (whole: all
  * of them): restore point when at rest (the groups it touches verified first: those
  * re-encoded after it), in flight when another stream may be writing it. Returns the

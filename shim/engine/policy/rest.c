@@ -66,6 +66,11 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
   if (owed) ft_rest_mark_owed();
 }
 
+void ft_rest_value_wait(void) {
+  if (!__atomic_exchange_n(&ft_values_awaited, 1, __ATOMIC_RELAXED) && FT_OPT(VERIFY_BEFORE_USE))
+    FT_INFO("the program waits on values in streams: verify before use checks without repairing from now on");
+}
+
 void ft_rest_owed_before(CUstream s) FT_REQUIRES(ft_eng_lock) {
   if (!__atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED)) return;
   int i = ft_ord_stream_index(s);

@@ -204,6 +204,9 @@ void ft_rest_use(ft_alloc_t *a, int i, int write);
 int ft_rest_done(ft_alloc_t *a);
 /* The same question without forgetting the uses. */
 int ft_rest_seen_done(const ft_alloc_t *a);
+/* Set once the program made a stream wait for a value (policy/rest.c,
+ * ft_rest_value_wait): checks before use stop repairing (read atomically). */
+extern int ft_values_awaited;
 /* The host has seen every recorded write complete (readers may still run). */
 int ft_rest_writes_seen_done(const ft_alloc_t *a);
 /* A use could not be recorded and no synchronisation of its context has been seen since. */

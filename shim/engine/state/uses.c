@@ -5,6 +5,7 @@
 #include "state.h"
 
 int ft_rest_owed_hint;
+int ft_values_awaited;
 
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
 
