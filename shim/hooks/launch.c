@@ -251,8 +251,7 @@ static void owe_read_only(const ref_t *r) {
 static void check_before_use(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUstream s, int skip,
                              int epoch_mode, const int *alone, int *verify_after,
                              int *ro_before) FT_REQUIRES(ft_eng_lock) {
-  int on = FT_OPT(VERIFY_BEFORE_USE) && !skip && fn && fn->facts &&
-           !__atomic_load_n(&ft_values_awaited, __ATOMIC_RELAXED);
+  int on = ft_repairs_before_use() && !skip && fn && fn->facts;
   for (int i = 0; i < nref; i++) {
     ro_before[i] = 0;
     ft_alloc_t *a = refs[i].a;

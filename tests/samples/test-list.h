@@ -86,3 +86,5 @@ TEST_ENTRY(all_under_gpuft, 300)
 TEST_ENTRY(index_walk_campaign, 600)
 /* Verify before use: a repair in a group another stream writes unordered. */
 TEST_ENTRY(repair_beside_unordered_writer, 300)
+/* GPUFT_MODE=detect: checks before use repair nothing. */
+TEST_ENTRY(detect_mode_repairs_nothing_before_use, 120)

@@ -505,3 +505,34 @@ TEST_IMPL(repair_beside_unordered_writer) {
   printf("# %d runs, every flip repaired beside the other stream's writes\n", runs);
   return TEST_OK;
 }
+
+/* GPUFT_MODE=detect never modifies data, checks before use included: a flip in the
+ * gather's index table before each of several launches is found (reported, the
+ * program told) and left as it is (no repair before use counted). */
+TEST_IMPL(detect_mode_repairs_nothing_before_use) {
+  if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
+  for (int launch = 2; launch <= 6; launch++) {
+    char inj[128], rep[128], env_rep[160];
+    snprintf(inj, sizeof inj, "GPUFT_INJECT=at=launch:gather:%d,target=arg:0,offset=%d,bit=%d", launch,
+             4 * (launch * 97), launch % 8);
+    snprintf(rep, sizeof rep, "/tmp/gpuft-detect-%d.json", (int)getpid());
+    snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+    const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB, env_rep,
+                         inj, "GPUFT_MODE=detect", NULL};
+    const char *argv[] = {SAMPLE_index_walk, NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+    char *json = read_file(rep);
+    unlink(rep);
+    uint64_t det = 0, unc = 0, cor = 0, fixed = 1;
+    if (!json || json_u64(json, "detected", &det) || json_u64(json, "uncorrectable", &unc) ||
+        json_u64(json, "corrected", &cor) || json_u64(json, "repaired_before_use", &fixed))
+      FT_FAIL_("%s: no report\n%s", inj, r.err);
+    free(json);
+    if (det < 1 || unc < 1 || cor || fixed || r.status == 0)
+      FT_FAIL_("%s: exit %d, %ju detected, %ju uncorrectable, %ju corrected, %ju repaired before use\n%s",
+               inj, r.status, (uintmax_t)det, (uintmax_t)unc, (uintmax_t)cor, (uintmax_t)fixed, r.err);
+    proc_free(&r);
+  }
+  return TEST_OK;
+}

@@ -207,6 +207,9 @@ int ft_rest_seen_done(const ft_alloc_t *a);
 /* Set once the program made a stream wait for a value (policy/rest.c,
  * ft_rest_value_wait): checks before use stop repairing (read atomically). */
 extern int ft_values_awaited;
+/* Whether checks before use may repair on the device now: GPUFT_VERIFY_BEFORE_USE,
+ * not GPUFT_MODE=detect (which never modifies data), and no stream waits on a value. */
+int ft_repairs_before_use(void);
 /* The host has seen every recorded write complete (readers may still run). */
 int ft_rest_writes_seen_done(const ft_alloc_t *a);
 /* A use could not be recorded and no synchronisation of its context has been seen since. */

@@ -7,6 +7,11 @@
 int ft_rest_owed_hint;
 int ft_values_awaited;
 
+int ft_repairs_before_use(void) {
+  return FT_OPT(VERIFY_BEFORE_USE) && FT_OPT(MODE) != FT_MODE_DETECT &&
+         !__atomic_load_n(&ft_values_awaited, __ATOMIC_RELAXED);
+}
+
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
 
 void ft_rest_read_owed(ft_alloc_t *a, uint64_t g0, uint64_t g1) {

@@ -59,7 +59,7 @@ static void verify_before_write(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_
   /* what the write reads or leaves is repaired right away on the device, from a valid
    * checkpoint or by the code (verify before use: the kernel may follow an index it
    * holds) */
-  int fix = FT_OPT(VERIFY_BEFORE_USE) && !__atomic_load_n(&ft_values_awaited, __ATOMIC_RELAXED);
+  int fix = ft_repairs_before_use();
   if (g0 < g1 && (fix ? ft_job_issue_fix(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot)
                       : ft_job_issue(d, FT_WHY_BEFORE_WRITE, a, g0, g1, s, fn, slot)))
     FT_WARN_CAPPED(1,
@@ -92,7 +92,7 @@ static int shadow_take(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUs
   if (copy_group_codes(a, code, a->code, g0, g1, s) != CUDA_SUCCESS) return -1;
   /* (verify before use: what the decoder can repair is repaired before the write) */
   return ft_job_issue_copy(d, FT_WHY_BEFORE_WRITE, a, g0, g1, a->shadow, s, fn, slot,
-                           FT_OPT(VERIFY_BEFORE_USE) && !__atomic_load_n(&ft_values_awaited, __ATOMIC_RELAXED));
+                           ft_repairs_before_use());
 }
 
 /* Whether groups [g0, g1) of `a` are under a valid code now: it is clean, or they
