@@ -256,22 +256,17 @@ static void check_before_use(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, 
     ro_before[i] = 0;
     ft_alloc_t *a = refs[i].a;
     int write = refs[i].acc != FT_ACC_READ;
-    uint64_t part[2][2];
+    uint64_t part[2][2] = {{0, 0}, {0, 0}};
     if (!on || (write ? !(alone[i] && a->state == FT_ST_CLEAN) : !verify_after[i])) continue;
     /* its code was written whole right before (an upload, the encode behind the
      * kernel before): it has not rested longer than a check before would leave it
-     * (the check after, at the commit, still covers this read) */
-    if (a->fresh_epoch == ft_epoch && a->fresh_launch + 1 >= ft_st.launches) {
-      if (!write) {
-        verify_after[i] = 0;
-        ft_checked_read(a, s);
-        if (groups(&refs[i], 0, &part[0][0], &part[0][1])) ft_rest_read_owed(a, part[0][0], part[0][1]);
-      }
-      continue;
-    }
+     * (the check after, at the commit, still covers this read; a written argument
+     * keeps its check after the launch) */
+    int fresh = a->fresh_epoch == ft_epoch && a->fresh_launch + 1 >= ft_st.launches;
+    if (fresh && write) continue;
     int n = write ? read_only_parts(&refs[i], part) : groups(&refs[i], 0, &part[0][0], &part[0][1]);
     int ok = 1;
-    if (epoch_mode && a->checked_before_epoch == ft_epoch)
+    if (fresh || (epoch_mode && a->checked_before_epoch == ft_epoch))
       ft_checked_read(a, s); /* (epoch: one check per epoch, before its first reader) */
     else
       for (int k = 0; k < n; k++)
@@ -283,7 +278,7 @@ static void check_before_use(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, 
      * is found before its epoch settles (the next reader's check covers the one
      * before it) */
     for (int k = 0; k < n; k++) ft_rest_read_owed(a, part[k][0], part[k][1]);
-    a->checked_before_epoch = ft_epoch;
+    if (!fresh) a->checked_before_epoch = ft_epoch;
     if (write) ro_before[i] = 1;
     else verify_after[i] = 0;
   }

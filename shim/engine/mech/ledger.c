@@ -125,21 +125,6 @@ static int issue(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_
   return 0;
 }
 
-/* Only groups under a valid code are checked: one job per coded run (memory never
- * written holds nothing to check, and its code words are whatever they were). */
-static int issue_coded(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                       CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
-  int rc = 0;
-  for (uint64_t c0 = g0, c1; ft_coded_next(a, &c0, &c1, g1); c0 = c1)
-    if (issue(d, kind, fix, why, a, c0, c1, dst, stream, fn, argslot)) rc = -1;
-  return rc;
-}
-
-int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
-                 ft_func_t *fn, int argslot) {
-  return issue_coded(d, FT_JOB_VERIFY, 0, why, a, g0, g1, 0, stream, fn, argslot);
-}
-
 void ft_checked_read(ft_alloc_t *a, CUstream s) {
   int i = ft_ord_stream_index(s);
   if (a->cr_epoch != ft_epoch) {
@@ -152,25 +137,35 @@ void ft_checked_read(ft_alloc_t *a, CUstream s) {
   a->cr_n++;
 }
 
-int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
-                      CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot, int fix) {
-  int rc = issue_coded(d, FT_JOB_VERIFY_COPY, fix, why, a, g0, g1, dst, stream, fn, argslot);
-  if (rc == 0 && fix) {
+/* Only groups under a valid code are checked: one job per coded run (memory never
+ * written holds nothing to check, and its code words are whatever they were). */
+static int issue_coded(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                       CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) FT_REQUIRES(ft_eng_lock) {
+  int rc = 0;
+  for (uint64_t c0 = g0, c1; ft_coded_next(a, &c0, &c1, g1); c0 = c1)
+    if (issue(d, kind, fix, why, a, c0, c1, dst, stream, fn, argslot)) rc = -1;
+  if (rc == 0 && fix) { /* a check before use: what follows on the stream reads it */
     ft_st.checks_before_use++;
     ft_checked_read(a, stream);
   }
   return rc;
 }
 
+int ft_job_issue(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
+                 ft_func_t *fn, int argslot) {
+  return issue_coded(d, FT_JOB_VERIFY, 0, why, a, g0, g1, 0, stream, fn, argslot);
+}
+
+
+int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
+                      CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot, int fix) {
+  return issue_coded(d, FT_JOB_VERIFY_COPY, fix, why, a, g0, g1, dst, stream, fn, argslot);
+}
+
 int ft_job_issue_fix(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream stream,
                      ft_func_t *fn, int argslot) {
   CUdeviceptr copy = a->mirror && a->mirror_valid ? a->mirror_dev : 0;
-  int rc = issue_coded(d, FT_JOB_VERIFY, 1, why, a, g0, g1, copy, stream, fn, argslot);
-  if (rc == 0) {
-    ft_st.checks_before_use++;
-    ft_checked_read(a, stream);
-  }
-  return rc;
+  return issue_coded(d, FT_JOB_VERIFY, 1, why, a, g0, g1, copy, stream, fn, argslot);
 }
 
 void ft_jobs_fix_drain(const ft_alloc_t *a) {
