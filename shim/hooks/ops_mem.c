@@ -121,6 +121,14 @@ static CUresult before_free(CUdeviceptr p) {
   if (a) a->freeing = 1;
   ft_unlock();
   if (snap) ft_real.cuEventSynchronize(snap); /* a snapshot copy still reads it */
+  for (;;) { /* a repair before use may still copy from its checkpoint */
+    ft_lock();
+    ft_alloc_t *b = p ? ft_reg_find_base(p) : NULL;
+    CUevent ev = b ? ft_jobs_fix_copying(b) : NULL;
+    ft_unlock();
+    if (!ev) break;
+    ft_real.cuEventSynchronize(ev);
+  }
   /* the epoch must not outlive memory it may have to restore or re-read */
   return used ? ft_commit_quiet() : CUDA_SUCCESS;
 }

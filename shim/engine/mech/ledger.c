@@ -168,10 +168,16 @@ int ft_job_issue_fix(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t 
   return issue_coded(d, FT_JOB_VERIFY, 1, why, a, g0, g1, copy, stream, fn, argslot);
 }
 
-void ft_jobs_fix_drain(const ft_alloc_t *a) {
+CUevent ft_jobs_fix_copying(const ft_alloc_t *a) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
-    if (j->a == a && j->fix && j->kind == FT_JOB_VERIFY && j->dst && j->dev->fix_ev)
-      ft_real.cuEventSynchronize(j->dev->fix_ev[j->slot]);
+    if (j->a == a && j->fix && j->kind == FT_JOB_VERIFY && j->dst && j->dev->fix_ev &&
+        ft_real.cuEventQuery(j->dev->fix_ev[j->slot]) == CUDA_ERROR_NOT_READY)
+      return j->dev->fix_ev[j->slot];
+  return NULL;
+}
+
+void ft_jobs_fix_drain(const ft_alloc_t *a) {
+  for (CUevent ev; (ev = ft_jobs_fix_copying(a));) ft_real.cuEventSynchronize(ev);
 }
 
 void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1) {

@@ -97,8 +97,12 @@ FT_MUST_CHECK int ft_job_issue_fix(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t
  * the commit's question whether a reader may have seen damage a check found
  * (ft_job_issue_fix counts the one it is issued for). Engine lock held. */
 void ft_checked_read(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
-/* Waits for the verify-before-use jobs of a that may copy from its checkpoint (before
- * the checkpoint changes or goes). Engine lock held: a wait on gpuft's own kernels. */
+/* The event of a verify-before-use job of a that may still copy from its checkpoint
+ * (not finished), or NULL: callers wait for it without the engine lock (it follows
+ * the program's earlier work on its stream) before the checkpoint changes or goes. */
+CUevent ft_jobs_fix_copying(const ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+/* The same wait with the lock held, where it cannot be let go (a context or an
+ * allocation leaving protection; the free's hook waited already, lock-free). */
 void ft_jobs_fix_drain(const ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
 /* The same with an explicit copy destination (FT_JOB_VERIFY_COPY); fix: what the
  * decoder can repair is repaired in place and copied again (verify before use). */

@@ -212,10 +212,15 @@ CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const voi
     RELOCK(r = ft_real.cuStreamSynchronize(s));
     if (r != CUDA_SUCCESS) return r;
   }
+  /* a repair before use may still copy from the checkpoint this upload rewrites */
+  for (CUevent ev; a->mirror && (ev = ft_jobs_fix_copying(a));) {
+    CUresult r;
+    RELOCK(r = ft_real.cuEventSynchronize(ev));
+    (void)r; /* (an error there is the program's, seen by its next call) */
+  }
   double t0 = ft_cpu_now(), wall0 = ft_now();
   int whole = off == 0 && end == a->size;
   if (ft_obs.before_upload) ft_obs.before_upload(a); /* the checkpoint is about to change */
-  if (a->mirror) ft_jobs_fix_drain(a); /* (a repair before use may be copying from it) */
   if (ft_obs.before_write) ft_obs.before_write(a, s, ft_group_of(off), ft_groups_of(end));
   /* part of a never-written allocation (a tensor in a pool): only it is encoded */
   if (!whole) ft_coded_begin(a);
