@@ -102,6 +102,13 @@ TEST_IMPL(order_and_uses) {
   ft_rest_use(a, ft_ord_op(B), 0);
   ASSERT(ft_rest_ordered(a, ft_ord_stream_index(A), 1) == 1);
   ASSERT(ft_rest_ordered(a, ft_ord_stream_index(A), 0) == 0);
+  /* nor does it stand for the write it came after: a third stream that waited for
+   * neither is not after the write (B's read had erased A's write: a check on C
+   * then raced the writer) */
+  CUstream C = (CUstream)(uintptr_t)0xc800;
+  int ic = ft_ord_op(C);
+  ASSERT(!ft_rest_ordered(a, ic, 1));
+  ASSERT(!ft_rest_writes_seen_done(a));
   /* the host syncs A only: B's read is not seen done */
   ft_ord_snap_stream(A, vc);
   ft_ord_synced(vc, 0);

@@ -256,7 +256,10 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
   ft_repair_t rep;
   uint64_t total = 0;
   ft_verify(data, len, &c, NULL, 0, &total);
-  if (total == 0) return GROUP_CLEAN; /* rewritten meanwhile: nothing left to repair */
+  if (total == 0) {
+    ft_st.unconfirmed++;
+    return GROUP_CLEAN; /* rewritten meanwhile: nothing left to repair */
+  }
   ft_st.detected++;
   const char *where = why_name(why);
   if (FT_OPT(MODE) == FT_MODE_DETECT) {
@@ -587,8 +590,10 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
       fixed[n] = fix && (res->bad[i] & FTK_BAD_REPAIRED) ? res->bad[i] : 0;
       list[n++] = fix ? FTK_BAD_GROUP(res->bad[i]) : res->bad[i];
     }
-  else if (!before || j->kind == FT_JOB_VERIFY_COPY)
+  else if (!before || j->kind == FT_JOB_VERIFY_COPY) {
     n = host_scan(d, a, pl, j->g0, j->g1, list, 256); /* (what the device repaired: below) */
+    if (!fix && n < nbad && n < 256) ft_st.unconfirmed += nbad - n;
+  }
   if (fix && !listed) fixed_unlisted(j, res, f);
   if (j->why == FT_WHY_READ_AFTER && j->fn && FT_OPT(MODE) != FT_MODE_RECOVER &&
       nbad > WRITE_SUSPECT_GROUPS) {

@@ -315,6 +315,7 @@ void ft_op_exclusive_end(void);
   X(ERRORS, U, uncorrectable, "uncorrectable")                                          \
   X(ERRORS, U, permanent, "permanent")                                                  \
   X(ERRORS, U, code_errors, "code_words")                                               \
+  X(ERRORS, U, unconfirmed, "unconfirmed") /* flagged on the device, clean when re-read */ \
   X(BYTES, U, bytes_protected_peak, "protected")                                        \
   X(BYTES, U, bytes_written_peak, "written") /* protected bytes written, under a code */ \
   X(BYTES, U, bytes_checkpoint_peak, "checkpoint")                                      \

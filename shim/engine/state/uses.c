@@ -54,10 +54,14 @@ void ft_rest_use(ft_alloc_t *a, int i, int write) {
       a->uses[k].w |= (uint8_t)write;
       return;
     }
-  /* drop uses that work on stream i is already ordered after */
+  /* drop uses that work on stream i is already ordered after; but a read does not
+   * stand for a write before it: a reader on another stream that waited for the
+   * writer erased the write, and "every write is before X" then held for a third
+   * stream X that never waited (a check on it raced the writer; every group of the
+   * output read as damaged). At most one use per stream either way. */
   int n = 0;
   for (int k = 0; k < a->nuses; k++)
-    if (!ft_ord_covers(i, a->uses[k].s, a->uses[k].t)) a->uses[n++] = a->uses[k];
+    if (!ft_ord_covers(i, a->uses[k].s, a->uses[k].t) || (a->uses[k].w && !write)) a->uses[n++] = a->uses[k];
   a->nuses = n;
   if (n == FT_REST_USERS) {
     a->uses_lost = ft_ord_ctx_syncs + 1;
