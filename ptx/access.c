@@ -16,14 +16,21 @@
  * piece narrower than 8 bytes of a place), NARROW (a value read from memory by a
  * load narrower than 8 bytes: an index, or a piece of a pointer), UNPLACED
  * (parameter bytes that are no place: 4-byte parameters, fields of packed
- * structs, floating-point parameters), then PADDR(i) (the address of entry
- * parameter i itself). */
-enum { O_LOADED = 0, O_SHLOC, O_GVAR, O_PARTIAL, O_NARROW, O_UNPLACED, O_NSPECIAL };
+ * structs, floating-point parameters), LOADED_UNK (a value read from memory
+ * not only through argument places: through a loaded pointer, a module
+ * variable; an atomic's old value, an unknown call's result), then PADDR(i)
+ * (the address of entry parameter i itself), then LFROM(p) (a value read from
+ * memory through place p: where a pointer the kernel loads comes from). */
+enum { O_LOADED = 0, O_SHLOC, O_GVAR, O_PARTIAL, O_NARROW, O_UNPLACED, O_LOADED_UNK, O_NSPECIAL };
 
 /* per-place result bits */
 enum {
   R_READ = 1, R_WRITE = 2, R_ESC = 4, R_INEXACT = 8, R_NC = 16, R_FULL = 32, R_PART = 64, R_ISTORED = 128,
-  R_IESC = 256 /* escapes as an integer only (an offset, a stored count): never seen used as a pointer */
+  R_IESC = 256, /* escapes as an integer only (an offset, a stored count): never seen used as a pointer */
+  R_PTRSRC = 512, /* a value loaded through it is dereferenced: the pointers its buffer holds are used */
+  R_LSTORED = 1024, /* a value loaded through it is stored to memory not only through places
+                       (reloaded: R_PTRSRC, finish()) */
+  R_SINK = 2048     /* values loaded from memory are stored through it */
 };
 
 #define MAX_PLACES 8192
@@ -64,6 +71,8 @@ typedef struct {
   int oom;
   int unplaced_stored;  /* parameter bytes that are no place were stored to memory */
   int partial_stored;   /* pieces of places were stored to memory, as integers */
+  int unk_stored;       /* values loaded not only through places were stored to memory */
+  const uint64_t *esc_to; /* the address of the store escape() is looking at (do_store), or NULL */
   /* ranges (the recording pass only): the access being analysed, when deref() sees
    * it through one place; cur_in NULL for forms whose bytes no rule bounds */
   ft_range_t *rc;
@@ -82,6 +91,13 @@ static size_t bitP(A *a, size_t o) { (void)a; return o; }
 static size_t bitI(A *a, size_t o) { return a->nb + o; }
 static size_t o_special(A *a, unsigned k) { return a->np + k; }
 static size_t o_paddr(A *a, size_t param) { return a->np + O_NSPECIAL + param; }
+static size_t o_lfrom(A *a, size_t place) { return a->np + O_NSPECIAL + a->entry->nparams + place; }
+
+/* A value read from memory, from nowhere the analysis can name (LOADED_UNK). */
+static void set_loaded(A *a, uint64_t *s) {
+  s_set(s, bitP(a, o_special(a, O_LOADED)));
+  s_set(s, bitP(a, o_special(a, O_LOADED_UNK)));
+}
 
 /* dst |= src, for scratch sets */
 static void s_or(A *a, uint64_t *dst, const uint64_t *src) {
@@ -243,12 +259,21 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   /* memory reached not through an argument (also when the address may be
    * either: `p = head; p = p->next`) */
   size_t ld = o_special(a, O_LOADED), nw = o_special(a, O_NARROW), up = o_special(a, O_UNPLACED);
-  if (s_has(s, bitP(a, ld)) || (s_has(s, bitI(a, ld)) && (rebase || !nplace))) a->flags |= FT_PTX_K_LOADED_PTR;
+  int loaded_ptr = s_has(s, bitP(a, ld)) || (s_has(s, bitI(a, ld)) && (rebase || !nplace));
   if (s_has(s, bitI(a, ld)) && nplace && !rebase) a->flags |= FT_PTX_K_LOADED_INDEX;
   if ((s_any(a, s, nw) || s_any(a, s, up)) && (rebase || !nplace)) {
     /* a pointer rebuilt from narrow loads or from parameter bytes that are no place */
-    if (s_any(a, s, nw)) a->flags |= FT_PTX_K_LOADED_PTR;
+    if (s_any(a, s, nw)) loaded_ptr = 1;
     if (s_any(a, s, up)) a->flags |= FT_PTX_K_UNPLACED_PTR;
+  }
+  if (loaded_ptr) {
+    /* a pointer loaded from memory: the places it was loaded through hold it
+     * (their buffers are scanned); loaded from anywhere else, every buffer is */
+    a->flags |= FT_PTX_K_LOADED_PTR;
+    int known = 0;
+    for (size_t pl = 0; pl < a->np; pl++)
+      if (s_any(a, s, o_lfrom(a, pl))) mark(a, pl, R_PTRSRC), known = 1;
+    if (!known || s_any(a, s, o_special(a, O_LOADED_UNK))) a->flags |= FT_PTX_K_LOADED_UNK;
   }
   /* pieces of places: as they are, a pointer rebuilt from them; as integers,
    * offsets (int fields packed in a struct slot), unless rebasing */
@@ -262,6 +287,23 @@ static void deref(A *a, const uint64_t *s, unsigned sp, uint8_t bits, int nc) {
   for (size_t w = 0; w < a->nw; w++)
     if (s[w]) return;
   a->flags |= FT_PTX_K_UNKNOWN_ADDR;
+}
+
+/* Where a store lands: 2 in argument places' allocations alone (deref()'s rule: at
+ * least one place as a pointer, nothing else as one, no place rebased); 1 there
+ * or through pointers loaded from memory (what a pointer scan reaches); 0
+ * anywhere else. */
+static int store_target(A *a, const uint64_t *t) {
+  int n = 0, loaded = 0;
+  for (size_t o = 0; o < a->nb; o++) {
+    if (!s_has(t, bitP(a, o))) continue;
+    if (o < a->np && s_has(t, bitI(a, o))) return 0;
+    if (o < a->np) n++;
+    else if (o == o_special(a, O_LOADED) || o >= o_lfrom(a, 0)) loaded = 1;
+    else return 0;
+  }
+  if (s_any(a, t, o_special(a, O_LOADED_UNK))) return 0;
+  return loaded ? 1 : n > 0 ? 2 : 0;
 }
 
 /* A value stored to memory or passed where the analysis cannot follow: the
@@ -283,6 +325,24 @@ static void escape(A *a, const uint64_t *s) {
   else if (s_has(s, bitI(a, o_special(a, O_PARTIAL)))) a->partial_stored = 1; /* finish() */
   /* parameter bytes that are no place, stored: the same question (finish()) */
   if (s_any(a, s, o_special(a, O_UNPLACED))) a->unplaced_stored = 1;
+  /* values loaded from memory, stored: reloaded and dereferenced, the pointer came
+   * from where they were loaded. Stored through argument places only, they can be
+   * reloaded through a place only where it shares an allocation with one of those
+   * (the places are marked, the shim compares allocations: ptr_sink); stored
+   * elsewhere, where they came from is taken as a source (finish()) */
+  int loaded = s_any(a, s, o_special(a, O_LOADED)) || s_any(a, s, o_special(a, O_NARROW));
+  int tgt = loaded && a->esc_to ? store_target(a, a->esc_to) : 0;
+  if (tgt) {
+    for (size_t pl = 0; pl < a->np; pl++)
+      if (s_has(a->esc_to, bitP(a, pl))) mark(a, pl, R_SINK);
+    /* through a loaded pointer: into what a scan of the sources reaches (the shim
+     * compares that with the sources too) */
+    if (tgt == 1) a->flags |= FT_PTX_K_SINK_REACHED;
+    return;
+  }
+  for (size_t pl = 0; pl < a->np; pl++)
+    if (s_any(a, s, o_lfrom(a, pl))) mark(a, pl, R_LSTORED);
+  if (s_any(a, s, o_special(a, O_LOADED_UNK))) a->unk_stored = 1;
 }
 
 /* Whether an address can only point into the kernel's own shared/local
@@ -451,21 +511,38 @@ static void do_load(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
     for (size_t pl = 0; pl < a->np; pl++)
       if (s_has(a->t1, bitP(a, pl))) mark(a, pl, R_INEXACT);
   }
-  int from_memory = 0, any = 0;
+  int from_memory = 0, any = 0, unk = 0;
   for (size_t o = 0; o < a->nb; o++) {
     if (!s_has(a->t1, bitP(a, o))) continue;
     any = 1;
-    if (o >= o_paddr(a, 0)) {
+    if (o >= o_paddr(a, 0) && o < o_lfrom(a, 0)) {
       param_places(a, a->t0, o - o_paddr(a, 0));   /* reads the kernel's own parameter */
     } else if (o == o_special(a, O_SHLOC)) {
       if (private_addr(a, a->t1)) pool_load(a, f, in, ad, a->t0);
       else s_or(a, a->t0, a->pool);
     } else {
       from_memory = 1;
+      unk |= o >= a->np; /* through a loaded pointer, a module variable, ... */
     }
   }
-  /* a load of fewer than 8 bytes cannot read a whole pointer: an index or a piece */
-  if (from_memory || !any) s_set(a->t0, bitP(a, o_special(a, access_elem_size(in) >= 8 ? O_LOADED : O_NARROW)));
+  if (from_memory || !any) {
+    /* where it came from: every place in the address, as a pointer or as an integer
+     * (laundered); from elsewhere too when other origins may be the pointer (as
+     * deref() takes them: integers when no place is, or when one rebases) */
+    int rebase = 0, nplace = 0;
+    for (size_t pl = 0; pl < a->np; pl++) {
+      if (s_has(a->t1, bitP(a, pl))) nplace++, rebase |= s_has(a->t1, bitI(a, pl));
+      if (s_any(a, a->t1, pl)) s_set(a->t0, bitP(a, o_lfrom(a, pl)));
+    }
+    if (!nplace || rebase)
+      for (size_t o = a->np; o < a->nb; o++)
+        if (s_has(a->t1, bitI(a, o)) && o != o_special(a, O_SHLOC)) unk = 1;
+    if (!any && !nplace) unk = 1;
+    if (in->space == FT_PTX_SP_PARAM) unk = 1; /* parameter bytes behind a register, not a buffer */
+    if (unk) s_set(a->t0, bitP(a, o_special(a, O_LOADED_UNK)));
+    /* a load of fewer than 8 bytes cannot read a whole pointer: an index or a piece */
+    s_set(a->t0, bitP(a, o_special(a, access_elem_size(in) >= 8 ? O_LOADED : O_NARROW)));
+  }
   /* a value that may be a pointer, loaded through a pointer loaded from memory:
    * the kernel may chase pointers more than one level deep (p = p->next) */
   if (in->space != FT_PTX_SP_PARAM && access_elem_size(in) >= 4 &&
@@ -508,7 +585,9 @@ static void do_store(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
   if (private_addr(a, a->t1)) {
     pool_store(a, f, in, ad, a->t0);
   } else {
+    a->esc_to = a->t1;
     escape(a, a->t0);
+    a->esc_to = NULL;
     if (s_has(a->t1, bitP(a, o_special(a, O_SHLOC)))) {   /* may land in the kernel's own storage too */
       s_grow(a, a->pool, a->t0);
       s_grow(a, a->pool_any, a->t0);
@@ -535,7 +614,7 @@ static void do_atom(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
   cur_access(a, 0, NULL, NULL, 0);
   if (ai) {
     s_clear(a, a->t0);
-    s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+    set_loaded(a, a->t0);
     if (priv) pool_load(a, f, in, ad, a->t0);
     set_dst(a, f, fn, ft_ptx_opd(fn, in, 0), a->t0);
   }
@@ -569,7 +648,7 @@ static void do_call(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
     /* cannot follow: every argument escapes; results are unknown values */
     a->flags |= FT_PTX_K_UNKNOWN_CALL;
     s_clear(a, a->t0);
-    s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+    set_loaded(a, a->t0);
     for (uint32_t i = 0; i < args->count; i++) {
       const uint64_t *arg = var_set(a, f, fn->operands[args->index + i].index);
       escape(a, arg);
@@ -611,13 +690,13 @@ static void do_unknown_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft
         if (a->rc) ft_range_unbounded(a->rc, pl, 3);
       }
     if (s_has(a->t1, bitP(a, o_special(a, O_SHLOC)))) {   /* may fill the kernel's own storage */
-      s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+      set_loaded(a, a->t0);
       s_grow(a, a->pool, a->t0);
       s_grow(a, a->pool_any, a->t0);
     }
   }
   s_clear(a, a->t0);
-  s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+  set_loaded(a, a->t0);
   if (in->nops && ft_ptx_opd(fn, in, 0)->kind != FT_PTX_OPD_ADDR) set_dst(a, f, fn, ft_ptx_opd(fn, in, 0), a->t0);
 }
 
@@ -647,7 +726,7 @@ static void mem_operand(A *a, size_t f, const ft_ptx_function_t *fn, const ft_pt
   } else {
     deref(a, t, sp, bits, 0);
     if (bits & R_WRITE) escape(a, vals);
-    if (bits & R_READ) s_set(got, bitP(a, o_special(a, O_LOADED)));
+    if (bits & R_READ) set_loaded(a, got);
   }
   free(t);
 }
@@ -671,7 +750,7 @@ static int do_library_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft_
     break;
   case FT_PTX_OP_TEX: case FT_PTX_OP_TLD4: case FT_PTX_OP_TXQ: case FT_PTX_OP_SUQ: case FT_PTX_OP_SULD:
     /* reads through a texture or surface handle: nothing written */
-    s_set(got, bitP(a, o_special(a, O_LOADED)));
+    set_loaded(a, got);
     dst = 0;
     break;
   case FT_PTX_OP_SUST: case FT_PTX_OP_SURED: case FT_PTX_OP_MULTIMEM_ST: case FT_PTX_OP_MULTIMEM_RED:
@@ -692,7 +771,7 @@ static int do_library_mem(A *a, size_t f, const ft_ptx_function_t *fn, const ft_
   case FT_PTX_OP_CP_ASYNC_BULK_TENSOR: case FT_PTX_OP_CP_REDUCE_ASYNC_BULK_TENSOR:
     if (sp == FT_PTX_SP_SHARED || sp == FT_PTX_SP_SHARED_CLUSTER) {
       /* global (through the tensor map's pointer) to shared */
-      s_set(vals, bitP(a, o_special(a, O_LOADED)));
+      set_loaded(a, vals);
       mem_operand(a, f, fn, in, 0, sp, R_WRITE, vals, got);
       mem_operand(a, f, fn, in, 3, FT_PTX_SP_SHARED, R_READ | R_WRITE, got, got);
     } else {
@@ -795,7 +874,7 @@ static void transfer(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_i
     addr_taint(a, f, fn, ft_ptx_opd(fn, in, 0), a->t1);
     deref(a, a->t1, in->space, R_WRITE, 0);
     s_clear(a, a->t0);   /* bytes of cp-size, at no tracked offset */
-    s_set(a->t0, bitP(a, o_special(a, O_LOADED)));
+    set_loaded(a, a->t0);
     s_grow(a, a->pool, a->t0);
     s_grow(a, a->pool_any, a->t0);
     s_clear(a, a->t1);
@@ -871,9 +950,12 @@ static void finish(A *a, ft_ptx_facts_t *out) {
    * reloading its own parameter bytes as a pointer */
   if (a->flags & FT_PTX_K_LOADED_PTR) {
     if (a->unplaced_stored) a->flags |= FT_PTX_K_UNPLACED_PTR;
+    if (a->unk_stored) a->flags |= FT_PTX_K_LOADED_UNK;
     if (a->partial_stored) partial_escapes(a);
-    for (size_t pl = 0; pl < a->np; pl++)
+    for (size_t pl = 0; pl < a->np; pl++) {
       if (a->res[pl] & R_ISTORED) a->res[pl] |= R_IESC | R_INEXACT;
+      if (a->res[pl] & R_LSTORED) a->res[pl] |= R_PTRSRC;
+    }
   }
   for (size_t pl = 0; pl < a->np; pl++) {
     uint16_t r = a->res[pl];
@@ -890,6 +972,8 @@ static void finish(A *a, ft_ptx_facts_t *out) {
     p->exact = !(r & (R_ESC | R_INEXACT)) && !mixed_width;
     p->nc = (r & R_NC) != 0;
     p->as_int = (r & R_IESC) && !(r & (R_ESC | R_READ | R_WRITE));
+    p->ptr_src = (r & R_PTRSRC) != 0;
+    p->ptr_sink = (a->flags & FT_PTX_K_LOADED_PTR) && (r & R_SINK); /* (matters only then) */
   }
   out->places = a->places;
   out->nplaces = a->np;
@@ -1027,7 +1111,7 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
     if (err && errlen) snprintf(err, errlen, "too many parameter places");
     return -1;
   }
-  a.nb = a.np + O_NSPECIAL + entry->nparams;
+  a.nb = a.np + O_NSPECIAL + entry->nparams + a.np; /* ... + LFROM(place) */
   a.nw = (2 * a.nb + 63) / 64;
   a.res = calloc(a.np ? a.np : 1, sizeof *a.res);
   a.fc = calloc(m->nfuncs, sizeof *a.fc);
@@ -1086,6 +1170,7 @@ int ft_ptx_facts(const ft_ptx_module_t *m, const ft_ptx_function_t *entry, ft_pt
     a.rc = poff ? ft_range_new(m, entry, poff, a.np) : NULL;
     a.unplaced_stored = 0;
     a.partial_stored = 0;
+    a.unk_stored = 0;
     for (size_t f = 0; f < m->nfuncs; f++)
       if (a.fc[f].reached)
         for (size_t i = 0; i < m->funcs[f].ninstrs; i++) transfer(&a, f, &m->funcs[f], &m->funcs[f].instrs[i]);
@@ -1177,6 +1262,8 @@ void ft_ptx_facts_join(ft_ptx_facts_t *dst, const ft_ptx_facts_t *src) {
     }
     d->access = join_access(d->access, s->access);
     d->exact &= s->exact;
+    d->ptr_src |= s->ptr_src;
+    d->ptr_sink |= s->ptr_sink;
     if (!d->exact || d->access == FT_PTX_ACC_ESCAPES) d->range = 0;
     else if (!same) d->range = keep(dst, d, r); /* the old record stays in the pool, unused */
   }

@@ -34,6 +34,14 @@ typedef struct ft_ptx_place_s {
   uint8_t as_int;             /* conservative only as an integer (enters addresses or is stored
                                  as one; never used as a pointer): costs nothing at run time
                                  unless its value points into an allocation */
+  uint8_t ptr_src;            /* the kernel dereferences values it loads through this place
+                                 (or stores them, and dereferences loaded values): the
+                                 pointers its buffer holds are used (FT_PTX_K_LOADED_UNK:
+                                 not only those) */
+  uint8_t ptr_sink;           /* values it loads from memory are stored through this place:
+                                 where it shares an allocation with a ptr_src place, they
+                                 may come back as pointers from anywhere (every place's
+                                 buffer is a source then) */
   /* The bytes the kernel may read / write through this place, relative to its
    * pointer value: a handle to their programs in ft_ptx_facts_t.ranges (range.h;
    * 0: none; read them with ft_ptx_place_range). Bounded only for exact places;
@@ -56,8 +64,14 @@ enum {
   FT_PTX_K_UNKNOWN_MEM = 1u << 7,  /* an instruction reaches memory in a way the analysis does
                                       not model (textures, surfaces, bulk tensor copies...) */
   FT_PTX_K_GLOBAL_WRITE = 1u << 8, /* writes a module variable (a replay would write it twice) */
-  FT_PTX_K_PTR_CHASE = 1u << 9     /* loads values through pointers it loaded (lists, trees): the
+  FT_PTX_K_PTR_CHASE = 1u << 9,    /* loads values through pointers it loaded (lists, trees): the
                                       pointers it dereferences may lie more than one level deep */
+  FT_PTX_K_LOADED_UNK = 1u << 10,  /* with LOADED_PTR: a loaded pointer it dereferences may come
+                                      from memory no place names (a loaded pointer, a module
+                                      variable, an atomic): every place's buffer may hold it */
+  FT_PTX_K_SINK_REACHED = 1u << 11 /* stores values it loaded through pointers it loaded: where
+                                      a source's pointers lead into a source, every place's
+                                      buffer may hold the pointers it uses */
 };
 /* Flags under which the kernel may reach memory other than through its argument
  * places: a caller must treat it as writing what those pointers can reach. */

@@ -66,8 +66,9 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
       continue;
     }
     if (!quiet) {
-      printf("%s: sm_%u %s%s%s%s%s%s%s%s\n", path, sm, fn->name,
+      printf("%s: sm_%u %s%s%s%s%s%s%s%s%s\n", path, sm, fn->name,
              (facts.flags & FT_PTX_K_LOADED_PTR) ? " [derefs loaded pointers]" : "",
+             (facts.flags & FT_PTX_K_LOADED_UNK) ? " [from memory no place names]" : "",
              (facts.flags & FT_PTX_K_GLOBAL_VAR) ? " [global variables]" : "",
              (facts.flags & FT_PTX_K_UNKNOWN_CALL) ? " [unknown call]" : "",
              (facts.flags & FT_PTX_K_UNKNOWN_ADDR) ? " [address from no pointer]" : "",
@@ -89,8 +90,10 @@ static void module_facts(const char *path, const ft_ptx_module_t *m, unsigned sm
       count_ranges(&facts, p, t);
       t->range_places += p->range != 0;
       if (!quiet) {
-        printf("  %4u param %u+%u: %-10s %s%s\n", p->offset, p->param, p->field, ft_ptx_access_name(p->access),
-               p->exact ? "exact" : "conservative", p->nc ? " (.nc)" : "");
+        printf("  %4u param %u+%u: %-10s %s%s%s%s\n", p->offset, p->param, p->field, ft_ptx_access_name(p->access),
+               p->exact ? "exact" : "conservative", p->nc ? " (.nc)" : "",
+               p->ptr_src ? " (pointers loaded through it are used)" : "",
+               p->ptr_sink ? " (loaded values stored through it)" : "");
         char buf[512];
         ft_ptx_range_t r;
         for (unsigned d = 0; d < 2; d++) {

@@ -68,6 +68,8 @@ void pt_load_expectations(const char *path, pt_expect_t **ex, size_t *n) {
         if (k == 6 && !memcmp(q + 1, "loaded", 6)) e->flags |= FT_PTX_K_LOADED_PTR;
         else if (k == 6 && !memcmp(q + 1, "global", 6)) e->flags |= FT_PTX_K_GLOBAL_VAR;
         else if (k == 4 && !memcmp(q + 1, "call", 4)) e->flags |= FT_PTX_K_UNKNOWN_CALL;
+        else if (k == 3 && !memcmp(q + 1, "unk", 3)) e->flags |= FT_PTX_K_LOADED_UNK;
+        else if (k == 7 && !memcmp(q + 1, "reached", 7)) e->flags |= FT_PTX_K_SINK_REACHED;
         else FT_FAIL_("%s: bad flag in '%s'", base, line);
       } else {
         char *eq = memchr(q, '=', (size_t)(end - q));
@@ -75,9 +77,10 @@ void pt_load_expectations(const char *path, pt_expect_t **ex, size_t *n) {
         e->offset[e->n] = (unsigned)strtoul(q, NULL, 10);
         const char *cls = eq + 1;
         size_t cl = (size_t)(end - cls);
-        if (cl && cls[cl - 1] == '~') {
-          e->may_be_conservative[e->n] = 1;
-          cl--;
+        for (; cl && strchr("~*!", cls[cl - 1]); cl--) {
+          if (cls[cl - 1] == '~') e->may_be_conservative[e->n] = 1;
+          if (cls[cl - 1] == '*') e->ptr_src[e->n] = 1;
+          if (cls[cl - 1] == '!') e->ptr_sink[e->n] = 1;
         }
         e->access[e->n] = access_of(cls, cl);
         if (e->access[e->n] == 99) FT_FAIL_("%s: bad class in '%s'", base, line);
@@ -149,9 +152,13 @@ size_t pt_check_module(const ft_ptx_module_t *m, pt_expect_t *ex, size_t n, cons
     for (size_t p = 0; p < facts.nplaces; p++) {
       const ft_ptx_place_t *pl = &facts.places[p];
       unsigned want = FT_PTX_ACC_NONE;
-      int cons = 0;
+      int cons = 0, src = 0, sink = 0;
       for (unsigned j = 0; j < e->n; j++)
-        if (e->offset[j] == pl->offset) want = e->access[j], cons = e->may_be_conservative[j];
+        if (e->offset[j] == pl->offset)
+          want = e->access[j], cons = e->may_be_conservative[j], src = e->ptr_src[j], sink = e->ptr_sink[j];
+      if (pl->ptr_src != src || pl->ptr_sink != sink)
+        FT_FAIL_("%s: %s (%s): place %u: pointer source %d, sink %d; expected %d, %d", where, fn->name, e->file,
+                 pl->offset, pl->ptr_src, pl->ptr_sink, src, sink);
       if (pl->access != want)
         FT_FAIL_("%s: %s (%s): place %u is %s, expected %s", where, fn->name, e->file, pl->offset,
                  ft_ptx_access_name(pl->access), ft_ptx_access_name(want));
@@ -161,7 +168,8 @@ size_t pt_check_module(const ft_ptx_module_t *m, pt_expect_t *ex, size_t n, cons
       if (pl->access == FT_PTX_ACC_ESCAPES && pl->exact)
         FT_FAIL_("%s: %s: place %u ESCAPES but marked exact", where, fn->name, pl->offset);
     }
-    unsigned mask = FT_PTX_K_LOADED_PTR | FT_PTX_K_GLOBAL_VAR | FT_PTX_K_UNKNOWN_CALL;
+    unsigned mask = FT_PTX_K_LOADED_PTR | FT_PTX_K_GLOBAL_VAR | FT_PTX_K_UNKNOWN_CALL | FT_PTX_K_LOADED_UNK |
+                    FT_PTX_K_SINK_REACHED;
     if ((facts.flags & mask) != e->flags)
       FT_FAIL_("%s: %s: kernel flags 0x%x, expected 0x%x", where, fn->name, facts.flags & mask, e->flags);
     if (facts.flags & (FT_PTX_K_INCOMPLETE | FT_PTX_K_UNKNOWN_ADDR))

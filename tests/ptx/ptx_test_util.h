@@ -18,6 +18,7 @@ typedef struct {
   unsigned offset[PT_MAX_PLACES];
   unsigned access[PT_MAX_PLACES];
   int may_be_conservative[PT_MAX_PLACES];
+  int ptr_src[PT_MAX_PLACES], ptr_sink[PT_MAX_PLACES]; /* '*', '!' after the class */
   unsigned flags;                 /* FT_PTX_K_LOADED_PTR / GLOBAL_VAR / UNKNOWN_CALL */
   unsigned seen;                  /* kernels matched (set by pt_check_module) */
   char file[64];

@@ -121,6 +121,28 @@ __global__ void k_fill_table(int **table, int *a, int *b) {
   }
 }
 
+// a pointer loaded from a table, stored into a second buffer and loaded back from
+// there before it is used: the second buffer holds it only while the kernel runs
+// (for the analysis a pointer source and a sink at once: every buffer is scanned)
+__global__ void k_copy_follow(const int *in, int *const *from, int **via) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) via[blockIdx.x] = from[0];
+  __syncthreads();
+  int *p = *(int *volatile *)&via[blockIdx.x];
+  if (i < N) p[i] = in[i] * 3 + 1;
+}
+
+// a pointer loaded from one table, stored through a pointer loaded from another,
+// loaded back through a third argument whose buffer that pointer points into: the
+// first table is a source although nothing is dereferenced through it
+__global__ void k_store_loaded(const int *in, int **const *slots, int *const *vals, int **via) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) *slots[blockIdx.x] = vals[0];
+  __syncthreads();
+  int *p = *(int *volatile *)&via[blockIdx.x];
+  if (i < N) p[i] = in[i] * 3 + 1;
+}
+
 // pointers held in module variables
 __device__ int *g_dev_ptr;
 __constant__ int *c_const_ptr;
@@ -452,6 +474,32 @@ static int c_device_table(uint64_t *s) {
   k_table<<<GRID>>>(a, t, 2);
   return check(host_of(o0, N), in, N, 3, 0, s) + check(host_of(o1, N), in, N, 3, 1, s);
 }
+static int c_copy_follow(uint64_t *s) {
+  auto in = iota_in();
+  int *a = dev_copy(in), *out = dev_copy(filled(N, -1));
+  int **from, **via;
+  CK(cudaMalloc(&from, sizeof out));
+  CK(cudaMemcpy(from, &out, sizeof out, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&via, (N / 256) * sizeof(int *)));
+  CK(cudaMemset(via, 0, (N / 256) * sizeof(int *)));
+  k_copy_follow<<<GRID>>>(a, from, via);
+  return check(host_of(out, N), in, N, 3, 1, s);
+}
+static int c_store_loaded(uint64_t *s) {
+  auto in = iota_in();
+  int *a = dev_copy(in), *out = dev_copy(filled(N, -1));
+  int **vals, **via, ***slots;
+  CK(cudaMalloc(&vals, sizeof out));
+  CK(cudaMemcpy(vals, &out, sizeof out, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&via, (N / 256) * sizeof(int *)));
+  CK(cudaMemset(via, 0, (N / 256) * sizeof(int *)));
+  std::vector<int **> h(N / 256);
+  for (int b = 0; b < N / 256; b++) h[b] = via + b;
+  CK(cudaMalloc(&slots, h.size() * sizeof h[0]));
+  CK(cudaMemcpy(slots, h.data(), h.size() * sizeof h[0], cudaMemcpyHostToDevice));
+  k_store_loaded<<<GRID>>>(a, slots, vals, via);
+  return check(host_of(out, N), in, N, 3, 1, s);
+}
 static int c_device_var(uint64_t *s) {
   auto in = iota_in();
   int *a = dev_copy(in), *b = dev_copy(filled(N, -1));
@@ -735,7 +783,8 @@ static const struct {
     {"packed1", c_packed1},         {"pack4", c_pack4},
     {"split_params", c_split_params}, {"double", c_double},
     {"table", c_table},             {"table_written", c_table_written},
-    {"device_table", c_device_table},
+    {"device_table", c_device_table}, {"copy_follow", c_copy_follow},
+    {"store_loaded", c_store_loaded},
     {"device_var", c_device_var},   {"const_var", c_const_var},
     {"past_end", c_past_end},       {"before_start", c_before_start},
     {"shfl_halves", c_shfl_halves}, {"prmt", c_prmt},

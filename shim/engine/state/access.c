@@ -306,6 +306,8 @@ static void fill_layout(ft_func_t *fn) {
                                        : pl[i].access == FT_PTX_ACC_READ ? FT_ACC_READ
                                                                          : FT_ACC_WRITE;
       fn->slot_esc[pl[i].offset / 8] = pl[i].access == FT_PTX_ACC_ESCAPES;
+      fn->slot_ptr[pl[i].offset / 8] =
+          (uint8_t)((pl[i].ptr_src ? FT_SLOT_PTR_SRC : 0) | (pl[i].ptr_sink ? FT_SLOT_PTR_SINK : 0));
       if (pl[i].exact) fn->places_exact++;
       else fn->places_conservative++;
     }

@@ -20,6 +20,8 @@ struct ft_func_s {
   uint8_t slot_acc[FT_MAX_SLOTS]; /* FT_ACC_* per 8-byte slot of the parameter buffer */
   uint8_t slot_esc[FT_MAX_SLOTS]; /* its place escapes: stored, or an integer that may offset
                                      another argument's pointer (reach.c) */
+  uint8_t slot_ptr[FT_MAX_SLOTS]; /* FT_SLOT_PTR_*: pointers loaded through it are used; loaded
+                                     values are stored through it (reach.c) */
   int facts;       /* 1: slot_acc from the kernel's PTX; 0: conservative (and const hints) */
   uint32_t kflags; /* FT_PTX_K_*: memory it reaches not through its arguments, ... */
   int places_exact, places_conservative;
@@ -29,6 +31,7 @@ struct ft_func_s {
   int other_arch;   /* its facts come from PTX of another architecture than the device's */
   const void *ranges; /* ft_facts_handle: the byte ranges of its places, or NULL (unbounded) */
 };
+enum { FT_SLOT_PTR_SRC = 1, FT_SLOT_PTR_SINK = 2 };
 enum {
   FT_REACH_ARGS = 0, /* only through its argument places */
   FT_REACH_SCAN,     /* also through pointers loaded from what those point to */

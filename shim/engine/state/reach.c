@@ -39,6 +39,8 @@ typedef struct {
   uint8_t *w; /* may be written through what reached it */
   int n, cap;
   int over; /* more than cap */
+  uint8_t *hit; /* (or NULL) of the first nhit entries, those add() reached */
+  int nhit;
 } set_t;
 
 static void add(set_t *s, ft_alloc_t *a) {
@@ -46,6 +48,7 @@ static void add(set_t *s, ft_alloc_t *a) {
   for (int i = 0; i < s->n; i++)
     if (s->v[i] == a) {
       s->w[i] = 1;
+      if (s->hit && i < s->nhit) s->hit[i] = 1;
       return;
     }
   if (s->n == s->cap) {
@@ -146,6 +149,41 @@ static int scan_buffer(set_t *s, const ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(f
   return 0;
 }
 
+/* Which of the set's first s->n entries hold the pointers the kernel dereferences
+ * (src[i]: the allocations its pointer-source places point into or next to): 1, or
+ * 0 when it cannot tell (loaded pointers from memory no place names; values it
+ * loads stored where it also loads pointers from: they may come back from any
+ * buffer). */
+static int pointer_sources(const ft_func_t *fn, const uint8_t *buf, size_t len, const set_t *s, uint8_t *src)
+    FT_REQUIRES(ft_eng_lock) {
+  if (!fn->facts || (fn->kflags & FT_PTX_K_LOADED_UNK)) return 0;
+  uint8_t *sink = calloc((size_t)s->n + 1, 1);
+  if (!sink) return 0;
+  int ok = 1;
+  for (size_t off = 0; ok && off + 8 <= len && off / 8 < FT_MAX_SLOTS; off += 8) {
+    uint8_t k = fn->slot_ptr[off / 8];
+    if (!k || fn->slot_acc[off / 8] == FT_ACC_NONE) continue;
+    uint64_t v;
+    memcpy(&v, buf + off, 8);
+    ft_alloc_t *near[2];
+    int m = ft_reach_near((CUdeviceptr)v, near);
+    for (int j = 0; ok && j < m; j++) {
+      int i;
+      for (i = 0; i < s->n && s->v[i] != near[j]; i++) {
+      }
+      if (i == s->n) {
+        ok = near[j]->freeing; /* not in the set (it was full): cannot tell */
+        continue;
+      }
+      if (k & FT_SLOT_PTR_SRC) src[i] = 1;
+      if (k & FT_SLOT_PTR_SINK) sink[i] = 1;
+    }
+  }
+  for (int i = 0; ok && i < s->n; i++) ok = !(src[i] && sink[i]);
+  free(sink);
+  return ok;
+}
+
 static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
@@ -159,7 +197,7 @@ static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) FT_REQ
 
 int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t len,
              ft_alloc_t **out, uint8_t *written, int n, int cap) FT_REQUIRES(ft_eng_lock) {
-  set_t s = {out, written, n, cap, 0};
+  set_t s = {out, written, n, cap, 0, NULL, 0};
   for (int i = 0; i < n; i++) written[i] = 0;
   /* pointers just outside an allocation, in every slot the kernel may use */
   for (size_t off = 0; off + 8 <= len; off += 8) {
@@ -214,10 +252,29 @@ int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t 
   }
   if (!all && fn->reach == FT_REACH_SCAN) {
     /* what the argument buffers point to; and when the kernel chases pointers
-     * (loads through pointers it loaded: lists, trees), what those point to, ... */
+     * (loads through pointers it loaded: lists, trees), what those point to, ...
+     * Of the argument buffers, those the kernel loads the pointers it uses from,
+     * when its PTX says which (a table of pointers beside data buffers) */
     int roots = s.n, deep = (fn->kflags & FT_PTX_K_PTR_CHASE) != 0;
+    uint8_t *src = calloc(2 * (size_t)roots + 1, 1);
+    int some = src && pointer_sources(fn, buf, len, &s, src);
+    if (some && (fn->kflags & FT_PTX_K_SINK_REACHED)) {
+      s.hit = src + roots, s.nhit = roots;
+    } else if (src && !some) {
+      memset(src, 1, (size_t)roots);
+    }
     for (int i = 0; i < (deep ? s.n : roots) && !s.over && !all; i++)
-      if (scan_buffer(&s, d, s.v[i]) != 0) all = 1;
+      if ((!src || i >= roots || src[i]) && scan_buffer(&s, d, s.v[i]) != 0) all = 1;
+    /* loaded values stored through loaded pointers into a source's buffer may be
+     * pointers from any buffer: the others too */
+    int again = 0;
+    for (int i = 0; s.hit && i < roots; i++) again |= src[i] && s.hit[i];
+    s.hit = NULL;
+    int done = s.n; /* (deep: what the first pass reached is scanned already) */
+    for (int i = 0; again && i < (deep ? s.n : roots) && !s.over && !all; i++)
+      if (i < roots ? !src[i] : i >= done)
+        if (scan_buffer(&s, d, s.v[i]) != 0) all = 1;
+    free(src);
   }
   if (all) {
     all_of_context(&s, d, !fn->facts, n);

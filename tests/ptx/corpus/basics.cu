@@ -1,7 +1,11 @@
 // Plain pointer parameters, the way most CUDA programs pass them.
 // Expectations: "expect NAME: OFFSET=CLASS ..." lists every pointer place of the
 // kernel NAME (offset in its parameter buffer); places not listed must be NONE.
-// A trailing '~' allows a conservative result; flags: +loaded +global +call.
+// A trailing '~' allows a conservative result, '*' says pointers loaded through the
+// place are dereferenced (a pointer source), '!' that values loaded from memory are
+// stored through it (a sink); flags: +loaded +global +call +unk (a dereferenced
+// loaded pointer may come from memory no place names) +reached (loaded values stored
+// through loaded pointers).
 #include <cstddef>
 
 // expect axpy: 0=READ 8=READ_WRITE

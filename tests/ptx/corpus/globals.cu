@@ -11,7 +11,7 @@ __global__ void use_globals(const float *in, int n) {
 
 __device__ float *stash;
 // Reads a device pointer from a global variable and writes through it.
-// expect via_global_ptr: 0=READ +loaded +global
+// expect via_global_ptr: 0=READ* +loaded +global +unk
 __global__ void via_global_ptr(const float *in) {
   stash[threadIdx.x] = in[threadIdx.x];
 }
