@@ -184,6 +184,19 @@ static int pointer_sources(const ft_func_t *fn, const uint8_t *buf, size_t len, 
   return ok;
 }
 
+/* Scans the set's entries not done yet: the first `roots` where src (NULL: all)
+ * says so, and with deep, every entry the scans add. 0, or -1 (a buffer that
+ * cannot be read: the kernel may reach anything). */
+static int scan_pass(set_t *s, const ft_dev_t *d, const uint8_t *src, int roots, int deep, uint8_t *done)
+    FT_REQUIRES(ft_eng_lock) {
+  for (int i = 0; i < (deep ? s->n : roots) && !s->over; i++) {
+    if (done[i] || (i < roots && src && !src[i])) continue;
+    done[i] = 1;
+    if (scan_buffer(s, d, s->v[i]) != 0) return -1;
+  }
+  return 0;
+}
+
 static void all_of_context(set_t *s, const ft_dev_t *d, int keep, int n0) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
@@ -255,25 +268,21 @@ int ft_reach(const ft_func_t *fn, const ft_dev_t *d, const uint8_t *buf, size_t 
      * (loads through pointers it loaded: lists, trees), what those point to, ...
      * Of the argument buffers, those the kernel loads the pointers it uses from,
      * when its PTX says which (a table of pointers beside data buffers) */
-    int roots = s.n, deep = (fn->kflags & FT_PTX_K_PTR_CHASE) != 0;
-    uint8_t *src = calloc(2 * (size_t)roots + 1, 1);
+    int roots = s.n, chase = (fn->kflags & FT_PTX_K_PTR_CHASE) != 0;
+    uint8_t *src = calloc(2 * (size_t)roots + (size_t)cap + 1, 1), *done = src ? src + 2 * roots : NULL;
     int some = src && pointer_sources(fn, buf, len, &s, src);
-    if (some && (fn->kflags & FT_PTX_K_SINK_REACHED)) {
-      s.hit = src + roots, s.nhit = roots;
-    } else if (src && !some) {
-      memset(src, 1, (size_t)roots);
-    }
-    for (int i = 0; i < (deep ? s.n : roots) && !s.over && !all; i++)
-      if ((!src || i >= roots || src[i]) && scan_buffer(&s, d, s.v[i]) != 0) all = 1;
+    if (some && (fn->kflags & FT_PTX_K_SINK_REACHED)) s.hit = src + roots, s.nhit = roots;
+    /* with its sources known, every pointer it dereferences was loaded through an
+     * argument place (one loaded through a pointer it loaded has no known source):
+     * their buffers, one level deep */
+    if (!src || scan_pass(&s, d, some ? src : NULL, roots, chase && !some, done) != 0) all = 1;
     /* loaded values stored through loaded pointers into a source's buffer may be
-     * pointers from any buffer: the others too */
+     * pointers from any buffer, and from deeper (a value loaded through a loaded
+     * pointer): every buffer, the closure when it chases */
     int again = 0;
     for (int i = 0; s.hit && i < roots; i++) again |= src[i] && s.hit[i];
     s.hit = NULL;
-    int done = s.n; /* (deep: what the first pass reached is scanned already) */
-    for (int i = 0; again && i < (deep ? s.n : roots) && !s.over && !all; i++)
-      if (i < roots ? !src[i] : i >= done)
-        if (scan_buffer(&s, d, s.v[i]) != 0) all = 1;
+    if (again && !all && scan_pass(&s, d, NULL, roots, chase, done) != 0) all = 1;
     free(src);
   }
   if (all) {
