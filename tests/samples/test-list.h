@@ -10,6 +10,7 @@ TEST_ENTRY(stencil2d, 60)
 TEST_ENTRY(cg_csr, 60)
 TEST_ENTRY(index_walk, 60)
 TEST_ENTRY(shared_group, 60)
+TEST_ENTRY(value_wait, 60)
 TEST_ENTRY(streams, 60)
 TEST_ENTRY(vote_ballot, 60)
 TEST_ENTRY(reduce_ballot, 60)
@@ -88,3 +89,6 @@ TEST_ENTRY(index_walk_campaign, 600)
 TEST_ENTRY(repair_beside_unordered_writer, 300)
 /* GPUFT_MODE=detect: checks before use repair nothing. */
 TEST_ENTRY(detect_mode_repairs_nothing_before_use, 120)
+/* Streams ordered by values in memory: checks before use only check, no deadlock,
+ * no wrong answer, with and without a flip (value_wait). */
+TEST_ENTRY(value_waits_do_not_deadlock_repairs, 180)

@@ -43,6 +43,7 @@ SAMPLE_TEST(stencil2d)
 SAMPLE_TEST(cg_csr)
 SAMPLE_TEST(index_walk)
 SAMPLE_TEST(shared_group)
+SAMPLE_TEST(value_wait)
 SAMPLE_TEST(streams)
 SAMPLE_TEST(vote_ballot)
 SAMPLE_TEST(reduce_ballot)
@@ -509,6 +510,66 @@ TEST_IMPL(repair_beside_unordered_writer) {
 /* GPUFT_MODE=detect never modifies data, checks before use included: a flip in the
  * gather's index table before each of several launches is found (reported, the
  * program told) and left as it is (no repair before use counted). */
+/* A stream that waits on a value another stream writes later (value_wait): once the
+ * program waits on values, a check before use only checks (a repair that a later
+ * writer of the buffer were made to wait for could never run: the waiting stream
+ * waits for that writer). Under gpuft the program ends, right, every time: fault
+ * free, and with a flip in the index table (found before the gather and after it,
+ * repaired after it, the epoch replayed: the gather's output is right again, or
+ * the program is told). Never a hang, never a silent wrong answer. */
+TEST_IMPL(value_waits_do_not_deadlock_repairs) {
+  if (!*SAMPLE_value_wait) return TEST_SKIPF("sample value_wait not built (no nvcc)");
+  const char *argv[] = {SAMPLE_value_wait, NULL};
+  const char *nat_env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
+  proc_result_t nat;
+  ASSERT_EQ(proc_run(argv, nat_env, 60, &nat), 0);
+  ASSERT_EQ(nat.status, 0);
+  for (int k = 0; k <= 4; k++) {
+    char inj[128], rep[128], env_rep[160];
+    /* k = 0: no fault; else one bit of the table as the k-th gather starts: the
+     * simulator's injector (gpuft's makes the context idle first, which a stream
+     * waiting on a value not written yet never is: it refuses, below) */
+    snprintf(inj, sizeof inj, k ? "SIMCUDA_FLIP=before=launch:gather:%d,arg=0,offset=%d,bits=%d" : "GPUFT_X=%d%d%d",
+             k + 1, 4 * (k * 331), 1 << (k % 3));
+    snprintf(rep, sizeof rep, "/tmp/gpuft-vwait-%d.json", (int)getpid());
+    snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+    const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB, env_rep,
+                         "GPUFT_LOG=info", inj, NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, env, 60, &r), 0); /* (a deadlock: the runner's timeout) */
+    char *json = read_file(rep);
+    unlink(rep);
+    uint64_t det = 0, unc = 0, fixed = 1;
+    if (!json || json_u64(json, "detected", &det) || json_u64(json, "uncorrectable", &unc) ||
+        json_u64(json, "repaired_before_use", &fixed))
+      FT_FAIL_("%s: no report (exit %d)\n%s", inj, r.status, r.err);
+    free(json);
+    if (!strstr(r.err, "waits on values in streams"))
+      FT_FAIL_("%s: the fallback was not announced\n%s", inj, r.err);
+    if (fixed) FT_FAIL_("%s: %ju repaired before use while values are awaited\n%s", inj, (uintmax_t)fixed, r.err);
+    if (k && det < 1) FT_FAIL_("%s: the flip was not found\n%s", inj, r.err);
+    /* right, or told: never a wrong answer with exit 0 */
+    if (r.status == 0 && strcmp(r.out, nat.out))
+      FT_FAIL_("%s: a wrong answer\n%s\nnative:\n%s", inj, r.out, nat.out);
+    if (r.status != 0 && !unc) FT_FAIL_("%s: exit %d without an uncorrectable error\n%s", inj, r.status, r.err);
+    if (!k && (r.status != 0 || det)) FT_FAIL_("fault free: exit %d, %ju detected\n%s", r.status, (uintmax_t)det, r.err);
+    printf("# %s: exit %d, %ju detected, %ju uncorrectable\n", k ? inj + 13 : "no fault", r.status, (uintmax_t)det,
+           (uintmax_t)unc);
+    proc_free(&r);
+  }
+  proc_free(&nat);
+  /* gpuft's injector refuses, with its reason, and the run ends */
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB,
+                       "GPUFT_INJECT=at=launch:gather:2,target=arg:0,offset=8,bit=1", NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 60, &r), 0);
+  ASSERT_EQ(r.status, 0);
+  if (!strstr(r.err, "waits on values in streams (a flip at rest needs the context idle"))
+    FT_FAIL_("gpuft's injector did not say why it struck nothing\n%s", r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
+
 TEST_IMPL(detect_mode_repairs_nothing_before_use) {
   if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
   for (int launch = 2; launch <= 6; launch++) {

@@ -104,6 +104,13 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, CUdeviceptr w, size
   }
   uint64_t lo = hits[0].byte, len = hits[nh - 1].byte + 1 - lo;
   uint8_t blk[FTC_MAX_HITS];
+  /* the context made idle, under a program whose streams wait on values it has yet
+   * to write (the launch's own stream, maybe): it would never be */
+  if (__atomic_load_n(&ft_values_awaited, __ATOMIC_RELAXED)) {
+    set_missed(f, "the program waits on values in streams (a flip at rest needs the context idle; "
+                  "the simulator's SIMCUDA_FLIP strikes in stream order)");
+    return;
+  }
   /* at rest: the program's stream and every other one of the context (gpuft's
    * snapshot stream may still be copying the block, which the flip would race) */
   if (ft_real.cuCtxSynchronize() != CUDA_SUCCESS || ft_real.cuMemcpyDtoH_v2(blk, w + lo, len) != CUDA_SUCCESS) {

@@ -65,6 +65,11 @@ static CUresult record_fix(ft_dev_t *d, int slot, CUstream on) {
   return r;
 }
 
+/* The epoch of the reads the next jobs check after, when owed (0: theirs). */
+static uint64_t g_reads_from;
+
+void ft_jobs_reads_from(uint64_t e) { g_reads_from = e; }
+
 static int issue(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_t g0, uint64_t g1,
                  CUdeviceptr dst, CUstream stream, ft_func_t *fn, int argslot) {
   if (g_nfree < 0) init_free();
@@ -95,6 +100,7 @@ static int issue(ft_dev_t *d, int kind, int fix, int why, ft_alloc_t *a, uint64_
   j->ord_t = j->ord_s >= 0 ? ft_ord_tick(j->ord_s) : 0;
   j->fix = fix;
   j->reads_before = a->cr_epoch == ft_epoch ? a->cr_n : 0;
+  j->reads_epoch = g_reads_from && g_reads_from < ft_epoch ? g_reads_from : ft_epoch;
   ftk_span_t sp = {a->base, a->size, a->code, g0, g1, dst,
                    d->jobs_dev + (CUdeviceptr)slot * sizeof(ftk_job_t),
                    d->djobs + (CUdeviceptr)slot * sizeof(ftk_job_t)};
@@ -180,9 +186,14 @@ void ft_jobs_fix_drain(const ft_alloc_t *a) {
   for (CUevent ev; (ev = ft_jobs_fix_copying(a));) ft_real.cuEventSynchronize(ev);
 }
 
-void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1) {
+void ft_jobs_void_unordered(ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
     if (j->a == a && j->g0 < g1 && g0 < j->g1 && !ft_ord_covers(i, j->ord_s, j->ord_t)) {
+      /* the groups it checks that the write does not reach are checked again at rest
+       * (a check of a table beside a buffer another stream rewrites, voided whole
+       * every time, never checked the table: value_waits_do_not_deadlock_repairs) */
+      if (j->voided != 1 && j->g0 < g0) ft_rest_read_owed(a, j->g0, g0);
+      if (j->voided != 1 && g1 < j->g1) ft_rest_read_owed(a, g1, j->g1);
       /* a check that repairs: the write waits for it, which it could otherwise undo.
        * Its result is dropped all the same: what it did not repair, the commit must
        * not take for damage in a group this epoch rewrites (a replay would count it

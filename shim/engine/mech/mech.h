@@ -77,6 +77,8 @@ typedef struct ft_job_rec_s {
                   * ftk_verify_copy_fix); a FT_JOB_VERIFY one copies from dst when nonzero */
   int reads_before; /* reads of the allocation checked before them in its epoch, issued
                      * before this job (its cr_n) */
+  uint64_t reads_epoch; /* the epoch of the earliest read it checks after (its own, unless
+                         * the check was owed: ft_jobs_reads_from) */
   struct ft_job_rec_s *next;
 } ft_job_rec_t;
 /* Enqueue a verification of groups [g0, g1) of `a` on `stream`, with a ledger
@@ -121,7 +123,10 @@ extern int ft_replaying;
  * nor its codes: each group's code words are its own). Verifications that repair
  * before use write those groups: s also waits for them (a write racing a repair could
  * be undone by it). */
-void ft_jobs_void_unordered(const ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1);
+void ft_jobs_void_unordered(ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1);
+/* The jobs issued from now on check after reads of epoch e (an owed check; 0: of
+ * the epoch they are issued in). */
+void ft_jobs_reads_from(uint64_t e) FT_REQUIRES(ft_eng_lock);
 extern int ft_jobs_pending_hint;
 /* The result slots of the verifications pending now (at most cap). Their slots may
  * be reused later: a reader without the lock must take what it finds as a hint. */

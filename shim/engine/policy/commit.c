@@ -673,6 +673,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
     /* a synchronous read-back is copied again by its caller, unless only a replay
      * can give the right bytes back */
     if (j->why == FT_WHY_D2H && a == f->watch.a && !regenerated && !read_unchecked(j)) continue;
+    /* read by work of an epoch already closed (a check owed until the allocation came
+     * to rest): replaying this epoch redoes nothing; the snapshot and the log since
+     * do, or nothing does (before, such damage was counted recovered by a replay of
+     * the empty epoch after it: value_waits_do_not_deadlock_repairs) */
+    if (j->reads_epoch < ft_epoch) f->snap = 1;
     /* consumed: read by the kernel, copied to the host, or copied on the device */
     f->consumed = 1;
     f->consumed_groups++;

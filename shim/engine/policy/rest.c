@@ -8,10 +8,13 @@
 /* At rest and clean: what reads left owed is verified on d's stream. 0, or -1 (a
  * full ledger: owed until the next commit). */
 static int verify_owed(ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
-  for (int i = 0; i < a->owed.n; i++)
+  int rc = 0;
+  ft_jobs_reads_from(a->owed_epoch);
+  for (int i = 0; i < a->owed.n && !rc; i++)
     if (ft_job_issue(d, FT_WHY_READ_AFTER, a, a->owed.r[i][0], a->owed.r[i][1], d->stream, NULL, -1))
-      return -1; /* (those issued are verified twice next time: harmless) */
-  return 0;
+      rc = -1; /* (those issued are verified twice next time: harmless) */
+  ft_jobs_reads_from(0);
+  return rc;
 }
 
 /* d's stream has work of this commit to wait for. */
@@ -80,9 +83,11 @@ void ft_rest_owed_before(CUstream s) FT_REQUIRES(ft_eng_lock) {
     if (!ft_protected(a) || a->state != FT_ST_CLEAN || !a->read_owed || a->freeing) continue;
     if (!ft_rest_ordered(a, i, 1)) continue; /* a write s is not after: not now */
     int all = ft_rest_ordered(a, i, 0);     /* every reader is before s */
+    ft_jobs_reads_from(a->owed_epoch);
     for (int r = 0; r < a->owed.n; r++)
       if (ft_job_issue(a->dev, FT_WHY_READ_AFTER, a, a->owed.r[r][0], a->owed.r[r][1], s, NULL, -1))
         all = 0; /* (refused: still owed) */
+    ft_jobs_reads_from(0);
     if (all) a->read_owed = 0;
   }
 }

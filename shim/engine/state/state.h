@@ -79,6 +79,7 @@ typedef struct ft_alloc_s {
   uint64_t written_epoch; /* last epoch a kernel or copy wrote it */
   int read_owed;          /* GPUFT_CHECK=epoch: read since last verified, verify owed at commit */
   ft_runs_t owed;         /* the groups owed (ft_rest_read_owed) */
+  uint64_t owed_epoch;    /* the epoch of the earliest read owed */
   int busy;               /* a copy into it is being enqueued in pieces */
   /* in flight with its code still valid outside the groups of `dirty`: what
    * launches wrote by their range facts (ft_set_state clears it on any other change) */

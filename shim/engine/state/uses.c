@@ -15,7 +15,7 @@ int ft_repairs_before_use(void) {
 void ft_rest_mark_owed(void) { __atomic_store_n(&ft_rest_owed_hint, 1, __ATOMIC_RELAXED); }
 
 void ft_rest_read_owed(ft_alloc_t *a, uint64_t g0, uint64_t g1) {
-  if (!a->read_owed) a->owed.n = 0;
+  if (!a->read_owed) a->owed.n = 0, a->owed_epoch = ft_epoch;
   ft_runs_add(&a->owed, g0, g1, NULL, NULL);
   a->read_owed = 1;
   ft_rest_mark_owed();

@@ -230,7 +230,8 @@ static int all_at_rest(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
     if (a->dev != d) return -1;
     if (a->freeing) return 0;
     if (a->state == FT_ST_UNINIT) continue;
-    if (a->state != FT_ST_CLEAN || a->freeing || !ft_rest_seen_done(a)) {
+    /* (reads not verified yet: what they fed may be wrong, and be copied as right) */
+    if (a->state != FT_ST_CLEAN || a->freeing || !ft_rest_seen_done(a) || a->read_owed) {
       FT_DEBUG("snapshot: allocation #%ju not at rest (state %d, %d uses)", (uintmax_t)a->id,
                a->state, a->nuses);
       return 0;
