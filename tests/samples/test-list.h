@@ -92,3 +92,5 @@ TEST_ENTRY(detect_mode_repairs_nothing_before_use, 120)
 /* Streams ordered by values in memory: checks before use only check, no deadlock,
  * no wrong answer, with and without a flip (value_wait). */
 TEST_ENTRY(value_waits_do_not_deadlock_repairs, 180)
+/* A kernel fault's error outlives a primary-context reset (issue 28's probe). */
+TEST_ENTRY(sticky_error_survives_a_reset, 60)

@@ -570,6 +570,27 @@ TEST_IMPL(value_waits_do_not_deadlock_repairs) {
   return TEST_OK;
 }
 
+/* After a kernel fault, the simulator keeps the error (NVIDIA: "the process must be
+ * terminated and relaunched"): a primary-context reset succeeds, new work does not
+ * run. The same program asks a real driver in tools/gpu-acceptance (issue 28's
+ * context resurrection depends on its answer). */
+TEST_IMPL(sticky_error_survives_a_reset) {
+  if (!*SAMPLE_sticky_reset) return TEST_SKIPF("sample sticky_reset not built (no nvcc)");
+  const char *argv[] = {SAMPLE_sticky_reset, NULL};
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 60, &r), 0);
+  ASSERT_EQ(r.status, 0);
+  static const char *const want[] = {"fault:    cudaErrorIllegalAddress\n",
+                                     "sticky:   yes (a later cudaMalloc: cudaErrorIllegalAddress)\n",
+                                     "reset:    success\n", "new work: no (cudaErrorIllegalAddress)\n",
+                                     "same va:  no", "sticky_reset: done\n"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    if (!strstr(r.out, want[i])) FT_FAIL_("expected \"%s\" in:\n%s%s", want[i], r.out, r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
+
 TEST_IMPL(detect_mode_repairs_nothing_before_use) {
   if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
   for (int launch = 2; launch <= 6; launch++) {
