@@ -45,24 +45,26 @@ static int g_commit_ev0;    /* events when the current commit began */
 
 static void used_group(const ft_alloc_t *a, uint64_t g, int outcome);
 
+/* A bounded set of places seen (allocation, position, bit): whether one was seen
+ * already, adding it if not (beyond cap: never seen, not kept). */
+typedef struct {
+  uint64_t alloc, at;
+  int bit;
+} seen_t;
+static int seen_add(seen_t *set, int *n, int cap, uint64_t alloc, uint64_t at, int bit) {
+  for (int i = 0; i < *n; i++)
+    if (set[i].alloc == alloc && set[i].at == at && set[i].bit == bit) return 1;
+  if (*n < cap) set[(*n)++] = (seen_t){alloc, at, bit};
+  return 0;
+}
+
 /* ---- permanent faults: the same bit corrected again after a rewrite ---- */
 #define MAX_SEEN 256
-static struct {
-  uint64_t alloc, offset;
-  int bit;
-} g_seen[MAX_SEEN];
+static seen_t g_seen[MAX_SEEN];
 static int g_nseen;
 
 static int seen_before(const ft_alloc_t *a, uint64_t off, int bit) {
-  for (int i = 0; i < g_nseen; i++)
-    if (g_seen[i].alloc == a->id && g_seen[i].offset == off && g_seen[i].bit == bit) return 1;
-  if (g_nseen < MAX_SEEN) {
-    g_seen[g_nseen].alloc = a->id;
-    g_seen[g_nseen].offset = off;
-    g_seen[g_nseen].bit = bit;
-    g_nseen++;
-  }
-  return 0;
+  return seen_add(g_seen, &g_nseen, MAX_SEEN, a->id, off, bit);
 }
 
 static const char *why_name(int why) {
@@ -538,19 +540,11 @@ static void fixed_unlisted(ft_job_rec_t *j, const ftk_job_t *res, findings_t *f)
  * (a read-back's source, then the check after its reader) is one damaged group, and
  * counted once. Reset at every commit. */
 #define MAX_SEEN_COMMIT 64
-static struct {
-  uint64_t alloc, group;
-} g_seen_commit[MAX_SEEN_COMMIT];
+static seen_t g_seen_commit[MAX_SEEN_COMMIT];
 static int g_nseen_commit;
 
 static int seen_in_commit(const ft_alloc_t *a, uint64_t g) {
-  for (int i = 0; i < g_nseen_commit; i++)
-    if (g_seen_commit[i].alloc == a->id && g_seen_commit[i].group == g) return 1;
-  if (g_nseen_commit < MAX_SEEN_COMMIT) {
-    g_seen_commit[g_nseen_commit].alloc = a->id;
-    g_seen_commit[g_nseen_commit++].group = g;
-  }
-  return 0;
+  return seen_add(g_seen_commit, &g_nseen_commit, MAX_SEEN_COMMIT, a->id, g, 0);
 }
 
 static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(ft_eng_lock) {
