@@ -147,8 +147,12 @@ static int under_gpuft(const char *path, const char *const *extra, proc_result_t
   if (proc_run(argv, env, 120, r) != 0) return -1;
   char *json = read_file(rep);
   unlink(rep);
+  /* a check's finding the host then found clean counts as a detection: fault free,
+   * there must be none (a check that raced a writer) */
+  uint64_t unconfirmed = 0;
   int ok = json && json_u64(json, "detected", detected) == 0 &&
-           json_u64(json, "uncorrectable", uncorrectable) == 0;
+           json_u64(json, "uncorrectable", uncorrectable) == 0 && json_u64(json, "unconfirmed", &unconfirmed) == 0;
+  *detected += unconfirmed;
   free(json);
   return ok ? 0 : -1;
 }
