@@ -1,10 +1,14 @@
 // fft3d: the paper's second workload (section 4.2): an n^3 single-precision complex 3-D
 // FFT, forward then inverse, with cuFFT and with the project's own kernels, in place and
 // out of place; kernel-only (events) and end-to-end (H2D + both FFTs + D2H) times.
-//   fft3d [--n 256] [--reps 5] [--impl own,cufft] [--place in,out] [--json]
+//   fft3d [--n 256] [--reps 5] [--impl own,cufft,own-graph] [--place in,out] [--json]
+// own-graph (not in the default list): the own kernels' forward and inverse passes
+// captured once into a CUDA graph (the driver's capture calls) and the graph launched
+// every repetition, as programs written for graphs run (issue 24).
 // Own kernels: each pass FFTs every line along the fastest axis (radix-2 Stockham in
 // shared memory) and transposes (n*n x n -> n x n*n), which rotates the axes; three
 // passes transform all three axes and restore the layout.
+#include <cuda.h>
 #include <cufft.h>
 #include <math.h>
 
@@ -69,16 +73,17 @@ __global__ void transpose_c(const float2 *src, float2 *dst, int rows, int cols) 
 namespace {
 
 // One 3-D transform with the own kernels: in -> out (may be the same), tmp is scratch.
-void own_fft3d(const float2 *in, float2 *out, float2 *tmp, const float2 *tw, int n, int inverse) {
+void own_fft3d(const float2 *in, float2 *out, float2 *tmp, const float2 *tw, int n, int inverse,
+               cudaStream_t s = 0) {
   const int lines = n * n, per_block = n >= 256 ? 1 : 256 / n;
   dim3 fb(n / 2, per_block), fg((lines + per_block - 1) / per_block);
   const size_t shmem = 2 * (size_t)per_block * n * sizeof(float2);
   dim3 tb(TD, TR), tg((n + TD - 1) / TD, (lines + TD - 1) / TD);
   const float2 *src = in;
   for (int pass = 0; pass < 3; pass++) {
-    fft_lines<<<fg, fb, shmem>>>(src, tmp, tw, n, lines, inverse);
+    fft_lines<<<fg, fb, shmem, s>>>(src, tmp, tw, n, lines, inverse);
     BENCH_CK(cudaGetLastError());
-    transpose_c<<<tg, tb>>>(tmp, out, lines, n);
+    transpose_c<<<tg, tb, 0, s>>>(tmp, out, lines, n);
     BENCH_CK(cudaGetLastError());
     src = out;
   }
@@ -87,6 +92,7 @@ void own_fft3d(const float2 *in, float2 *out, float2 *tmp, const float2 *tw, int
 struct variant {
   bool cufft, inplace;
   const char *name;
+  bool graph; /* own kernels, forward + inverse captured into one graph */
 };
 
 struct ctx {
@@ -96,6 +102,7 @@ struct ctx {
   float2 *dIn = nullptr, *dOut = nullptr, *dTmp = nullptr, *dTw = nullptr;
   cufftHandle plan = 0;
   cudaEvent_t e0, e1;
+  cudaStream_t gs = nullptr; /* (blocking: ordered with the legacy stream's copies) */
 };
 
 void transform(ctx &c, const variant &v, int inverse) {
@@ -141,6 +148,31 @@ double spot_check(const ctx &c, const std::vector<float2> &X) {
   return worst;
 }
 
+#define CU_CK(call)                                                                   \
+  do {                                                                                \
+    CUresult r_ = (call);                                                             \
+    if (r_ != CUDA_SUCCESS) {                                                         \
+      fprintf(stderr, "fft3d: %s: CUresult %d\n", #call, (int)r_);                     \
+      exit(2);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+// The forward and the inverse transform of v, captured on c.gs into one executable graph.
+CUgraphExec capture(ctx &c, const variant &v) {
+  CUgraph g;
+  CUgraphExec e;
+  CU_CK(cuStreamBeginCapture((CUstream)c.gs, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  for (int inverse = 0; inverse < 2; inverse++) {
+    float2 *src = inverse && !v.inplace ? c.dOut : c.dIn;
+    float2 *dst = v.inplace ? c.dIn : inverse ? c.dIn : c.dOut;
+    own_fft3d(src, dst, c.dTmp, c.dTw, c.n, inverse, c.gs);
+  }
+  CU_CK(cuStreamEndCapture((CUstream)c.gs, &g));
+  CU_CK(cuGraphInstantiate(&e, g, 0));
+  CU_CK(cuGraphDestroy(g));
+  return e;
+}
+
 bool measure(ctx &c, const variant &v, int reps, bench_row *row) {
   // Not timed: the forward transform alone, checked against a direct DFT.
   BENCH_CK(cudaMemcpy(c.dIn, c.x.data(), c.bytes, cudaMemcpyHostToDevice));
@@ -150,12 +182,17 @@ bool measure(ctx &c, const variant &v, int reps, bench_row *row) {
   const double spot = spot_check(c, X);
 
   std::vector<double> k, e;
+  CUgraphExec ge = v.graph ? capture(c, v) : nullptr;
   for (int r = 0; r <= reps; r++) {  // repetition 0 warms up
     const double t0 = bench_now();
     BENCH_CK(cudaMemcpy(c.dIn, c.x.data(), c.bytes, cudaMemcpyHostToDevice));
     BENCH_CK(cudaEventRecord(c.e0));
-    transform(c, v, 0);
-    transform(c, v, 1);
+    if (ge) {
+      CU_CK(cuGraphLaunch(ge, (CUstream)c.gs));
+    } else {
+      transform(c, v, 0);
+      transform(c, v, 1);
+    }
     BENCH_CK(cudaEventRecord(c.e1));
     BENCH_CK(cudaMemcpy(c.back.data(), c.dIn, c.bytes, cudaMemcpyDeviceToHost));
     const double t1 = bench_now();
@@ -163,6 +200,7 @@ bool measure(ctx &c, const variant &v, int reps, bench_row *row) {
     BENCH_CK(cudaEventElapsedTime(&ms, c.e0, c.e1));
     if (r > 0) k.push_back(ms), e.push_back((t1 - t0) * 1e3);
   }
+  if (ge) CU_CK(cuGraphExecDestroy(ge));
   // Round trip: inverse(forward(x)) = n^3 x (neither library nor kernels normalise).
   double peak = 0, err = 0;
   const double scale = 1.0 / (double)c.count;
@@ -184,7 +222,7 @@ bool measure(ctx &c, const variant &v, int reps, bench_row *row) {
 
 void usage(const char *argv0) {
   fprintf(stderr,
-          "usage: %s [--n N] [--reps R] [--impl own,cufft] [--place in,out] [--json]\n"
+          "usage: %s [--n N] [--reps R] [--impl own,cufft,own-graph] [--place in,out] [--json]\n"
           "  N^3 complex single-precision 3-D FFT, forward then inverse (default N 256, 5 reps;\n"
           "  the own kernels need N a power of two in [2, 1024])\n",
           argv0);
@@ -263,17 +301,20 @@ int main(int argc, char **argv) {
   if (!json)
     for (const bench_skip &sk : skips) fprintf(stderr, "fft3d: %s skipped: %s\n", sk.impl.c_str(), sk.reason.c_str());
 
-  const variant all[] = {{false, true, "own-inplace"}, {false, false, "own-outofplace"},
-                         {true, true, "cufft-inplace"}, {true, false, "cufft-outofplace"}};
+  const variant all[] = {{false, true, "own-inplace", false},       {false, false, "own-outofplace", false},
+                         {true, true, "cufft-inplace", false},      {true, false, "cufft-outofplace", false},
+                         {false, true, "own-graph-inplace", true},  {false, false, "own-graph-outofplace", true}};
+  BENCH_CK(cudaStreamCreate(&c.gs));
   bool all_ok = true;
   for (const variant &v : all) {
-    if (v.cufft ? !use_cufft : !bench_list_has(impls, "own")) continue;
+    if (v.cufft ? !use_cufft : !bench_list_has(impls, v.graph ? "own-graph" : "own")) continue;
     if (!bench_list_has(places, v.inplace ? "in" : "out")) continue;
     bench_row row;
     all_ok = measure(c, v, reps, &row) && all_ok;
     rows.push_back(row);
   }
   if (c.plan) cufftDestroy(c.plan);
+  BENCH_CK(cudaStreamDestroy(c.gs));
   BENCH_CK(cudaFree(c.dIn));
   BENCH_CK(cudaFree(c.dOut));
   BENCH_CK(cudaFree(c.dTmp));

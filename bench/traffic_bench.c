@@ -43,6 +43,10 @@ static const app_t apps[] = {
     {"fft3d 64^3 in place, 5 reps", {APP_FFT3D, "--n", "64", "--reps", "5", "--impl", "own",
                                      "--place", "in"},
      "before=launch:fft_lines:3,arg=2,offset=40,bits=1"},
+    /* the same forward and inverse transforms captured once into a graph (issue 24) */
+    {"fft3d 64^3 in place, graph", {APP_FFT3D, "--n", "64", "--reps", "5", "--impl", "own-graph",
+                                    "--place", "in"},
+     "before=launch:fft_lines:3,arg=2,offset=40,bits=1"},
     {"simplestreams 4 streams", {APP_SIMPLESTREAMS, "262144", "4", "3", "1"},
      "before=launch:init_array:3,arg=1,offset=0,bits=2"},
     /* issue 22's program: two 16 KiB tensors in a 512 MiB pool, 50 axpy launches */

@@ -121,13 +121,13 @@ static inline void bench_print_table(const char *title, int reps, const std::vec
                                      const std::vector<bench_skip> &skips) {
   printf("%s on %s%s, %d repetitions (times in ms: best / median)\n\n", title,
          bench_device_name().c_str(), bench_on_simulator() ? " (simulator)" : "", reps);
-  printf("%-16s %6s %21s %21s %10s %10s %s\n", "impl", "n", "kernel", "end-to-end", "GFLOP/s",
+  printf("%-20s %6s %21s %21s %10s %10s %s\n", "impl", "n", "kernel", "end-to-end", "GFLOP/s",
          "max err", "check");
   for (const bench_row &r : rows)
-    printf("%-16s %6ld %10.3f / %8.3f %10.3f / %8.3f %10.2f %10.2e %s\n", r.impl.c_str(), r.n,
+    printf("%-20s %6ld %10.3f / %8.3f %10.3f / %8.3f %10.2f %10.2e %s\n", r.impl.c_str(), r.n,
            r.kernel_ms.best, r.kernel_ms.median, r.e2e_ms.best, r.e2e_ms.median,
            r.work / (r.kernel_ms.best * 1e-3) / 1e9, r.max_err, r.ok ? "ok" : "WRONG");
-  for (const bench_skip &s : skips) printf("%-16s skipped: %s\n", s.impl.c_str(), s.reason.c_str());
+  for (const bench_skip &s : skips) printf("%-20s skipped: %s\n", s.impl.c_str(), s.reason.c_str());
 }
 
 #endif
