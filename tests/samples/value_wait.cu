@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
   CUdeviceptr flag;
   CU(cuMemAlloc(&flag, 4));
   CU(cuMemsetD32(flag, 0, 1));
+  CHECK(cudaDeviceSynchronize()); // (a memset of device memory may return before it is done)
   cudaStream_t a, b;
   CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
