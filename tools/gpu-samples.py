@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# tools/gpu-samples.py: tools/gpu-acceptance's sweep of tests/samples on a real GPU: each
+# sample natively, then under gpuft in both checking modes (same verdict, no detection)
+# and with one flipped bit before its first read-back (found, nothing uncorrectable).
+# usage: gpu-samples.py BUILD_DIR [--jobs N]; exit 0 when every row passes.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+SKIP = {"sticky_reset": "faults on purpose (its own acceptance step)"}
+FLIP = "at=d2h:1,target=src,bits=1,seed=11"
+
+
+def run(argv, env=None, timeout=45):
+    e = dict(os.environ)
+    e.update(env or {})
+    try:
+        p = subprocess.run(argv, env=e, capture_output=True, text=True, timeout=timeout, errors="replace")
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", "", ""
+
+
+def verdict(rc, out):
+    if rc == 0 and "PASSED" in out:
+        return "passed"
+    if rc == 2 and "Waiv" in out:
+        return "waived"
+    return f"exit {rc}"
+
+
+def under_gpuft(gpuft, path, tmp, name, env):
+    rep = os.path.join(tmp, f"{name}-{abs(hash(tuple(sorted(env.items()))))}.json")
+    env = dict(env, GPUFT_REPORT=rep)
+    rc, out, err = run([gpuft, "--", path], env)
+    try:
+        with open(rep) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        return verdict(rc, out), None, err
+    return verdict(rc, out), r, err
+
+
+def sample(gpuft, path, tmp):
+    name = os.path.basename(path)
+    if name in SKIP:
+        return name, "skipped", [SKIP[name]], True
+    rc, out, err = run([path])
+    native = verdict(rc, out)
+    if native != "passed":
+        # a sample the GPU does not run (waived: one device) is not gpuft's
+        return name, native, ["-"], native == "waived"
+    cells, ok = [], True
+    for mode in ("launch", "epoch"):
+        v, r, err = under_gpuft(gpuft, path, tmp, name, {"GPUFT_CHECK": mode})
+        if r is None:
+            cells.append(f"{mode}: {v}, no report")
+            ok = False
+            continue
+        det = r["errors"]["detected"] + r["errors"].get("unconfirmed", 0)
+        good = v == "passed" and det == 0
+        ok &= good
+        cells.append(f"{mode}: {v}, {det} det, {r['launches']} launches, {r['unknown_writers']} unknown")
+        if not good:
+            cells.append(err.strip().splitlines()[-1] if err.strip() else "")
+    v, r, err = under_gpuft(gpuft, path, tmp, name, {"GPUFT_INJECT": FLIP})
+    applied = r is not None and any(i.get("applied") for i in r.get("injections", []))
+    if r is None:
+        cells.append(f"flip: {v}, no report")
+        ok = False
+    elif not applied:
+        cells.append(f"flip: {v}, not applied")
+    else:
+        e = r["errors"]
+        good = v == "passed" and e["detected"] + e.get("unconfirmed", 0) > 0 and e["uncorrectable"] == 0
+        ok &= good
+        cells.append(f"flip: {v}, {e['detected']} det, {e['corrected']} corr, {e['uncorrectable']} unc")
+    return name, native, cells, ok
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__ or "usage: gpu-samples.py BUILD_DIR [--jobs N]", file=sys.stderr)
+        return 2
+    build = sys.argv[1]
+    jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else 8
+    gpuft = os.path.join(build, "bin", "gpuft")
+    sdir = os.path.join(build, "tests", "samples")
+    paths = sorted(
+        os.path.join(sdir, f)
+        for f in os.listdir(sdir)
+        if os.path.isfile(os.path.join(sdir, f)) and os.access(os.path.join(sdir, f), os.X_OK)
+        and not f.startswith("test_") and not f.endswith("_test")
+    )
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as ex:
+        rows = list(ex.map(lambda p: sample(gpuft, p, tmp), paths))
+    bad = 0
+    print(f"{'sample':22} {'native':10} under gpuft")
+    for name, native, cells, ok in rows:
+        bad += not ok
+        print(f"{name:22} {native:10} {'; '.join(c for c in cells if c)}{'' if ok else '  <- FAILED'}")
+    print(f"{len(rows)} samples, {bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
