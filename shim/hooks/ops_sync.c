@@ -205,6 +205,7 @@ static CUdeviceptr *batch_dests(size_t count, size_t *n) {
 
 #define WRITEVAL(name, T, ptsz)                                                   \
   CUresult ft_on_##name(CUstream s, CUdeviceptr addr, T value, unsigned flags) {  \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(s, addr, value, flags));         \
     ft_op_begin();                                                                \
     touching(addr, FT_STREAM(s, ptsz));                                           \
     CUresult r = ft_real.name(s, addr, value, flags);                             \
@@ -229,6 +230,7 @@ WAITVAL(cuStreamWaitValue64_v2_ptsz, cuuint64_t)
 
 #define BATCHMEMOP(name, ptsz)                                                               \
   CUresult ft_on_##name(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) { \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(s, count, ops, flags));                     \
     FT_OP_BEGIN();                                                                           \
     size_t n;                                                                                \
     CUdeviceptr *d = batch_dests(ops ? count : 0, &n);                                       \
@@ -257,6 +259,7 @@ BATCHMEMOP(cuStreamBatchMemOp_v2_ptsz, 1)
 #define BATCH(name, ptsz, FP, FA)                                                            \
   CUresult ft_on_##name(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,   \
                         CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs FP, CUstream s) { \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs FA, s)); \
     FT_OP_BEGIN();                                                                           \
     touch_all(dsts, dsts ? count : 0, FT_STREAM(s, ptsz), 0);                                \
     CUresult r = ft_real.name(dsts, srcs, sizes, count, attrs, idx, nattrs FA, s);           \
@@ -272,6 +275,7 @@ BATCH(cuMemcpyBatchAsync_ptsz, 1, FT_FAILIDX_P, FT_FAILIDX_A)
 #define BATCH3D(name, ptsz, FP, FA)                                                          \
   CUresult ft_on_##name(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops FP, unsigned long long flags,  \
                         CUstream s) {                                                        \
+    FT_CAPTURED(FT_STREAM(s, ptsz), ft_real.name(n, ops FA, flags, s));                      \
     FT_OP_BEGIN();                                                                           \
     size_t nd;                                                                               \
     CUdeviceptr *d = batch_dests(ops ? n : 0, &nd);                                          \

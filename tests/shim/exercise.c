@@ -49,6 +49,16 @@ static int failures;
     }                                                                                       \
   } while (0)
 #define CALL(name, pfn, ...) CALL_EXPECT(CUDA_SUCCESS, name, pfn, __VA_ARGS__)
+/* The same without the synchronisation (which a stream capture forbids). */
+#define CALL_CAPTURED(name, pfn, ...)                                                        \
+  do {                                                                                      \
+    pfn f_ = (pfn)dlsym(RTLD_DEFAULT, #name);                                               \
+    CUresult r_ = f_ ? f_(__VA_ARGS__) : CUDA_ERROR_NOT_FOUND;                              \
+    if (r_ != CUDA_SUCCESS) {                                                               \
+      fprintf(stderr, "exercise: %s:%d: %s during a capture -> %d\n", __FILE__, __LINE__, #name, r_); \
+      failures++;                                                                           \
+    }                                                                                       \
+  } while (0)
 
 static void CUDA_CB host_fn(void *u) { (void)u; }
 static void CUDA_CB stream_cb(CUstream s, CUresult r, void *u) {
@@ -487,6 +497,27 @@ int main(void) {
   CALL_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchCooperativeKernelMultiDevice,
               PFN_cuLaunchCooperativeKernelMultiDevice_v9000, NULL, 0, 0);
   CHECK(cuStreamSynchronize(s));
+
+  /* A batch copy into protected memory on a capturing stream (global mode, as the
+   * runtime's cudaMemcpyAsync may reach the driver): captured as a node and run at
+   * the graph's launch. gpuft must stay out of it: a commit or an event of its own
+   * there invalidated an H100's capture (graphs_simple, docs/gpu-results.md). */
+  {
+    CHECK(cuCtxSynchronize());
+    CUdeviceptr cd[1] = {b}, cs[1] = {a};
+    size_t cn[1] = {N}, ci[1] = {0};
+    CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CALL_CAPTURED(cuMemcpyBatchAsync_v2, PFN_cuMemcpyBatchAsync_v13000, cd, cs, cn, 1, &attr, ci, 1, s);
+    CALL_CAPTURED(cuMemcpy3DBatchAsync_v2, PFN_cuMemcpy3DBatchAsync_v13000, 1, &bop, 0, s);
+    CUgraph cg = NULL;
+    CHECK(cuStreamEndCapture(s, &cg));
+    CUgraphExec ce = NULL;
+    if (cg) CHECK(cuGraphInstantiate(&ce, cg, 0));
+    if (ce) CHECK(cuGraphLaunch(ce, s));
+    CHECK(cuStreamSynchronize(s));
+    if (ce) CHECK(cuGraphExecDestroy(ce));
+    if (cg) CHECK(cuGraphDestroy(cg));
+  }
 
   /* ---- release ---- */
   CALL(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, aa, s);

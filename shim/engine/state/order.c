@@ -25,6 +25,7 @@ typedef struct {
   int legacy;       /* the context's legacy default stream */
   pthread_t thread; /* the per-thread default stream is one stream per thread */
   int blocking;     /* synchronises with the legacy default stream */
+  int flags_known;  /* blocking has been asked (blocking_of) */
   int gone;         /* destroyed (or its context): never looked up again */
   uint64_t vc[FT_ORD_STREAMS];
 } ord_stream_t;
@@ -96,12 +97,28 @@ static int lookup(CUstream s, int create) {
   o->ctx = c;
   o->legacy = legacy;
   o->thread = self;
-  unsigned flags = 0;
-  o->blocking = per_thread || (!legacy && ft_drv.cuStreamGetFlags &&
-                               ft_drv.cuStreamGetFlags(s, &flags) == CUDA_SUCCESS &&
-                               !(flags & CU_STREAM_NON_BLOCKING));
+  o->blocking = per_thread;
+  o->flags_known = per_thread || legacy;
   if (n == g_nst) g_nst++;
   return n;
+}
+
+/* Whether o's stream synchronises with the legacy stream. Its flags cannot be asked
+ * while it is being captured: an H100's driver answers cuStreamGetFlags with
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the program's capture
+ * (docs/gpu-results.md). Until they are known it counts as non-blocking, which
+ * claims no order the flags might not give (the safe side). */
+static int blocking_of(ord_stream_t *o) {
+  if (o->flags_known || o->gone) return o->blocking; /* (a destroyed handle is never asked) */
+  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  if (!ft_drv.cuStreamIsCapturing || ft_drv.cuStreamIsCapturing(o->s, &st) != CUDA_SUCCESS ||
+      st != CU_STREAM_CAPTURE_STATUS_NONE)
+    return 0; /* asked again later */
+  unsigned flags = 0;
+  o->blocking = ft_drv.cuStreamGetFlags && ft_drv.cuStreamGetFlags(o->s, &flags) == CUDA_SUCCESS &&
+                !(flags & CU_STREAM_NON_BLOCKING);
+  o->flags_known = 1;
+  return o->blocking;
 }
 
 int ft_ord_op(CUstream s) {
@@ -112,8 +129,8 @@ int ft_ord_op(CUstream s) {
   merge(o->vc, g_host);
   if (o->legacy) {
     for (int k = 0; k < g_nst; k++)
-      if (g_st[k].blocking && g_st[k].ctx == o->ctx) merge(o->vc, g_st[k].vc);
-  } else if (o->blocking) {
+      if (g_st[k].ctx == o->ctx && blocking_of(&g_st[k])) merge(o->vc, g_st[k].vc);
+  } else if (blocking_of(o)) {
     int l = legacy_of(o->ctx);
     if (l >= 0) merge(o->vc, g_st[l].vc);
   }

@@ -426,6 +426,12 @@ static CUresult stream_flags(CUstream h, unsigned *flags, int ptds) {
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
+  /* An H100's driver (580.159) refuses the flags of a capturing stream, and the
+   * capture is invalidated (docs/gpu-results.md) */
+  if ((r = sim_capture_refuse(s, "cuStreamGetFlags"))) {
+    sim_obj_unref(&s->obj);
+    return r;
+  }
   if (flags) *flags = s->flags;
   sim_obj_unref(&s->obj);
   return flags ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
