@@ -52,7 +52,9 @@ def sample(gpuft, path, tmp):
     native = verdict(rc, out)
     if native != "passed":
         # a sample the GPU does not run (waived: one device) is not gpuft's
-        return name, native, ["-"], native == "waived"
+        # (its last lines say why: the sample's own failure on this GPU)
+        why = " | ".join((out + err).strip().splitlines()[-3:])
+        return name, native, [why or "-"], native == "waived"
     cells, ok = [], True
     for mode in ("launch", "epoch"):
         v, r, err = under_gpuft(gpuft, path, tmp, name, {"GPUFT_CHECK": mode})
@@ -63,7 +65,9 @@ def sample(gpuft, path, tmp):
         det = r["errors"]["detected"] + r["errors"].get("unconfirmed", 0)
         good = v == "passed" and det == 0
         ok &= good
-        cells.append(f"{mode}: {v}, {det} det, {r['launches']} launches, {r['unknown_writers']} unknown")
+        graphs = r.get("graph_launches_protected", 0)
+        cells.append(f"{mode}: {v}, {det} det, {r['launches']} launches" + (f" ({graphs} graphs)" if graphs else "")
+                     + f", {r['unprotected_ops']} unprotected")
         if not good:
             cells.append(err.strip().splitlines()[-1] if err.strip() else "")
     v, r, err = under_gpuft(gpuft, path, tmp, name, {"GPUFT_INJECT": FLIP})

@@ -1,4 +1,4 @@
-/* device.c: device management: synchronise, reset, flags, attributes, properties,
+/* device.c: device management: synchronise, limits, reset, flags, attributes, properties,
  * versions. cudaDeviceAttr values equal CUdevice_attribute values by design. */
 #include <string.h>
 
@@ -11,6 +11,19 @@ SIMRT_API cudaError_t cudaDeviceSynchronize(void) {
   if (e != cudaSuccess) return simrt_ret(e);
   /* CUDA 13's cuCtxSynchronize takes the context; NULL means the current one. */
   return simrt_ret_cu(SIMRT_DCALL(simrt_drv(0), cuCtxSynchronize, NULL));
+}
+
+/* cudaLimit values equal CUlimit values; the context's (the current device's primary). */
+SIMRT_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  cudaError_t e = simrt_ctx();
+  if (e != cudaSuccess) return simrt_ret(e);
+  return simrt_ret_cu(SIMRT_DCALL(simrt_drv(0), cuCtxSetLimit, (CUlimit)limit, value));
+}
+
+SIMRT_API cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
+  cudaError_t e = simrt_ctx();
+  if (e != cudaSuccess) return simrt_ret(e);
+  return simrt_ret_cu(SIMRT_DCALL(simrt_drv(0), cuCtxGetLimit, value, (CUlimit)limit));
 }
 
 SIMRT_API cudaError_t cudaDeviceReset(void) {

@@ -171,6 +171,9 @@ typedef struct {
   void (*ub_report)(void *ctx, const char *msg);
   void *ub_ctx;
   atomic_uint_fast64_t ub_reports;
+  /* Each thread's call stack in bytes (cudaLimitStackSize; 0: no limit): a call is
+   * charged the frame ptxas gives it at the least (warp.c), deeper calls fault. */
+  size_t stack_limit;
 } sim_grid_t;
 
 struct sim_warp_s {
@@ -197,6 +200,7 @@ struct sim_warp_s {
   uint32_t depth[32];
   uint8_t *stk[32];
   size_t stk_n[32], stk_cap[32];
+  size_t stk_charged[32]; /* bytes of the modelled device stack (sim_grid_t.stack_limit) */
   /* cp.async copies not yet completed and the lanes' groups (async.c); NULL
    * until the first cp.async; sim_async_release frees it with the block. */
   struct sim_async_s *async;

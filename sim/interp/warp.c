@@ -44,6 +44,7 @@ static inline bool outranked(sim_grid_t *g, uint64_t index) {
 
 #define SIM_CUDA_ERROR_NOT_SUPPORTED 801
 #define SIM_CUDA_ERROR_LAUNCH_FAILED 719
+#define SIM_CUDA_ERROR_ILLEGAL_ADDRESS 700
 
 void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) {
   sim_block_t *b = w->blk;
@@ -137,8 +138,17 @@ static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
 
 typedef struct {
   uint32_t ret_pc, call;
-  uint64_t size; /* of the whole frame, this trailer included */
+  uint64_t size;    /* of the whole frame, this trailer included */
+  uint64_t charged; /* against the device stack's limit */
 } sim_frame_tail_t;
+
+/* What a call costs of the device stack: ptxas gives a non-leaf function a frame of
+ * at least 16 bytes (the return address and the registers it saves) plus its local
+ * memory, 8-byte aligned (ptxas -v: 16 bytes for is_even, 24 for fib, 48-56 for a
+ * tree walk with a pointer argument). The registers ptxas saves are not in the PTX,
+ * so this is a lower bound: a program the simulator stops overflows on a GPU, one
+ * within a few frames of the limit may pass here and fail there. */
+static size_t frame_charge(size_t nloc, size_t nploc) { return 16 + ((nloc + nploc + 7) & ~(size_t)7); }
 
 static uint8_t *lane_local(sim_warp_t *w, uint32_t l) {
   return w->blk->local + (size_t)(w->id * 32 + l) * w->blk->g->prog->local_bytes;
@@ -152,8 +162,18 @@ static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const sim_callsite_t *cs = &p->calls[in->target];
   const sim_body_t *bd = &p->bodies[cs->body];
   size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
-  size_t size = nreg * 8 + nloc + nploc + sizeof(sim_frame_tail_t);
+  size_t size = nreg * 8 + nloc + nploc + sizeof(sim_frame_tail_t), charge = frame_charge(nloc, nploc);
+  size_t limit = w->blk->g->stack_limit;
   SIM_FOR_LANES(m, l) {
+    if (limit && w->stk_charged[l] + charge > limit) {
+      /* a GPU's thread runs off its stack into memory it may not touch: an H100
+       * reports an illegal address (cudaErrorIllegalAddress) */
+      w->active = 1u << l;
+      sim_interp_fault(w, SIM_CUDA_ERROR_ILLEGAL_ADDRESS,
+                       "call stack overflow: %u calls deep, %zu of the %zu-byte stack (cudaLimitStackSize) in use",
+                       w->depth[l], w->stk_charged[l], limit);
+      return;
+    }
     if (w->stk_n[l] + size > SIM_STACK_MAX) {
       w->active = 1u << l;
       sim_interp_fault(w, SIM_CUDA_ERROR_LAUNCH_FAILED, "call stack overflow (%u calls deep, %zu bytes)", w->depth[l],
@@ -171,9 +191,10 @@ static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     for (size_t r = 0; r < nreg; r++) memcpy(f + r * 8, &w->r[(bd->reg_lo + r) * 32 + l], 8);
     memcpy(f + nreg * 8, loc + bd->loc_lo, nloc);
     memcpy(f + nreg * 8 + nloc, loc + bd->ploc_lo, nploc);
-    sim_frame_tail_t t = {w->pc + 1, in->target, size};
+    sim_frame_tail_t t = {w->pc + 1, in->target, size, charge};
     memcpy(f + size - sizeof t, &t, sizeof t);
     w->stk_n[l] += size;
+    w->stk_charged[l] += charge;
     w->depth[l]++;
     for (uint32_t k = 0; k < cs->n_args; k++) memmove(loc + cs->args[k].to, loc + cs->args[k].from, cs->args[k].size);
   }
@@ -205,6 +226,7 @@ static void call_return(sim_warp_t *w, uint32_t m) {
     memcpy(loc + bd->loc_lo, f + nreg * 8, nloc);
     memcpy(loc + bd->ploc_lo, f + nreg * 8 + nloc, nploc);
     w->stk_n[l] -= t.size;
+    w->stk_charged[l] -= t.charged;
     w->depth[l]--;
     o = 0;
     for (uint32_t k = 0; k < cs->n_rets && o + cs->rets[k].size <= sizeof res; k++) {

@@ -12,7 +12,7 @@
 #include <cuda_fp16.h>
 #include "samples.h"
 
-enum { OPS = 40 };
+enum { OPS = 48 };
 
 __global__ void fops(const float *a, const float *b, const float *c, const double *d, const int *k,
                      unsigned *r, int n) {
@@ -43,6 +43,14 @@ __global__ void fops(const float *a, const float *b, const float *c, const doubl
   o[37] = __float_as_uint(__uint2float_rd((unsigned)k[i]));
   o[38] = __half_as_ushort(__float2half_rn(x));
   o[39] = __float_as_uint(__half2float(__ushort_as_half((unsigned short)k[i])));
+  unsigned long long ul = __float2ull_rn(x);
+  o[40] = (unsigned)ul, o[41] = (unsigned)(ul >> 32);
+  long long dl = __double2ll_rn(d[i]);
+  o[42] = (unsigned)dl, o[43] = (unsigned)(dl >> 32);
+  unsigned long long du = __double2ull_rn(d[i]);
+  o[44] = (unsigned)du, o[45] = (unsigned)(du >> 32);
+  o[46] = (unsigned)__double2int_rn(d[i]);
+  o[47] = __double2uint_rn(d[i]);
 }
 
 // Double arithmetic in the four rounding modes: x = d[i], y = d[(i * 13 + 5) % n],
@@ -73,15 +81,28 @@ static float fl(unsigned u) {
 // An arithmetic result as a GPU gives it: NaN is the canonical 0x7fffffff.
 static unsigned canon(float f) { return std::isnan(f) ? 0x7fffffffu : bits(f); }
 
-// float -> int as the GPU converts: saturating, NaN -> 0 (rounding by mode).
-static long long f2i(float x, int mode, long long lo, long long hi) {
-  if (std::isnan(x)) return 0;
-  double r = mode == 0 ? std::nearbyint((double)x) : mode == 1 ? std::trunc((double)x)
-           : mode == 2 ? std::ceil((double)x) : std::floor((double)x);
+// float -> int as the GPU converts: saturating (rounding by mode); NaN gives 0 in
+// 32 bits and the integer's lowest bit pattern 0x8000000000000000 in 64 (an H100's
+// answer for cvt.rni.s64.f32; docs/gpu-results.md).
+static long long f2i(double x, int mode, long long lo, long long hi) {
+  if (std::isnan(x)) return hi > INT32_MAX ? INT64_MIN : 0;
+  double r = mode == 0 ? std::nearbyint(x) : mode == 1 ? std::trunc(x) : mode == 2 ? std::ceil(x) : std::floor(x);
   if (r < (double)lo) return lo;
+  if (r >= 9223372036854775808.0 && hi == INT64_MAX) return INT64_MAX;
   if (r > (double)hi) return hi;
   return (long long)r;
 }
+// float -> unsigned 64 bits: saturating; NaN as in f2i.
+static unsigned long long f2u64(double x) {
+  if (std::isnan(x)) return 0x8000000000000000ull;
+  double r = std::nearbyint(x);
+  if (r <= 0) return 0;
+  if (r >= 18446744073709551616.0) return UINT64_MAX;
+  return (unsigned long long)r;
+}
+// One line for the first mismatch of each operation, a count of them all at the end.
+static int g_miss[64];
+static bool miss(int op) { return g_miss[op]++ == 0; }
 
 // float -> half, round to nearest even, written out from the formats: the value is
 // mant * 2^exp2 exactly; a half's unit in the last place is 2^(max(floor(log2 v),
@@ -162,7 +183,9 @@ int main() {
       "fma.rm", "div.rn", "div.rz", "div.rp", "div.rm", "sqrt.rn", "sqrt.rz", "sqrt.rp", "sqrt.rm", "rcp.rn", "min",
       "max", "sub.rn", "cvt.rni.s32", "cvt.rzi.s32", "cvt.rpi.s32", "cvt.rmi.s32", "cvt.rzi.u32", "cvt.rni.s64 lo",
       "cvt.rni.s64 hi", "cvt.rn.f32.f64", "cvt.rz.f32.f64", "cvt.rp.f32.f64", "cvt.rm.f32.f64", "cvt.rz.f32.s32",
-      "cvt.rp.f32.s32", "cvt.rm.f32.u32", "cvt.rn.f16.f32", "cvt.f32.f16"};
+      "cvt.rp.f32.s32", "cvt.rm.f32.u32", "cvt.rn.f16.f32", "cvt.f32.f16", "cvt.rni.u64.f32 lo", "cvt.rni.u64.f32 hi",
+      "cvt.rni.s64.f64 lo", "cvt.rni.s64.f64 hi", "cvt.rni.u64.f64 lo", "cvt.rni.u64.f64 hi", "cvt.rni.s32.f64",
+      "cvt.rni.u32.f64"};
   static const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD};
   int bad = 0;
   for (int i = 0; i < n; i++) {
@@ -194,8 +217,15 @@ int main() {
     for (int m = 0; m < 4; m++) want[24 + m] = (unsigned)f2i(x, m, INT32_MIN, INT32_MAX);
     want[28] = (unsigned)f2i(x, 1, 0, UINT32_MAX);
     long long ll = f2i(x, 0, INT64_MIN, INT64_MAX);
-    if (!std::isnan(x) && (double)x >= 9223372036854775808.0) ll = INT64_MAX;
     want[29] = (unsigned)ll, want[30] = (unsigned)((unsigned long long)ll >> 32);
+    unsigned long long ul = f2u64(x);
+    want[40] = (unsigned)ul, want[41] = (unsigned)(ul >> 32);
+    long long dl = f2i(dv, 0, INT64_MIN, INT64_MAX);
+    want[42] = (unsigned)dl, want[43] = (unsigned)((unsigned long long)dl >> 32);
+    unsigned long long du = f2u64(dv);
+    want[44] = (unsigned)du, want[45] = (unsigned)(du >> 32);
+    want[46] = (unsigned)f2i(dv, 0, INT32_MIN, INT32_MAX);
+    want[47] = (unsigned)f2i(dv, 0, 0, UINT32_MAX);
     want[38] = std::isnan(x) ? 0x7fffu : f2h(x);
     float hf = h2f((unsigned short)kv);
     want[39] = std::isnan(hf) ? 0x7fffffffu : bits(hf);
@@ -207,7 +237,7 @@ int main() {
       if (j == 39 && std::isnan(fl(want[j])) && std::isnan(fl(got))) continue;
       // min/max of +0 and -0: either zero
       if ((j == 21 || j == 22) && x == 0.0f && y == 0.0f && (got & 0x7fffffffu) == 0) continue;
-      if (got != want[j] && bad++ < 25)
+      if (got != want[j] && (bad++, miss(j)))
         printf("%s(%a [%08x], %a [%08x], %a, %a, %d): got %08x, expected %08x\n", names[j], (double)x, bits(x),
                (double)y, bits(y), (double)z, (double)dv, (int)kv, got, want[j]);
     }
@@ -229,7 +259,7 @@ int main() {
       for (int q = 0; q < 5; q++) {
         unsigned long long want = std::isnan(w[q]) ? 0x7fffffffffffffffull : 0, got = rd[(size_t)i * DOPS + q * 4 + m];
         if (!std::isnan(w[q])) memcpy(&want, &w[q], 8);
-        if (got != want && bad++ < 25)
+        if (got != want && (bad++, miss(OPS + q)))
           printf("%s mode %d (%a, %a, %a): got %016llx, expected %016llx\n", q < 4 ? dnames[q] : "sqrt.f64", m,
                  (double)x, (double)y, (double)z, got, want);
       }
@@ -242,6 +272,13 @@ int main() {
   cudaFree(dd);
   cudaFree(dk);
   cudaFree(dr);
-  if (bad) printf("%d mismatches\n", bad);
+  if (bad) {
+    printf("%d mismatches:", bad);
+    for (int j = 0; j < OPS; j++)
+      if (g_miss[j]) printf(" %s %d,", names[j], g_miss[j]);
+    for (int q = 0; q < 5; q++)
+      if (g_miss[OPS + q]) printf(" %s %d,", q < 4 ? dnames[q] : "sqrt.f64", g_miss[OPS + q]);
+    printf("\n");
+  }
   return verdict("diff_float", bad == 0);
 }

@@ -70,9 +70,12 @@ int main() {
   CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
   printf("after the captured graph: graph memory used %llu, reserved %llu\n", (unsigned long long)used,
          (unsigned long long)reserved);
-  ok = ok && used == 0 && reserved >= 3 * bytes;
+  ok &= EXPECT(used == 0 && reserved >= 3 * bytes);
   CHECK(cudaGraphExecDestroy(e));
   CHECK(cudaGraphDestroy(g));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
+  printf("after destroying it: used %llu, reserved %llu\n", used, reserved);
 
   // 2. explicit: alloc nodes, no free node; the memory outlives the launch
   cudaGraph_t ga;
@@ -107,14 +110,19 @@ int main() {
     CHECK(cudaStreamSynchronize(s1));
     for (int k = 0; k < n && ok; k++) ok = h[k] == 20 + k;
     CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
-    ok = ok && used == bytes;
+    printf("explicit graph, launch %d: used %llu\n", i, used);
+    ok &= EXPECT(used == bytes);
     if (i % 2 == 0) CHECK(cudaGraphLaunch(ef, s1));  // freed by the free graph
     else CHECK(cudaFreeAsync(d, s1));                 // or in stream order
   }
   CHECK(cudaStreamSynchronize(s1));
   CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
-  ok = ok && used == 0;
+  printf("all freed: used %llu\n", used);
+  ok &= EXPECT(used == 0);
   CHECK(cudaDeviceGraphMemTrim(0));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
+  printf("after the trim: used %llu, reserved %llu\n", used, reserved);
   CHECK(cudaGraphExecDestroy(ea));
   CHECK(cudaGraphExecDestroy(ef));
   CHECK(cudaGraphDestroy(ga));

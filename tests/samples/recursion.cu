@@ -52,6 +52,15 @@ int main() {
   CHECK(cudaMalloc(&t, sizeof h));
   CHECK(cudaMalloc(&o, n * 3 * 4));
   CHECK(cudaMemcpy(t, h, sizeof h, cudaMemcpyHostToDevice));
+  // is_even recurses up to 101 calls deep: more than the default 1 KiB stack holds
+  // (ptxas gives each call a frame of 16 bytes or more), so the program asks for more,
+  // as recursive CUDA code must.
+  size_t stack = 0;
+  CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+  printf("stack limit: default %zu\n", stack);
+  CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 4000));
+  CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+  printf("stack limit: set 4000, reads back %zu\n", stack);
   recurse<<<blocks, threads>>>(t, 0, o);
   CHECK(cudaDeviceSynchronize());
   std::vector<int> r(n * 3);

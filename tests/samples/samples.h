@@ -12,6 +12,10 @@
     }                                                                                \
   } while (0)
 
+// A check that says which one failed (file, line and the condition): on a GPU it
+// tells what the driver answered differently from the simulator.
+#define EXPECT(cond) ((cond) ? true : (printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond), false))
+
 static inline int verdict(const char *name, bool ok) {
   printf("%s: %s\n", name, ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;

@@ -59,15 +59,19 @@ static float at(const Tex2D &t, int x, int y) {
   x = addr(x, t.w, m), y = addr(y, t.h, m);
   return x < 0 || y < 0 ? t.border : t.img[y * t.w + x];
 }
-static float ref(const Tex2D &t, float u, float v) {
+// The texel (or bilinear blend) at (u, v); *spread: how far apart the four texels of a
+// blend are (0 for a point sample).
+static float ref(const Tex2D &t, float u, float v, float *spread) {
   double x = t.normalized ? (double)u * t.w : u, y = t.normalized ? (double)v * t.h : v;
+  *spread = 0;
   if (!t.linear) return at(t, (int)floor(x), (int)floor(y));
   x -= 0.5, y -= 0.5;
   double fx = floor(x), fy = floor(y);
   double a = round((x - fx) * 256) / 256, b = round((y - fy) * 256) / 256;  // 8-bit fractions
   int i = (int)fx, j = (int)fy;
-  return (float)((1 - a) * (1 - b) * at(t, i, j) + a * (1 - b) * at(t, i + 1, j) + (1 - a) * b * at(t, i, j + 1) +
-                 a * b * at(t, i + 1, j + 1));
+  float q[4] = {at(t, i, j), at(t, i + 1, j), at(t, i, j + 1), at(t, i + 1, j + 1)};
+  *spread = fmaxf(fmaxf(q[0], q[1]), fmaxf(q[2], q[3])) - fminf(fminf(q[0], q[1]), fminf(q[2], q[3]));
+  return (float)((1 - a) * (1 - b) * q[0] + a * (1 - b) * q[1] + (1 - a) * b * q[2] + a * b * q[3]);
 }
 
 int main() {
@@ -141,8 +145,12 @@ int main() {
       Tex2D t = {img.data(), W, H, m, (bool)lin, true, 42.0f};
       bad = 0;
       for (int i = 0; i < n; i++) {
-        float want = ref(t, uv[i].x, uv[i].y);
-        if (fabsf(res[i] - want) > 1e-4f * fabsf(want) + 1e-4f && bad++ < 3)
+        float spread, want = ref(t, uv[i].x, uv[i].y, &spread);
+        // The programming guide gives the blend's weights 8 fractional bits, not how the
+        // hardware derives them from the coordinate: an H100 differs from this reference
+        // by up to 0.4 of a weight step (docs/gpu-results.md), so a blend may be off by
+        // one step (1/256) of its texels' spread.
+        if (fabsf(res[i] - want) > spread / 256 + 1e-4f * fabsf(want) + 1e-4f && bad++ < 3)
           printf("%s mode %d (%g,%g): got %g, expected %g\n", lin ? "linear" : "point", (int)m, uv[i].x, uv[i].y,
                  res[i], want);
       }

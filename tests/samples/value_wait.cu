@@ -52,6 +52,12 @@ int main(int argc, char **argv) {
   cudaStream_t a, b;
   CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  // Both kernels loaded before the loop: under lazy loading (CUDA_MODULE_LOADING=LAZY,
+  // the default) a kernel's first launch may load its code and wait for the device,
+  // here for a flag only later work sets: on an H100 the program hung there.
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, gather));
+  CHECK(cudaFuncGetAttributes(&fa, fill));
   const int *didx = (const int *)buf;
   float *dhalf = (float *)(buf + (size_t)n * 4);
   bool ok = true;

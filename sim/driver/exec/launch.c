@@ -146,6 +146,7 @@ static void interp_run(sim_launch_t *l) {
   g->mem = &mem;
   g->check_ub = sim_opt.check_ub;
   g->ub_report = ub_report;
+  g->stack_limit = l->ctx->limits[CU_LIMIT_STACK_SIZE];
   SIM_COUNT(kernels_interpreted, 1);
   if (sim_opt.check_access) l->acheck = sim_acheck_begin(l);
   mem.extents = l->acheck != NULL; /* where the accesses lay, for the range check */
