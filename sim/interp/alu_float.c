@@ -1,6 +1,6 @@
 /* alu_float.c: f32/f64 arithmetic with PTX's rounding modes (.rn .rz .rm .rp through
  * the host's dynamic rounding; this file is built with -frounding-math), .ftz, .sat,
- * NaN results canonical as on the GPU, min/max NaN rules, approximate functions
+ * NaN results as on the GPU (canonical in f32, propagated in f64), min/max NaN rules, approximate functions
  * (computed to host libm accuracy, inside PTX's stated error), testp, copysign. */
 #include <fenv.h>
 #include <math.h>
@@ -37,6 +37,21 @@ static inline uint64_t st64(double d, bool sat) {
   uint64_t u;
   memcpy(&u, &d, 8);
   return u;
+}
+
+/* An f64 arithmetic result that is NaN, as an H100 gives it (measured: add, mul, fma,
+ * div, sqrt; docs/gpu-results.md): a NaN operand comes through with its payload,
+ * quieted; an invalid operation on numbers (0/0, sqrt(-1), inf - inf) gives the
+ * negative quiet NaN 0xfff8000000000000 (f32 results stay canonical 0x7fffffff).
+ * Which of several NaN operands comes through was not measured: the first. */
+static inline uint64_t nan64(uint64_t a, uint64_t b, uint64_t c, int n) {
+  const uint64_t op[3] = {a, b, c};
+  for (int i = 0; i < n; i++)
+    if ((op[i] & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return op[i] | 0x0008000000000000ull;
+  return 0xfff8000000000000ull;
+}
+static inline uint64_t st64n(double d, bool sat, uint64_t a, uint64_t b, uint64_t c, int n) {
+  return d != d && !sat ? nan64(a, b, c, n) : st64(d, sat);
 }
 
 /* Dynamic rounding for .rz/.rm/.rp; returns the mode to restore (-1: untouched). */
@@ -99,6 +114,14 @@ static inline double fmax64(double a, double b) {
               (void)b; (void)c; D[l] = st64((expr), sat));                        \
     EPILOG;                                                                       \
   }
+/* The arithmetic f64 forms: NaN results as nan64 says (n: operands). */
+#define F64ARITH(name, n, expr)                                                   \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {            \
+    PROLOG;                                                                       \
+    SIM_LANES(m, l, double a = ld64(A[l]); double b = ld64(B[l]); double c = ld64(C[l]); \
+              (void)b; (void)c; D[l] = st64n((expr), sat, A[l], B[l], C[l], n));  \
+    EPILOG;                                                                       \
+  }
 
 /* Fast f32 forms: no flush, no saturation, round to nearest. */
 #define F32FAST(name, expr)                                                         \
@@ -129,7 +152,7 @@ __attribute__((target("avx2,fma"))) static void fma32_fast_hw(sim_warp_t *w, con
 __attribute__((target("avx2,fma"))) static void fma64_fast_hw(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
-  SIM_LANES(m, l, D[l] = st64(fma(ld64(A[l]), ld64(B[l]), ld64(C[l])), false));
+  SIM_LANES(m, l, D[l] = st64n(fma(ld64(A[l]), ld64(B[l]), ld64(C[l])), false, A[l], B[l], C[l], 3));
 }
 static bool host_fma(void) {
   __builtin_cpu_init();
@@ -142,7 +165,8 @@ static bool host_fma(void) {
   static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {               \
     uint64_t *D = SIM_R(w, in->d[0]);                                                \
     const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);                 \
-    SIM_LANES(m, l, double a = ld64(A[l]); double b = ld64(B[l]); D[l] = st64((expr), false)); \
+    SIM_LANES(m, l, double a = ld64(A[l]); double b = ld64(B[l]);                   \
+              D[l] = st64n((expr), false, A[l], B[l], 0, 2));                         \
   }
 F64FAST(add64_fast, a + b)
 F64FAST(mul64_fast, a * b)
@@ -163,16 +187,16 @@ F32OP(lg232, log2f(a))
 F32OP(ex232, exp2f(a))
 F32OP(tanh32, tanhf(a))
 F32OP(copysign32, copysignf(b, a))
-F64OP(add64, a + b)
-F64OP(sub64, a - b)
-F64OP(mul64, a * b)
-F64OP(fma64, fma(a, b, c))
-F64OP(div64, a / b)
+F64ARITH(add64, 2, a + b)
+F64ARITH(sub64, 2, a - b)
+F64ARITH(mul64, 2, a * b)
+F64ARITH(fma64, 3, fma(a, b, c))
+F64ARITH(div64, 2, a / b)
 F64OP(min64, fmin64(a, b))
 F64OP(max64, fmax64(a, b))
-F64OP(rcp64, 1.0 / a)
-F64OP(sqrt64, sqrt(a))
-F64OP(rsqrt64, 1.0 / sqrt(a))
+F64ARITH(rcp64, 1, 1.0 / a)
+F64ARITH(sqrt64, 1, sqrt(a))
+F64ARITH(rsqrt64, 1, 1.0 / sqrt(a))
 F64OP(sin64, sin(a))
 F64OP(cos64, cos(a))
 F64OP(lg264, log2(a))

@@ -1,6 +1,6 @@
 /* cvt.c: every cvt form: integer widening/narrowing with .sat, float<->float with
  * rounding, .ftz and .sat (f16 and bf16 included), float->integer (always
- * saturating; NaN -> 0, or 0x8000000000000000 in 64 bits) and integer->float with the four rounding modes.
+ * saturating; NaN as an H100 gives it) and integer->float with the four rounding modes.
  * Built with -frounding-math: conversions honour the host's dynamic rounding. */
 #include <math.h>
 #include <string.h>
@@ -125,10 +125,12 @@ static uint64_t cvt_one(const sim_insn_t *in, uint64_t v) {
     }
     return store_f(dt, x, ftz, sat);
   }
-  /* float -> integer: round, saturate to the destination range. NaN gives 0 in up
-   * to 32 bits; in 64 it gives 0x8000000000000000, as an H100 does (measured for
-   * cvt.rni.s64.f32, docs/gpu-results.md; the PTX ISA leaves it unsaid). */
-  if (x != x) return db >= 64 ? 0x8000000000000000ull : 0;
+  /* float -> integer: round, saturate to the destination range. NaN gives, as an
+   * H100 does (measured, docs/gpu-results.md; the PTX ISA leaves it unsaid), the
+   * destination's sign bit alone (0x8000000000000000, 0x80000000) from an f64 or
+   * into 64 bits, and 0 from a narrower float into 32 bits or fewer (f64 into 16 or
+   * 8 bits was not measured: 0). */
+  if (x != x) return db >= 64 ? 0x8000000000000000ull : st == FT_PTX_T_F64 && db == 32 ? 0x80000000ull : 0;
   x = round_int(x, in->rnd ? in->rnd : FT_PTX_RND_RZI);
   uint64_t r;
   if (dsg) {

@@ -126,23 +126,24 @@ int main() {
   }
   ok &= bad == 0;
 
-  // 64 threads asking 64 KiB each of a small heap: some must get NULL, the others
+  // 64 threads each asking a 32nd of the heap: some must get NULL, the others
   // disjoint memory; after free, the same request succeeds as often again.
+  const size_t ask = heap / 32;
   int *dgot, *dint;
   CHECK(cudaMalloc(&dgot, 64 * sizeof(int)));
   CHECK(cudaMalloc(&dint, 64 * sizeof(int)));
   std::vector<int> got(64), intact(64);
   int first = -1;
   for (int round = 0; round < 2; round++) {
-    exhaust<<<1, 64>>>(64 << 10, dgot, dint, true);
+    exhaust<<<1, 64>>>(ask, dgot, dint, true);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(got.data(), dgot, 64 * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(intact.data(), dint, 64 * sizeof(int), cudaMemcpyDeviceToHost));
     int ngot = 0, nint = 0;
     for (int t = 0; t < 64; t++) ngot += got[t], nint += intact[t];
-    printf("round %d: %d of 64 allocations of 64 KiB succeeded\n", round, ngot);
-    // (the heap holds at most heap / 64 KiB such blocks, less its own bookkeeping)
-    if (ngot < 1 || (size_t)ngot > heap / (64 << 10) || nint != 64) printf("exhaust round %d: %d succeeded, %d intact\n", round, ngot, nint), ok = false;
+    printf("round %d: %d of 64 allocations of %zu KiB succeeded\n", round, ngot, ask >> 10);
+    // (the heap holds at most 32 such blocks, less its own bookkeeping)
+    if (ngot < 1 || ngot > 32 || nint != 64) printf("exhaust round %d: %d succeeded, %d intact\n", round, ngot, nint), ok = false;
     if (round == 0) first = ngot;
     else if (ngot != first) printf("after free: %d succeeded, first time %d\n", ngot, first), ok = false;
   }

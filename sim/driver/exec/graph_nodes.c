@@ -24,21 +24,31 @@ bool sim_gmem_find(uint64_t ptr) {
 }
 
 /* ---- graph memory attributes of the device ---- */
+/* Physical memory behind graph allocations, as an H100's driver (580.159) reports it
+ * (docs/gpu-results.md): mapped in 32 MiB pieces when a launch allocates, and kept
+ * (after the allocations are freed and the graphs destroyed) until
+ * cuDeviceGraphMemTrim; the used and reserved sizes both read as what is mapped. */
+#define SIM_GMEM_CHUNK ((uint64_t)32 << 20)
 static uint64_t used_high[SIM_MAX_DEVICES], reserved_high[SIM_MAX_DEVICES]; /* under gmem_mu */
+static uint64_t mapped[SIM_MAX_DEVICES];
 
-/* Graph memory of device dev now: allocated by launches (used) and reserved by
- * nodes; the high watermarks of every device follow. */
-static void gmem_sums(int dev, uint64_t *used, uint64_t *reserved) {
+static uint64_t live_bytes(int d) {
+  uint64_t u = 0;
+  for (size_t i = 0; i < n_gmem; i++)
+    if (gmem_live[i]->dev == d && gmem_live[i]->live) u += gmem_live[i]->size;
+  return u;
+}
+static uint64_t chunks(uint64_t n) { return (n + SIM_GMEM_CHUNK - 1) / SIM_GMEM_CHUNK * SIM_GMEM_CHUNK; }
+
+/* Graph memory of device dev now (used, reserved); a launch's allocations map more
+ * (grow), a trim keeps what live allocations need; the high watermarks follow. */
+static void gmem_sums(int dev, uint64_t *used, uint64_t *reserved, int grow, int trim) {
   for (int d = 0; d < SIM_MAX_DEVICES; d++) {
-    uint64_t u = 0, r = 0;
-    for (size_t i = 0; i < n_gmem; i++) {
-      if (gmem_live[i]->dev != d) continue;
-      r += gmem_live[i]->size;
-      if (gmem_live[i]->live) u += gmem_live[i]->size;
-    }
-    if (u > used_high[d]) used_high[d] = u;
-    if (r > reserved_high[d]) reserved_high[d] = r;
-    if (d == dev) *used = u, *reserved = r;
+    uint64_t need = chunks(live_bytes(d));
+    if ((grow && need > mapped[d]) || (trim && d == dev)) mapped[d] = need;
+    if (mapped[d] > used_high[d]) used_high[d] = mapped[d];
+    if (mapped[d] > reserved_high[d]) reserved_high[d] = mapped[d];
+    if (d == dev) *used = mapped[d], *reserved = mapped[d];
   }
 }
 
@@ -49,7 +59,7 @@ static CUresult graph_mem_attr(CUdevice dev, CUgraphMem_attribute a, cuuint64_t 
   CUresult r = CUDA_SUCCESS;
   uint64_t used = 0, reserved = 0;
   pthread_mutex_lock(&gmem_mu);
-  gmem_sums(dev, &used, &reserved);
+  gmem_sums(dev, &used, &reserved, 0, 0);
   switch (a) {
     case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: if (set) r = CUDA_ERROR_INVALID_VALUE; else *v = used; break;
     case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: if (set) r = CUDA_ERROR_INVALID_VALUE; else *v = reserved; break;
@@ -72,10 +82,15 @@ static CUresult graph_mem_attr(CUdevice dev, CUgraphMem_attribute a, cuuint64_t 
 CUresult cuDeviceGetGraphMemAttribute(CUdevice d, CUgraphMem_attribute a, void *v) { return graph_mem_attr(d, a, v, false); }
 CUresult cuDeviceSetGraphMemAttribute(CUdevice d, CUgraphMem_attribute a, void *v) { return graph_mem_attr(d, a, v, true); }
 
-/* Graph memory is reserved per node here, never cached: nothing to trim. */
+/* What no live graph allocation needs is unmapped. */
 CUresult cuDeviceGraphMemTrim(CUdevice dev) {
   SIM_CHECK_INIT();
-  return sim_dev_ok(dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  if (!sim_dev_ok(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  uint64_t used, reserved;
+  pthread_mutex_lock(&gmem_mu);
+  gmem_sums(dev, &used, &reserved, 0, 1);
+  pthread_mutex_unlock(&gmem_mu);
+  return CUDA_SUCCESS;
 }
 
 bool sim_gmem_live(uint64_t ptr, int set) {
@@ -87,7 +102,7 @@ bool sim_gmem_live(uint64_t ptr, int set) {
       if (set >= 0) gmem_live[i]->live = set;
     }
   uint64_t used, reserved;
-  gmem_sums(-1, &used, &reserved); /* the high watermarks */
+  gmem_sums(-1, &used, &reserved, set == 1, 0); /* mapped for a launch's allocation; the high watermarks */
   pthread_mutex_unlock(&gmem_mu);
   return was;
 }
