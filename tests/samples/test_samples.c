@@ -292,6 +292,48 @@ TEST_IMPL(devices_under_gpuft) {
   return TEST_OK;
 }
 
+/* A flip GPUFT_INJECT puts in memory gpuft stopped protecting says so in the report
+ * (`injections[].protected`): simple_ipc's parent exports its buffer (its fault lands
+ * there, unprotected: nothing can find it), the child's lands in its own buffer. */
+TEST_IMPL(injection_says_unprotected) {
+  if (!*SAMPLE_simple_ipc) return TEST_SKIPF("samples not built (no nvcc)");
+  char dir[] = "/tmp/gpuft-ipcinj-XXXXXX", rep[96], env_rep[128];
+  ASSERT(mkdtemp(dir) != NULL);
+  snprintf(rep, sizeof rep, "%s/r-%%p.json", dir);
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB, env_rep,
+                       "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11", NULL};
+  const char *argv[] = {SAMPLE_simple_ipc, NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+  int prot = 0, unprot = 0, reports = 0;
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "ls %s", dir);
+  FILE *ls = popen(cmd, "r");
+  ASSERT(ls != NULL);
+  char name[128];
+  while (fgets(name, sizeof name, ls)) {
+    name[strcspn(name, "\n")] = 0;
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *json = read_file(path);
+    if (!json) continue;
+    reports++;
+    for (const char *p = json; (p = strstr(p, "\"protected\": ")); p++) {
+      if (!strncmp(p + 13, "true", 4)) prot++;
+      if (!strncmp(p + 13, "false", 5)) unprot++;
+    }
+    free(json);
+    unlink(path);
+  }
+  pclose(ls);
+  rmdir(dir);
+  if (reports != 2 || prot != 1 || unprot != 1)
+    FT_FAIL_("%d reports, %d protected and %d unprotected injections (want 2, 1, 1)\n%s", reports, prot, unprot, r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
+
 /* ---- campaigns on two devices (issue 27) ---- */
 
 /* `gpuft campaign ARGS...` on the simulator (SIMCUDA_DEVICES=devices): its --json. */

@@ -28,6 +28,7 @@ typedef struct {
   const char *missed; /* claimed but not applied: why */
   /* what happened */
   uint64_t alloc_id, alloc_size, at_offset;
+  int unprotected; /* it landed in memory gpuft does not protect (exported, managed...) */
   int flipped[FT_INJECT_MAX_BITS], nflipped;
   char where[160];
 } fault_t;
@@ -151,6 +152,7 @@ static void inject_at(fault_t *f, CUdeviceptr p, size_t n, const char *where) {
   CUdeviceptr base = a ? a->base : 0;
   size_t size = a ? a->size : 0;
   uint64_t id = a ? a->id : 0;
+  f->unprotected = a && !ft_protected(a);
   ft_unlock();
   if (!size) {
     set_missed(f, "its target was not memory gpuft tracks (an allocation of the program)");
@@ -302,6 +304,7 @@ void ft_inject_report(ft_jw_t *w) {
       ft_jw_u(w, "allocation", f->alloc_id);
       ft_jw_u(w, "size", f->alloc_size);
       ft_jw_u(w, "offset", f->at_offset);
+      ft_jw_b(w, "protected", !f->unprotected); /* an unprotected hit: nothing can find it */
       ft_jw_s(w, "where", f->where);
       ft_jw_arr(w, "bits");
       for (int b = 0; b < f->nflipped; b++) ft_jw_i(w, NULL, f->flipped[b]);
