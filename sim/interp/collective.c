@@ -173,7 +173,9 @@ static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
  * simulator would run these lanes on before the others wrote. */
 static void warp_sync(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint32_t mm;
-  sync_lanes(w, m, in->na > 0 ? SIM_R(w, in->a[0]) : NULL, "bar.warp.sync", &mm);
+  if (!sync_lanes(w, m, in->na > 0 ? SIM_R(w, in->a[0]) : NULL, "bar.warp.sync", &mm)) return;
+  /* every lane of the warp that has not exited: it is converged again */
+  if ((w->nlanes_mask & ~w->exited & ~mm) == 0) w->call_diverged = false;
 }
 
 sim_exec_fn sim_choose_collective(sim_insn_t *in) {

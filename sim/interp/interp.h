@@ -197,6 +197,10 @@ struct sim_warp_s {
   /* Real calls (recursion): each lane's call stack and depth; in_call: some lane
    * is inside a call (the scheduler then runs the deepest lanes first). */
   bool in_call;
+  /* some lanes took a real call that others did not since the warp last synchronised
+   * (bar.warp.sync of all its lanes, or a barrier): a GPU need not have reconverged
+   * them, and an aligned barrier then is undefined (the UB check reports it) */
+  bool call_diverged;
   uint32_t depth[32];
   uint8_t *stk[32];
   size_t stk_n[32], stk_cap[32];

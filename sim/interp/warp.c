@@ -164,6 +164,7 @@ static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
   size_t size = nreg * 8 + nloc + nploc + sizeof(sim_frame_tail_t), charge = frame_charge(nloc, nploc);
   size_t limit = w->blk->g->stack_limit;
+  if (m != (w->nlanes_mask & ~w->exited)) w->call_diverged = true; /* not every live lane calls */
   SIM_FOR_LANES(m, l) {
     if (limit && w->stk_charged[l] + charge > limit) {
       /* a GPU's thread runs off its stack into memory it may not touch: an H100
@@ -318,6 +319,14 @@ static void run_warp(sim_warp_t *w) {
         }
         break;
       case SIM_K_BAR:
+        /* bar.sync is barrier.sync.aligned: the warp is to arrive as one. After lanes
+         * diverged through a recursive call, an H100 counted the warp as arrived with
+         * its first lanes and released the block before the others had written
+         * (docs/gpu-results.md); this simulator reconverges them, so it reports it */
+        if (w->call_diverged && (in->op == FT_PTX_OP_BAR || (in->flags & FT_PTX_F_ALIGNED)) && w->blk->g->check_ub)
+          sim_interp_ub(w, m, "aligned barrier (bar.sync, __syncthreads) after these lanes took different paths "
+                              "through a recursive call: reconverge them first (__syncwarp)");
+        w->call_diverged = false; /* (all of the warp leaves the barrier together) */
         w->bar_mask = m;
         barrier_arrive(w, in, m);
         advance(w);

@@ -2,8 +2,9 @@
  * the undefined-behaviour check (hz_check_ub, SIMCUDA_CHECK_UB in the driver):
  * shfl reads of lanes outside the member mask give 0 (the reduction pattern of
  * NVIDIA's samples), member masks naming diverged lanes are refused, and partial
- * barriers, shared-memory races between warps and collectives with predicated-off
- * member lanes are reported by kernel, PC and lanes. */
+ * barriers, shared-memory races between warps, collectives with predicated-off
+ * member lanes and aligned barriers after divergent recursion are reported by
+ * kernel, PC and lanes. */
 #include <stdio.h>
 #include <string.h>
 
@@ -155,5 +156,40 @@ TEST_IMPL(collective_member_predicated_off_reported) {
   ASSERT_EQ(out[0], 0x3fffffffu);
   ASSERT_EQ(hz_ub_reports, 1u);
   if (!strstr(hz_ub_log, "lanes 0xc0000000: vote.sync: lanes of the member mask predicated off")) FT_FAIL_("%s", hz_ub_log);
+  return TEST_OK;
+}
+
+/* An aligned barrier after lanes took different paths through a recursive call (f
+ * recurses tid % 4 deep): an H100 let the block through when the first lanes of each
+ * warp arrived (docs/gpu-results.md), so it is reported; not after bar.warp.sync of
+ * the whole warp, and not at a non-aligned barrier (barrier.sync), which waits for
+ * each thread. */
+TEST_IMPL(barrier_after_divergent_recursion_reported) {
+  static const char *func =
+      ".func (.param .b32 ret) f(.param .b32 n)\n{\n.reg .b32 %a<4>;\n.reg .pred %q;\n"
+      "ld.param.b32 %a0, [n];\nsetp.lt.s32 %q, %a0, 1;\n@%q bra ZERO;\nsub.s32 %a1, %a0, 1;\n"
+      "{\n.param .b32 pn;\n.param .b32 pr;\nst.param.b32 [pn], %a1;\ncall (pr), f, (pn);\nld.param.b32 %a2, [pr];\n}\n"
+      "add.s32 %a3, %a2, 1;\nst.param.b32 [ret], %a3;\nret;\n"
+      "ZERO:\nmov.b32 %a3, 0;\nst.param.b32 [ret], %a3;\nret;\n}\n";
+  static const struct {
+    const char *sync;
+    unsigned reports;
+  } cases[] = {{"bar.sync 0;\n", 1}, {"bar.warp.sync -1;\nbar.sync 0;\n", 0}, {"barrier.sync 0;\n", 0}};
+  for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char ptx[4096];
+    snprintf(ptx, sizeof ptx, "%s%s%s%s%s%s", HDR, func, ENTRY,
+             "and.b32 %r1, %r0, 3;\n{\n.param .b32 pn;\n.param .b32 pr;\nst.param.b32 [pn], %r1;\n"
+             "call (pr), f, (pn);\nld.param.b32 %r2, [pr];\n}\n",
+             cases[i].sync, "st.global.u32 [%rd2], %r2;\nret;\n}\n");
+    uint32_t out[32];
+    char msg[512];
+    int r = run_ub(ptx, 32, out, sizeof out, msg, 1);
+    if (r) FT_FAIL_("case %u: launch: %d %s", i, r, msg);
+    for (unsigned t = 0; t < 32; t++) ASSERT_EQ(out[t], t % 4);
+    if (hz_ub_reports != cases[i].reports ||
+        (cases[i].reports && !strstr(hz_ub_log, "lanes 0xffffffff: aligned barrier (bar.sync, __syncthreads) after these "
+                                                "lanes took different paths through a recursive call")))
+      FT_FAIL_("case %u: %ju reports (expected %u):\n%s", i, (uintmax_t)hz_ub_reports, cases[i].reports, hz_ub_log);
+  }
   return TEST_OK;
 }
