@@ -16,6 +16,7 @@
 
 #include "../common/nearest.h"
 #include "campaign.h"
+#include "report_json.h"
 #include "report_path.h"
 #include "devtools.h"
 #include "subcommands.h"
@@ -123,6 +124,23 @@ static void after_run(const char *report, int st) {
   }
 }
 
+/* ---- Restarts (--restarts=N) ---- */
+
+/* The sticky error the program's report says its GPU context was lost to (its
+ * `context_lost`), or NULL: none, or no report. */
+static const char *context_lost(const char *report_tmpl, pid_t pid, char *name, size_t cap) {
+  char path[PATH_MAX], err[256];
+  if (!report_tmpl[0] || ft_report_path_for(report_tmpl, (long)pid, path, sizeof path) != 0) return NULL;
+  json_t *js = ft_report_load(path, err, sizeof err);
+  const char *lost = NULL;
+  if (js && json_is_object(ft_jget(js, "context_lost"))) {
+    snprintf(name, cap, "%s", ft_jstr(js, "context_lost.name", "a sticky CUDA error"));
+    lost = name;
+  }
+  json_decref(js);
+  return lost;
+}
+
 /* ---- Running the program ---- */
 
 static volatile sig_atomic_t g_child;
@@ -158,9 +176,10 @@ static int prepend_preload(const char *lib_path) {
   return rc;
 }
 
-/* Returns the program's wait status, or -1 if it could not be started. report: the
- * report's path template ("" for none); the launcher checks it was written. */
-static int run(char **prog, const char *report_tmpl, int check) {
+/* Returns the program's wait status, or -1 if it could not be started (*pid: its
+ * process id). report: the report's path template ("" for none); the launcher checks
+ * it was written. */
+static int run(char **prog, const char *report_tmpl, int check, pid_t *pid_out) {
   fflush(NULL);
   int ep[2]; /* closed on exec: an errno on it says the program never started */
   if (pipe2(ep, O_CLOEXEC) != 0) ep[0] = ep[1] = -1;
@@ -177,6 +196,7 @@ static int run(char **prog, const char *report_tmpl, int check) {
     }
     _exit(e == ENOENT ? 127 : 126);
   }
+  *pid_out = pid;
   int exec_errno = 0;
   if (ep[1] >= 0) {
     close(ep[1]);
@@ -341,6 +361,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (quiet) setenv("GPUFT_SUMMARY", "0", 1); /* the library's summary is the only one */
+  int64_t restarts = 0;
+  {
+    const char *v = value[FT_OPT_RESTARTS] ? value[FT_OPT_RESTARTS] : getenv("GPUFT_RESTARTS");
+    if (v && ft_option_parse(FT_OPT_RESTARTS, v, &restarts) != 0) restarts = 0;
+  }
 
   char lib[PATH_MAX];
   if (find_library(lib_override, lib) != 0) {
@@ -360,7 +385,7 @@ int main(int argc, char **argv) {
   const char *given = value[FT_OPT_REPORT] ? value[FT_OPT_REPORT] : getenv("GPUFT_REPORT");
   if (given && *given) {
     snprintf(report, sizeof report, "%s", given);
-  } else if (!quiet) {
+  } else if (!quiet || restarts) { /* (a restart needs the report to know why it ended) */
     const char *t = getenv("TMPDIR");
     snprintf(tmpdir, sizeof tmpdir, "%s/gpuft.XXXXXX", t && *t ? t : "/tmp");
     if (mkdtemp(tmpdir)) {
@@ -371,7 +396,26 @@ int main(int argc, char **argv) {
       tmpdir[0] = 0;
     }
   }
-  int st = run(argv + i, report, !quiet);
+  /* --restarts=N: a program that failed (a non-zero exit status or a signal) after
+   * losing its GPU context (a kernel's fault: the process cannot use the GPU again,
+   * docs/design.md "Bringing back a lost context") runs again from the start, up to
+   * N times. A flip does not strike twice: the one-shot
+   * injections (GPUFT_INJECT, SIMCUDA_FLIP) are not given to a rerun; a rate of
+   * random flips (SIMCUDA_FLIP_RATE) stays, as a GPU's would. */
+  int st = -1;
+  for (int attempt = 0;; attempt++) {
+    pid_t pid = 0;
+    st = run(argv + i, report, !quiet, &pid);
+    char why[96];
+    /* (a program that ended well after the loss, as one that handles it may, is done) */
+    if (st == -1 || attempt >= restarts || (WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
+        !context_lost(report, pid, why, sizeof why))
+      break;
+    fprintf(stderr, "gpuft: the program lost its GPU context (%s): running it again from the start "
+                    "(restart %d of %d)\n", why, attempt + 1, (int)restarts);
+    unsetenv("GPUFT_INJECT");
+    unsetenv("SIMCUDA_FLIP");
+  }
   if (tmpdir[0]) ft_remove_dir(tmpdir);
   if (st == -1) return 126;
   if (WIFSIGNALED(st)) { /* die the same way, so the caller sees what the program did */

@@ -42,7 +42,8 @@
   X(SNAPSHOT_INTERVAL_MS, INT, "2000", 0, 86400000, 0, "at most one snapshot per this many milliseconds") \
   X(SNAPSHOT_EPOCHS, INT, "4096", 1, 10000000, 0, "a snapshot at least every this many epochs (bounds replay)") \
   X(SNAPSHOT_HOST_MAX, SIZE, "4GiB", 0, FT_TiB(64), 0, "pinned host memory for snapshot copies") \
-  X(SNAPSHOT_LOG_MAX, SIZE, "256MiB", 0, FT_TiB(1), 0, "host memory for the log since the snapshot")
+  X(SNAPSHOT_LOG_MAX, SIZE, "256MiB", 0, FT_TiB(1), 0, "host memory for the log since the snapshot") \
+  X(RESTARTS, INT, "0", 0, 100, 0, "the launcher reruns the program, up to this many times, when it lost its GPU context")
 
 typedef enum {
 #define FT_OPT_ID_(name, kind, def, lo, hi, choices, doc) FT_OPT_##name,

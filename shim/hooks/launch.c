@@ -582,7 +582,7 @@ static CUresult real_coop(const void *p) {
                         void **extra) {                                                      \
     kl_t c = {f, gx, gy, gz, bx, by, bz, shmem, s, params, extra, ptsz_};                    \
     const unsigned g_[3] = {gx, gy, gz}, b_[3] = {bx, by, bz};                               \
-    return protect_launch(f, params, extra, FT_STREAM(s, ptsz_), realfn, &c, g_, b_, shmem, 0); \
+    return ft_note_result(protect_launch(f, params, extra, FT_STREAM(s, ptsz_), realfn, &c, g_, b_, shmem, 0)); \
   }
 KL(cuLaunchKernel, 0, real_kl)
 KL(cuLaunchKernel_ptsz, 1, real_kl)
@@ -592,7 +592,7 @@ KL(cuLaunchKernel_ptsz, 1, real_kl)
                         unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params) { \
     kl_t c = {f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL, ptsz_};                     \
     const unsigned g_[3] = {gx, gy, gz}, b_[3] = {bx, by, bz};                               \
-    return protect_launch(f, params, NULL, FT_STREAM(s, ptsz_), real_coop, &c, g_, b_, shmem, 1); \
+    return ft_note_result(protect_launch(f, params, NULL, FT_STREAM(s, ptsz_), real_coop, &c, g_, b_, shmem, 1)); \
   }
 COOP(cuLaunchCooperativeKernel, 0)
 COOP(cuLaunchCooperativeKernel_ptsz, 1)
@@ -616,8 +616,8 @@ static CUresult real_kx(const void *p) {
     if (!cfg) return real_kx(&c);                                                            \
     const unsigned g_[3] = {cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ};                    \
     const unsigned b_[3] = {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ};                 \
-    return protect_launch(f, params, extra, FT_STREAM(cfg->hStream, ptsz_), real_kx, &c, g_, b_, \
-                          cfg->sharedMemBytes, cfg->numAttrs ? 2 : 0);                      \
+    return ft_note_result(protect_launch(f, params, extra, FT_STREAM(cfg->hStream, ptsz_), real_kx, &c, g_, \
+                                         b_, cfg->sharedMemBytes, cfg->numAttrs ? 2 : 0)); \
   }
 KX(cuLaunchKernelEx, 0)
 KX(cuLaunchKernelEx_ptsz, 1)

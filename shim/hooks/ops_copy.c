@@ -212,7 +212,7 @@ static CUresult d2h_return(CUresult r, void *dst) {
       log_d2h(dst, src, n, s, 1);                                      \
     }                                                                  \
     ft_op_end();                                                       \
-    if (r != CUDA_SUCCESS) return r;                                   \
+    if (r != CUDA_SUCCESS) return ft_note_result(r);                   \
     return d2h_return(d2h_settle(a, s, dst, src, n, ptsz), dst);       \
   }
 #define D2H_ASYNC(name, ptsz)                                                  \
@@ -341,7 +341,7 @@ static int tracked(CUdeviceptr p) {
     if (r == CUDA_SUCCESS && !td && ts && sync)                                   \
       return d2h_return(d2h_settle(a, st, (void *)(uintptr_t)dst, src, n, ptsz),  \
                         (void *)(uintptr_t)dst);                                  \
-    return r;                                                                     \
+    return ft_note_result(r);                                                     \
   }
 #define s_ 0
 UNIFIED(cuMemcpy, 1, 0, (CUdeviceptr dst, CUdeviceptr src, size_t n), ft_real.cuMemcpy(dst, src, n))

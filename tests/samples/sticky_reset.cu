@@ -10,7 +10,8 @@
 // "to continue using CUDA, the process must be terminated and relaunched". The
 // simulator does so (a reset does not clear the error). This program asks a real driver
 // (tools/gpu-acceptance runs it). It prints its answers; the exit status is 0 when it
-// ran to the end, whatever they are.
+// ran to the end, whatever they are. `sticky_reset --die`: a program whose bug faults
+// every time: it stops at the fault with exit status 1 (gpuft --restarts gives up).
 #include <cuda.h>
 #include <cstdint>
 #include <cstdio>
@@ -50,7 +51,8 @@ static CUdeviceptr reserve_at(CUdeviceptr at, size_t size) {
   return va;
 }
 
-int main() {
+int main(int argc, char **argv) {
+  const bool die = argc > 1 && argv[1][0] == '-' && argv[1][1] == '-' && argv[1][2] == 'd';
   CHECK(cudaFree(0)); // the primary context
   const size_t size = 1 << 21;
   CUdeviceptr before = reserve_at(0, size);
@@ -58,6 +60,7 @@ int main() {
   wild_store<<<1, 32>>>((int *)(uintptr_t)0x10); // a page no allocation holds
   cudaError_t fault = cudaDeviceSynchronize();
   printf("fault:    %s\n", name(fault));
+  if (die) return 1;
   int *probe = nullptr;
   cudaError_t later = cudaMalloc(&probe, 64);
   printf("sticky:   %s (a later cudaMalloc: %s)\n", later != cudaSuccess ? "yes" : "no", name(later));

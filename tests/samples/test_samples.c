@@ -637,6 +637,63 @@ TEST_IMPL(sticky_error_survives_a_reset) {
   return TEST_OK;
 }
 
+/* gpuft --restarts=N (issue 28, item 2, as a GPU allows it: a process cannot use the
+ * GPU again after a kernel's fault, docs/design.md "Bringing back a lost context"): a
+ * flip in a CSR column index that the check before use is told not to catch sends
+ * spmv out of bounds (illegal address); the report says the context was lost, and the
+ * launcher runs the program again from the start, whose output is the fault-free
+ * run's, byte for byte. A program that faults every time is run N + 1 times, then its
+ * failure is the launcher's. */
+TEST_IMPL(restart_after_lost_context) {
+  if (!*SAMPLE_index_walk || !*SAMPLE_sticky_reset) return TEST_SKIPF("samples not built (no nvcc)");
+  char rep[128], env_rep[160];
+  snprintf(rep, sizeof rep, "/tmp/gpuft-restart-%d.json", (int)getpid());
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  const char *inj = "GPUFT_INJECT=at=launch:spmv:2,target=arg:1,offset=4,bit=30";
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", env_rep,
+                       "GPUFT_VERIFY_BEFORE_USE=0", NULL, NULL};
+  const char *plain[] = {GPUFT_LAUNCHER, "--", SAMPLE_index_walk, NULL};
+  proc_result_t ok, r;
+  ASSERT_EQ(proc_run(plain, env, 120, &ok), 0);
+  ASSERT_EQ(ok.status, 0);
+  ASSERT(strstr(ok.out, "index_walk: PASSED"));
+  /* without restarts: the loss, in the summary and the report */
+  env[5] = inj;
+  ASSERT_EQ(proc_run(plain, env, 120, &r), 0);
+  ASSERT(r.status != 0);
+  if (!strstr(r.err, "gpuft: the GPU context was lost (CUDA_ERROR_ILLEGAL_ADDRESS"))
+    FT_FAIL_("no word of the lost context:\n%s", r.err);
+  char *json = read_file(rep);
+  ASSERT(json != NULL);
+  const char *cl = strstr(json, "\"context_lost\": {");
+  if (!cl || !strstr(cl, "\"name\": \"CUDA_ERROR_ILLEGAL_ADDRESS\"")) FT_FAIL_("report:\n%s", json);
+  free(json);
+  proc_free(&r);
+  /* with one restart: the second run is the fault-free one */
+  const char *again[] = {GPUFT_LAUNCHER, "--restarts=1", "--", SAMPLE_index_walk, NULL};
+  ASSERT_EQ(proc_run(again, env, 240, &r), 0);
+  size_t lo = strlen(ok.out), lr = strlen(r.out);
+  if (r.status != 0 || lr < lo || strcmp(r.out + lr - lo, ok.out) != 0 ||
+      !strstr(r.err, "running it again from the start (restart 1 of 1)"))
+    FT_FAIL_("exit %d\nstdout:\n%s\nfault-free:\n%s\nstderr:\n%s", r.status, r.out, ok.out, r.err);
+  proc_free(&r);
+  /* a fault every time: N + 1 runs, then the program's own exit status */
+  env[5] = NULL;
+  const char *die[] = {GPUFT_LAUNCHER, "--restarts=2", "--", SAMPLE_sticky_reset, "--die", NULL};
+  ASSERT_EQ(proc_run(die, env, 240, &r), 0);
+  if (r.status != 1 || !strstr(r.err, "(restart 2 of 2)") || strstr(r.err, "restart 3"))
+    FT_FAIL_("exit %d\n%s", r.status, r.err);
+  proc_free(&r);
+  /* a program that ends well after the loss (sticky_reset goes on to probe) is done */
+  const char *probe[] = {GPUFT_LAUNCHER, "--restarts=2", "--", SAMPLE_sticky_reset, NULL};
+  ASSERT_EQ(proc_run(probe, env, 240, &r), 0);
+  if (r.status != 0 || strstr(r.err, "running it again")) FT_FAIL_("exit %d\n%s", r.status, r.err);
+  proc_free(&r);
+  proc_free(&ok);
+  unlink(rep);
+  return TEST_OK;
+}
+
 TEST_IMPL(detect_mode_repairs_nothing_before_use) {
   if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
   for (int launch = 2; launch <= 6; launch++) {

@@ -927,6 +927,6 @@ CUresult ft_commit_quiet(void) {
 }
 
 CUresult ft_after_sync(CUresult r) {
-  if (r != CUDA_SUCCESS) return r;
+  if (r != CUDA_SUCCESS) return ft_note_result(r);
   return ft_commit();
 }

@@ -41,6 +41,23 @@ typedef struct {
   int at_exit;
 } ft_end_t;
 
+/* The name of a sticky error (ft_note_result's list). */
+static const char *ctx_error_name(int e) {
+  switch (e) {
+    case CUDA_ERROR_ECC_UNCORRECTABLE: return "CUDA_ERROR_ECC_UNCORRECTABLE";
+    case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case CUDA_ERROR_LAUNCH_TIMEOUT: return "CUDA_ERROR_LAUNCH_TIMEOUT";
+    case CUDA_ERROR_HARDWARE_STACK_ERROR: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+    case CUDA_ERROR_MISALIGNED_ADDRESS: return "CUDA_ERROR_MISALIGNED_ADDRESS";
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
+    case CUDA_ERROR_INVALID_PC: return "CUDA_ERROR_INVALID_PC";
+    case CUDA_ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
+    case CUDA_ERROR_ASSERT: return "CUDA_ERROR_ASSERT";
+    default: return "?";
+  }
+}
+
 static const char *const outcome_name[] = {"corrected", "restored", "recovered", "uncorrectable",
                                            "detected"};
 
@@ -217,6 +234,15 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lo
   }
   ft_jw_s(w, "mode", modes[FT_OPT(MODE) % 3]);
   ft_jw_s(w, "codec", ft_codec_variant());
+  /* the GPU context lost to a sticky error: the program cannot use the GPU again */
+  if (ft_context_lost()) {
+    ft_jw_obj(w, "context_lost");
+    ft_jw_i(w, "error", ft_context_lost());
+    ft_jw_s(w, "name", ctx_error_name(ft_context_lost()));
+    ft_jw_end(w);
+  } else {
+    ft_jw_null(w, "context_lost");
+  }
 
   ft_jw_obj(w, "errors");
   stats_section(w, s, FT_SEC_ERRORS);
@@ -458,6 +484,12 @@ static void summary(ft_jw_t *w, const ft_end_t *end, const char *report_path) {
     ft_jw_num_u(w, s->uncorrectable);
     ft_jw_raw(w, " error(s) could not be repaired: results computed from that memory may be "
                  "wrong; rerun the job (GPUFT_ON_FAIL decides what the program was told)\n");
+  }
+  if (ft_context_lost()) {
+    line(w, "the GPU context was lost (");
+    ft_jw_raw(w, ctx_error_name(ft_context_lost()));
+    ft_jw_raw(w, ", a kernel's fault: the process cannot use the GPU again; a corrupted index or "
+                 "pointer, or the program's own bug); `gpuft --restarts=N` reruns the program\n");
   }
   if (end->signal) {
     line(w, "the program was stopped by ");

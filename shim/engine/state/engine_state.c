@@ -42,6 +42,23 @@ double ft_cpu_now(void) {
 ft_error_event_t ft_events[FT_MAX_EVENTS];
 int ft_nevents;
 
+static int g_ctx_lost;
+CUresult ft_note_result(CUresult r) {
+  switch ((int)r) {
+    case CUDA_ERROR_ECC_UNCORRECTABLE: case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR: case CUDA_ERROR_ILLEGAL_INSTRUCTION: case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE: case CUDA_ERROR_INVALID_PC: case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ASSERT: {
+      int zero = 0;
+      __atomic_compare_exchange_n(&g_ctx_lost, &zero, (int)r, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+      break;
+    }
+    default: break;
+  }
+  return r;
+}
+int ft_context_lost(void) { return __atomic_load_n(&g_ctx_lost, __ATOMIC_RELAXED); }
+
 void ft_event(const ft_alloc_t *a, uint64_t offset, int bit, const char *kind, int outcome,
               const char *where) {
   if (ft_nevents >= FT_MAX_EVENTS) return;

@@ -412,6 +412,15 @@ typedef struct {
 extern ft_error_event_t ft_events[FT_MAX_EVENTS];
 extern int ft_nevents;
 
+/* The GPU context was lost: the first sticky error a call of the program returned
+ * (illegal address, launch failure...: the process must be restarted to use the GPU
+ * again, as NVIDIA documents and an H100 showed), or 0. Recorded by ft_note_result
+ * from the calls that report a kernel's fault (synchronisations, read-backs,
+ * launches); the report says it (`context_lost`) and the launcher's --restarts reruns
+ * the program on it. Atomic: no lock. */
+CUresult ft_note_result(CUresult r); /* returns r */
+int ft_context_lost(void);
+
 /* The stream a call with stream argument s really uses: 0 is the legacy default
  * stream, or the per-thread one for the _ptsz/_ptds entry points. */
 #define FT_STREAM(s, ptsz) ((s) ? (s) : (ptsz) ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY)
