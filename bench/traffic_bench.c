@@ -38,6 +38,10 @@ static const app_t apps[] = {
      * launch rewrites is not caught: docs/design.md, graphs) */
     {"jacobi 256x256, 50 it., graph", {APP_JACOBI, "256", "50", "graph"},
      "before=launch:residual_partial:20,arg=1,offset=7000,bits=2"},
+    /* the same with the residual's read-back in the graph (a copy to the host: the
+     * launch cannot be replayed, and is protected as its nodes) */
+    {"jacobi 256, graph + read-back", {APP_JACOBI, "256", "50", "graph-readback"},
+     "before=launch:residual_partial:20,arg=1,offset=7000,bits=2"},
     {"jacobi 512x512, 20 iterations", {APP_JACOBI, "512", "20"},
      "before=launch:residual_partial:10,arg=1,offset=99000,bits=6"},
     {"fft3d 64^3 in place, 5 reps", {APP_FFT3D, "--n", "64", "--reps", "5", "--impl", "own",

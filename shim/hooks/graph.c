@@ -339,11 +339,13 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
       ft_op_end();
       break;
     }
-    if (side || !ft_epoch_replayable()) {
+    if ((side || !ft_epoch_replayable()) && !FT_OPT(VERIFY_BEFORE_USE)) {
       /* it cannot be replayed (its nodes reach host memory or run host code, or the
-       * epoch already cannot): damage it reads could not be undone, so it stays an
-       * unknown writer, everything at rest checked before it (issue 24: graphs with
-       * host effects are not yet protected as their launches) */
+       * epoch already cannot), and what its nodes read is checked only after them:
+       * damage they read could not be undone, so it stays an unknown writer,
+       * everything at rest checked before it. With the check before use (the
+       * default) it is protected as its nodes, unreplayable: what they read is
+       * checked before the graph runs, what they write encoded after, nothing else */
       FT_DEBUG("graph %p: %s", (void *)g, side ? side : "in an epoch that cannot be replayed");
       ft_unlock();
       ft_op_end();

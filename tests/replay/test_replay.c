@@ -587,6 +587,42 @@ TEST_IMPL(graph_input_flips_replayed) {
   return TEST_OK;
 }
 
+/* A graph with a copy to the host (jacobi's iteration with its residual's read-back
+ * captured, as NVIDIA's jacobiCudaGraphs does) cannot be replayed, and is protected as
+ * its nodes all the same (with the check before use): every launch counted protected,
+ * none an unknown writer, the result bit for bit. A flip that strikes inside a launch
+ * (in f, before the fifth residual node reads it) is found after the node read it and,
+ * the graph being unreplayable, told uncorrectable: never silent (as an unknown
+ * writer it went unseen, encoded as the data). */
+TEST_IMPL(graph_with_read_back_protected) {
+  NEED_APPS();
+  const char *argv[] = {APP_JACOBI, "64", "12", "graph-readback", NULL};
+  uint64_t golden = gp_golden(argv);
+  static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
+  for (int m = 0; m < 2; m++)
+    for (int flip = 0; flip < 2; flip++) {
+      const char *extra[] = {modes[m], NULL};
+      run_t g;
+      gp_run(argv, 1, flip ? "at=launch:residual_partial:5,target=arg:1,offset=7000,bit=2" : NULL, extra, &g);
+      ASSERT_EQ(gp_get(&g, "unknown_writers"), 0u);
+      ASSERT_EQ(gp_get(&g, "replays"), 0u);
+      if (!flip) {
+        if (g.status != 0 || !g.has_checksum || g.checksum != golden)
+          FT_FAIL_("%s: status %d\n%s\n%s", modes[m], g.status, g.out, g.err);
+        ASSERT_EQ(gp_get(&g, "graph_launches_protected"), 12u);
+        ASSERT_EQ(gp_get(&g, "unprotected_ops"), 0u);
+        ASSERT_EQ(gp_get(&g, "detected"), 0u);
+      } else {
+        ASSERT_GE(gp_get(&g, "detected"), 1u);
+        if (!(g.status != 0 && gp_get(&g, "uncorrectable") >= 1) && !(g.has_checksum && g.checksum == golden))
+          FT_FAIL_("%s: a flip inside the graph neither told nor harmless: status %d\n%s\n%s", modes[m], g.status,
+                   g.out, g.err);
+      }
+      gp_free(&g);
+    }
+  return TEST_OK;
+}
+
 /* A campaign on the graph case: 1- and 2-bit faults at rest in the graph's input at
  * bytes and bits drawn from 12 seeds, in both modes: every run gives the fault-free
  * results, every fault is detected and recovered (a relaunch of the graph). */
