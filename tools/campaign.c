@@ -71,6 +71,7 @@ typedef struct {
   char **prog;
   char lib[PATH_MAX], tmp[PATH_MAX / 2];
   int log_info; /* GPUFT_LOG is ours (info): "GPUFT_INJECT: flipped" is on stderr */
+  int restarts; /* --restarts: a run that failed after losing its GPU context runs again */
 } cfg_t;
 
 static const char *const inj_names[] = {"gpuft", "sim", "rate"}; /* --json, --results */
@@ -90,6 +91,8 @@ typedef struct {
   size_t file_len[MAX_COMPARE];
   int skip; /* finished in an earlier, interrupted campaign (--results) */
   int done; /* classified (in this campaign or the earlier one) */
+  int restarted;          /* --restarts: times it ran again from the start */
+  int first_injected, first_faults; /* the first attempt's (the fault was there) */
 } run_t;
 
 static volatile sig_atomic_t g_stop;
@@ -215,7 +218,7 @@ static int parse_at(const char *text, at_t *a, char *err, size_t cap) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpuft campaign -n N [--bits MODEL] [--at SPEC]... [--seed S]\n"
-          "                      [--injector gpuft|sim] [--rate R] [--native]\n"
+          "                      [--injector gpuft|sim] [--rate R] [--native] [--restarts N]\n"
           "                      [--compare stdout|exit|file:PATH]...\n"
           "                      [--ignore REGEX]... [--check SCRIPT] [--results FILE]\n"
           "                      [--plot FILE.png] [--timeout-factor F] [-j JOBS] [--json]\n"
@@ -255,6 +258,11 @@ static void help(void) {
       "                        a run with no flip is \"not injected\"\n"
       "  --native              run the program without gpuft (the baseline): outcomes are\n"
       "                        masked, sdc, crash or hang (with --rate or --injector sim)\n"
+      "  --restarts N          a run that failed after losing its GPU context (the report's\n"
+      "                        context_lost) runs again from the start, up to N times, as\n"
+      "                        gpuft --restarts does (the placed fault is not given again;\n"
+      "                        random flips go on); its outcome is the last attempt's, and\n"
+      "                        recovered where that one is right [0]\n"
       "  --compare stdout|exit|file:PATH\n"
       "                        what is compared with the golden run (repeatable) [stdout]:\n"
       "                        exit: the status only; file:PATH: a file the program writes\n"
@@ -342,8 +350,16 @@ static int start(const cfg_t *c, run_t *r, double timeout) {
   for (int i = 0; i < c->ncompare; i++) unlink(c->compare[i]);
   static const char *const vars[] = {"GPUFT_INJECT", "SIMCUDA_FLIP", "SIMCUDA_FLIP_RATE"};
   const char *var = r->probe ? "GPUFT_INJECT" : !r->spec[0] ? NULL : vars[c->inj];
+  /* a restart (--restarts): a placed fault does not strike twice; random flips go on,
+   * drawn afresh (another seed), as a GPU's would */
+  char spec[sizeof r->spec + 32];
+  snprintf(spec, sizeof spec, "%s", r->probe ? r->probe : r->spec);
+  if (r->restarted && c->inj != FT_INJ_RATE) var = NULL;
+  char *seed = r->restarted && c->inj == FT_INJ_RATE ? strstr(spec, ",seed=") : NULL;
+  if (seed) snprintf(seed, sizeof spec - (size_t)(seed - spec), ",seed=%ju",
+                     (uintmax_t)(strtoull(seed + 6, NULL, 10) ^ (0x9e3779b97f4a7c15ull * (uint64_t)r->restarted)) | 1);
   /* a probe asks gpuft where an --at event is, also for a native campaign */
-  char **env = make_env(c, c->native && !r->probe ? NULL : report, var, r->probe ? r->probe : r->spec);
+  char **env = make_env(c, c->native && !r->probe ? NULL : report, var, spec);
   if (!env) return -1;
   fflush(NULL);
   r->start = now_s();
@@ -434,6 +450,28 @@ static void collect(const cfg_t *c, run_t *r, int status) {
   else o->injected = -1;
 }
 
+static void free_run(run_t *r);
+
+/* --restarts: a run that failed (an exit status other than 0, a signal, no hang) after
+ * its report said the GPU context was lost (`context_lost`) starts again from the
+ * start, as `gpuft --restarts` would run it; 1 if it did. Its outcome is then the last
+ * attempt's, its fault the first one's. */
+static int restart(const cfg_t *c, run_t *r, double timeout) {
+  if (!c->restarts || r->probe || c->native || r->restarted >= c->restarts || r->obs.timed_out) return 0;
+  if (!r->obs.signal && r->obs.code == 0) return 0;
+  if (!r->report || !strstr(r->report, "\"context_lost\": {")) return 0;
+  if (!r->restarted) r->first_injected = r->obs.injected, r->first_faults = r->obs.faults;
+  r->restarted++;
+  free_run(r);
+  memset(&r->obs, 0, sizeof r->obs);
+  if (start(c, r, timeout) != 0) {
+    fprintf(stderr, "gpuft campaign: cannot restart a run: %s\n", strerror(errno));
+    g_stop = SIGTERM;
+    return 0;
+  }
+  return 1;
+}
+
 /* Runs runs[0..n) at most jobs at a time; a run past its timeout is killed with its
  * process group. Returns 0, or -1 if interrupted. */
 static int run_all(const cfg_t *c, run_t *runs, int n, int jobs, double timeout,
@@ -479,6 +517,11 @@ static int run_all(const cfg_t *c, run_t *runs, int n, int jobs, double timeout,
         if (active[s] && active[s]->pid == pid) {
           kill(-pid, SIGKILL); /* what the program left running in its group */
           collect(c, active[s], st);
+          if (restart(c, active[s], timeout)) continue; /* the same slot, running again */
+          if (active[s]->restarted) { /* the fault struck the first attempt */
+            if (active[s]->first_injected) active[s]->obs.injected = active[s]->first_injected;
+            active[s]->obs.faults += active[s]->first_faults;
+          }
           if (done) done(c, active[s], (int)(active[s] - runs));
           active[s] = NULL;
           nactive--;
@@ -619,6 +662,7 @@ static void json_str(FILE *f, const char *s) {
 typedef struct {
   uint64_t count[FT_N_OUTCOMES], injected;
   uint64_t several_faults; /* injected runs with faults in several processes */
+  uint64_t restarted;      /* --restarts: runs that ran again after losing their context */
   uint64_t flips;          /* --rate: the flips that landed, over all runs */
   double golden_s, timeout_s, wall_s;
   int golden_code;
@@ -673,6 +717,9 @@ static void print_table(const cfg_t *c, const summary_t *s) {
     printf("  %-24s %6ju   (children the program started inherited GPUFT_INJECT and were struck too:\n"
            "  %-24s %6s   each such run's outcome is that of all its faults together)\n",
            "several processes hit", (uintmax_t)s->several_faults, "", "");
+  if (c->restarts)
+    printf("  %-24s %6ju   (lost their GPU context and ran again from the start, up to %d times;\n"
+           "  %-24s %6s   the outcome is the last run's)\n", "restarted", (uintmax_t)s->restarted, c->restarts, "", "");
   printf("  campaign time %.1f s, %d run(s) at a time\n", s->wall_s, c->jobs);
   uint64_t finished = s->injected + s->count[FT_OUT_NOT_INJECTED];
   if (finished < (uint64_t)c->n) printf("  (interrupted: %ju of %d runs finished)\n", (uintmax_t)finished, c->n);
@@ -708,14 +755,14 @@ static void print_json(FILE *f, const cfg_t *c, const summary_t *s, const run_t 
            ft_outcome_keys[k], (uintmax_t)s->count[k], pct, 100 * lo, 100 * hi);
     first = 0;
   }
-  fprintf(f, "},\n \"sdc\": %ju, \"runs_with_several_faults\": %ju,\n \"run_list\": [",
-          (uintmax_t)s->count[FT_OUT_SDC], (uintmax_t)s->several_faults);
+  fprintf(f, "},\n \"sdc\": %ju, \"runs_with_several_faults\": %ju, \"restarts\": %d, \"restarted\": %ju,\n \"run_list\": [",
+          (uintmax_t)s->count[FT_OUT_SDC], (uintmax_t)s->several_faults, c->restarts, (uintmax_t)s->restarted);
   for (int i = 0, first = 1; i < c->n; i++) {
     const run_t *r = &runs[i];
     if (!r->done) continue; /* an interrupted campaign lists what finished */
     fprintf(f, "%s\n  {\"run\": %d, \"outcome\": \"%s\", \"exit\": %d, \"signal\": %d, \"seconds\": %.3f, "
-           "\"faults_applied\": %d, \"fault\": ", first ? "" : ",", i + 1, ft_outcome_keys[r->out], r->obs.code,
-           r->obs.signal, r->obs.seconds, r->obs.faults);
+           "\"faults_applied\": %d, \"restarts\": %d, \"fault\": ", first ? "" : ",", i + 1, ft_outcome_keys[r->out],
+           r->obs.code, r->obs.signal, r->obs.seconds, r->obs.faults, r->restarted);
     first = 0;
     json_str(f, r->spec);
     fprintf(f, "}");
@@ -840,9 +887,10 @@ static void progress(const cfg_t *c, int final) {
  * runs in flight, and the same command resumes it. */
 static void record(const run_t *r, int i) {
   if (!g_results) return;
-  json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:f, s:i, s:s}", "run", i + 1, "outcome",
+  json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:f, s:i, s:i, s:s}", "run", i + 1, "outcome",
                         ft_outcome_keys[r->out], "exit", r->obs.code, "signal", r->obs.signal,
-                        "seconds", r->obs.seconds, "faults_applied", r->obs.faults, "fault", r->spec);
+                        "seconds", r->obs.seconds, "faults_applied", r->obs.faults, "restarts", r->restarted,
+                        "fault", r->spec);
   if (o) json_dumpf(o, g_results, JSON_COMPACT);
   json_decref(o);
   fputc('\n', g_results);
@@ -859,6 +907,7 @@ static json_t *identity(const cfg_t *c) {
   /* only when given: the results files of earlier campaigns keep their identity */
   if (c->rate) json_object_set_new(id, "rate", json_string(c->rate));
   if (c->native) json_object_set_new(id, "native", json_true());
+  if (c->restarts) json_object_set_new(id, "restarts", json_integer(c->restarts));
   json_object_set_new(id, "bits", json_string(c->bits));
   json_object_set_new(id, "seed", json_integer((json_int_t)c->seed));
   json_object_set_new(id, "at", a = json_array());
@@ -903,6 +952,7 @@ static int open_results(const cfg_t *c, run_t *runs, int *resumed) {
             runs[i].obs.signal = (int)json_integer_value(json_object_get(o, "signal"));
             runs[i].obs.seconds = json_number_value(json_object_get(o, "seconds"));
             runs[i].obs.faults = (int)json_integer_value(json_object_get(o, "faults_applied"));
+            runs[i].restarted = (int)json_integer_value(json_object_get(o, "restarts"));
             (*resumed)++;
           }
       }
@@ -933,6 +983,8 @@ static int open_results(const cfg_t *c, run_t *runs, int *resumed) {
 static void classify_run(const cfg_t *c, run_t *r, int i) {
   r->obs.same_output = same_output(c, g_golden, r);
   r->out = ft_classify(g_golden->obs.code, &r->obs);
+  /* restarted after the fault cost the context, and right then: recovered (by the restart) */
+  if (r->restarted && r->out == FT_OUT_MASKED && r->obs.injected > 0) r->out = FT_OUT_RECOVERED;
   if (r->err_text && strstr(r->err_text, "GPUFT_INJECT: cannot understand")) g_bad_spec = 1;
   if (c->verbose)
     fprintf(stderr, "gpuft campaign: run %d: %s (exit %d, signal %d, %.3f s) %s\n", i + 1,
@@ -949,7 +1001,7 @@ static void classify_run(const cfg_t *c, run_t *r, int i) {
 /* ---- Command line ---- */
 
 enum { O_BITS = 1000, O_AT, O_SEED, O_INJECTOR, O_COMPARE, O_IGNORE, O_CHECK, O_RESULTS, O_PLOT,
-       O_TFACTOR, O_LIB, O_JSON, O_FAIL_SDC, O_RATE, O_NATIVE };
+       O_TFACTOR, O_LIB, O_JSON, O_FAIL_SDC, O_RATE, O_NATIVE, O_RESTARTS };
 
 /* The option as the user wrote it, for messages ("-n", "--runs"). */
 static void given_name(char **argv, int optind_now, const char *optarg_now, char *out, size_t cap) {
@@ -971,7 +1023,8 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
       {"plot", required_argument, NULL, O_PLOT},  {"timeout-factor", required_argument, NULL, O_TFACTOR},
       {"lib", required_argument, NULL, O_LIB},    {"json", no_argument, NULL, O_JSON},
       {"fail-on-sdc", no_argument, NULL, O_FAIL_SDC}, {"rate", required_argument, NULL, O_RATE},
-      {"native", no_argument, NULL, O_NATIVE},    {0, 0, 0, 0}};
+      {"native", no_argument, NULL, O_NATIVE},    {"restarts", required_argument, NULL, O_RESTARTS},
+      {0, 0, 0, 0}};
   int opt, stdout_named = 0, exit_named = 0;
   optind = 1;
   opterr = 0;
@@ -1028,6 +1081,7 @@ static int parse_args(cfg_t *c, int argc, char **argv) {
         break;
       }
       case O_NATIVE: c->native = 1; break;
+      case O_RESTARTS: bad = parse_u64(v, &u) || u > 100; c->restarts = (int)u; break;
       case O_COMPARE: /* stdout | exit | file:PATH (a bare PATH: the old spelling) */
         if (!strcmp(v, "stdout")) stdout_named = 1;
         else if (!strcmp(v, "exit")) exit_named = 1;
@@ -1249,6 +1303,7 @@ int ft_campaign_main(int argc, char **argv, int (*find_lib)(const char *override
     s.injected += runs[i].out != FT_OUT_NOT_INJECTED;
     if (c->inj == FT_INJ_RATE) s.flips += (uint64_t)runs[i].obs.faults;
     else s.several_faults += runs[i].out != FT_OUT_NOT_INJECTED && runs[i].obs.faults > 1;
+    s.restarted += runs[i].restarted > 0;
   }
   if (interrupted) { /* what is finished is a result too */
     fprintf(stderr, "gpuft campaign: interrupted after %d of %d runs; %s\n", done, c->n,

@@ -74,6 +74,7 @@ TEST_ENTRY(graphs_under_gpuft, 240)
 TEST_ENTRY(devices_under_gpuft, 240)
 TEST_ENTRY(injection_says_unprotected, 120)
 TEST_ENTRY(restart_after_lost_context, 300)
+TEST_ENTRY(campaign_restarts_lost_contexts, 300)
 /* Campaigns of 1- and 2-bit faults at rest on each device of halo_multi_gpu, and in
  * both processes of simple_ipc (docs/campaign.md, "Two devices and IPC"). */
 TEST_ENTRY(devices_campaign, 300)

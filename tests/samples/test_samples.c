@@ -694,6 +694,35 @@ TEST_IMPL(restart_after_lost_context) {
   return TEST_OK;
 }
 
+/* gpuft campaign --restarts: the aimed CSR column-index flips of index_walk_campaign,
+ * with the check before use turned off so that they crash the kernel: without
+ * restarts most runs crash; with one, each run that lost its context runs again and
+ * is counted recovered, none crashes, none is silent. */
+TEST_IMPL(campaign_restarts_lost_contexts) {
+  if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
+  uint64_t crash[2] = {0, 0}, restarted[2] = {0, 0};
+  for (int rs = 0; rs < 2; rs++) {
+    const char *args[] = {"-n", "8", "--json", "--seed", "28", "--bits", "2", "--at", "launch:spmv:2-20,target=arg:1",
+                          "--restarts", rs ? "1" : "0", "--", SAMPLE_index_walk, NULL};
+    proc_result_t r = campaign(args, "1", "GPUFT_VERIFY_BEFORE_USE=0");
+    uint64_t injected = 0;
+    ASSERT_EQ(json_u64(r.out, "injected", &injected), 0);
+    ASSERT_EQ(injected, 8u);
+    crash[rs] = outcome(r.out, "crash");
+    ASSERT_EQ(json_u64(r.out, "restarted", &restarted[rs]), 0);
+    ASSERT_EQ(outcome(r.out, "sdc"), 0u);
+    if (rs && (crash[1] || outcome(r.out, "recovered") + outcome(r.out, "corrected") + outcome(r.out, "masked") != 8))
+      FT_FAIL_("with restarts:\n%s", r.out);
+    proc_free(&r);
+  }
+  printf("# without restarts %ju of 8 crashed; with one restart 0 crashed (%ju restarted)\n", (uintmax_t)crash[0],
+         (uintmax_t)restarted[1]);
+  ASSERT_GT(crash[0], 0u);
+  ASSERT_EQ(restarted[0], 0u);
+  ASSERT_EQ(restarted[1], crash[0]); /* the same seeds: the same runs lost their context */
+  return TEST_OK;
+}
+
 TEST_IMPL(detect_mode_repairs_nothing_before_use) {
   if (!*SAMPLE_index_walk) return TEST_SKIPF("sample index_walk not built (no nvcc)");
   for (int launch = 2; launch <= 6; launch++) {
