@@ -58,6 +58,7 @@ static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) FT_REQUI
 
 static CUresult after_alloc(CUresult r, CUdeviceptr *dptr, size_t size, int managed) {
   if (r != CUDA_SUCCESS || !dptr) return r;
+  ft_report_note_gpu();
   ft_lock();
   track(managed ? NULL : ft_dev_current(), *dptr, size, managed);
   ft_unlock();

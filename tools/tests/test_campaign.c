@@ -668,7 +668,7 @@ TEST_IMPL(json_fields) {
   HAS(r.out, "\"fault\": \"at=launch:vecadd:1,target=arg:");
   /* one process: each injected run applied its one fault */
   HAS(r.out, "\"runs_with_several_faults\": 0,");
-  HAS(r.out, "\"faults_applied\": 1, \"fault\": ");
+  HAS(r.out, "\"faults_applied\": 1, \"restarts\": 0, \"fault\": ");
   proc_free(&r);
   return TEST_OK;
 }

@@ -108,10 +108,23 @@ static const char *signal_name(int sig) {
   }
 }
 
+static void query_gpu_once(void);
 /* The GPU the program used (its current context's device, else device 0), asked
  * once from the driver; never from a signal handler. */
 static void query_gpu(void) {
-  if (g_proc.gpu_ok || !ft_drv.cuDeviceGetName || !ft_drv.cuDeviceGetUuid_v2) return;
+  static int asking; /* one thread asks; gpu_ok publishes the answer */
+  if (__atomic_load_n(&g_proc.gpu_ok, __ATOMIC_ACQUIRE) || !ft_drv.cuDeviceGetName || !ft_drv.cuDeviceGetUuid_v2 ||
+      __atomic_exchange_n(&asking, 1, __ATOMIC_ACQ_REL))
+    return;
+  query_gpu_once();
+  __atomic_store_n(&asking, 0, __ATOMIC_RELEASE);
+}
+
+/* The GPU, asked while the program runs (its first allocation): at exit a real driver
+ * may already be shutting down (an H100's report named no GPU). */
+void ft_report_note_gpu(void) { query_gpu(); }
+
+static void query_gpu_once(void) {
   CUdevice dev = 0;
   if (!ft_drv.cuCtxGetDevice || ft_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
   CUuuid u;
@@ -130,7 +143,7 @@ static void query_gpu(void) {
   if (!ft_drv.cuDriverGetVersion || ft_drv.cuDriverGetVersion(&g_proc.driver_version) != CUDA_SUCCESS)
     g_proc.driver_version = 0;
   g_proc.device = (int)dev;
-  g_proc.gpu_ok = 1;
+  __atomic_store_n(&g_proc.gpu_ok, 1, __ATOMIC_RELEASE);
 }
 
 /* Exposure: close the open intervals of live allocations (engine lock held). */
@@ -222,7 +235,7 @@ static void report_fields(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lo
   ft_jw_s(w, "signal_name", end->signal ? signal_name(end->signal) : NULL);
   ft_jw_b(w, "complete", !end->signal); /* work in flight at a signal was not verified */
   ft_jw_end(w);
-  if (g_proc.gpu_ok) {
+  if (__atomic_load_n(&g_proc.gpu_ok, __ATOMIC_ACQUIRE)) {
     ft_jw_obj(w, "gpu");
     ft_jw_i(w, "device", g_proc.device);
     ft_jw_s(w, "name", g_proc.gpu_name);

@@ -14,5 +14,8 @@ void ft_report_arm(void);
 void ft_report_checkpoint(void) FT_REQUIRES(ft_eng_lock);
 /* At load (the hooks' constructor): what must exist before any CUDA call. */
 void ft_report_load(void);
+/* The GPU's name and UUID for the report, asked now (a hook calls it at the program's
+ * first allocation: at exit the driver may be shutting down). */
+void ft_report_note_gpu(void);
 
 #endif
