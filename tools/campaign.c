@@ -459,7 +459,11 @@ static void free_run(run_t *r);
 static int restart(const cfg_t *c, run_t *r, double timeout) {
   if (!c->restarts || r->probe || c->native || r->restarted >= c->restarts || r->obs.timed_out) return 0;
   if (!r->obs.signal && r->obs.code == 0) return 0;
-  if (!r->report || !strstr(r->report, "\"context_lost\": {")) return 0;
+  char jerr[256];
+  json_t *js = r->report ? ft_report_parse(r->report, jerr, sizeof jerr) : NULL;
+  int lost = ft_report_context_lost(js) != NULL;
+  json_decref(js);
+  if (!lost) return 0;
   if (!r->restarted) r->first_injected = r->obs.injected, r->first_faults = r->obs.faults;
   r->restarted++;
   free_run(r);

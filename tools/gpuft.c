@@ -132,13 +132,10 @@ static const char *context_lost(const char *report_tmpl, pid_t pid, char *name, 
   char path[PATH_MAX], err[256];
   if (!report_tmpl[0] || ft_report_path_for(report_tmpl, (long)pid, path, sizeof path) != 0) return NULL;
   json_t *js = ft_report_load(path, err, sizeof err);
-  const char *lost = NULL;
-  if (js && json_is_object(ft_jget(js, "context_lost"))) {
-    snprintf(name, cap, "%s", ft_jstr(js, "context_lost.name", "a sticky CUDA error"));
-    lost = name;
-  }
+  const char *lost = ft_report_context_lost(js);
+  if (lost) snprintf(name, cap, "%s", lost);
   json_decref(js);
-  return lost;
+  return lost ? name : NULL;
 }
 
 /* ---- Running the program ---- */

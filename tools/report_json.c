@@ -76,3 +76,8 @@ const char *ft_jstr(json_t *root, const char *path, const char *def) {
   json_t *v = ft_jget(root, path);
   return json_is_string(v) ? json_string_value(v) : def;
 }
+
+const char *ft_report_context_lost(json_t *root) {
+  return json_is_object(ft_jget(root, "context_lost")) ? ft_jstr(root, "context_lost.name", "a sticky CUDA error")
+                                                       : NULL;
+}

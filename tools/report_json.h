@@ -22,5 +22,9 @@ double ft_jnum(json_t *root, const char *path);
 uint64_t ft_ju64(json_t *root, const char *path);
 /* That member as a string; def if absent or not a string. */
 const char *ft_jstr(json_t *root, const char *path, const char *def);
+/* The sticky error a report says the GPU context was lost to (`context_lost.name`),
+ * or NULL (none, or root NULL): what a restart (gpuft --restarts, campaign --restarts)
+ * is for. */
+const char *ft_report_context_lost(json_t *root);
 
 #endif

@@ -41,19 +41,12 @@ typedef struct {
   int at_exit;
 } ft_end_t;
 
-/* The name of a sticky error (ft_note_result's list). */
+/* The name of a sticky error (FT_STICKY_ERRORS). */
 static const char *ctx_error_name(int e) {
   switch (e) {
-    case CUDA_ERROR_ECC_UNCORRECTABLE: return "CUDA_ERROR_ECC_UNCORRECTABLE";
-    case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case CUDA_ERROR_LAUNCH_TIMEOUT: return "CUDA_ERROR_LAUNCH_TIMEOUT";
-    case CUDA_ERROR_HARDWARE_STACK_ERROR: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
-    case CUDA_ERROR_MISALIGNED_ADDRESS: return "CUDA_ERROR_MISALIGNED_ADDRESS";
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
-    case CUDA_ERROR_INVALID_PC: return "CUDA_ERROR_INVALID_PC";
-    case CUDA_ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
-    case CUDA_ERROR_ASSERT: return "CUDA_ERROR_ASSERT";
+#define FT_STICKY_NAME(x) case x: return #x;
+    FT_STICKY_ERRORS(FT_STICKY_NAME)
+#undef FT_STICKY_NAME
     default: return "?";
   }
 }
@@ -108,22 +101,7 @@ static const char *signal_name(int sig) {
   }
 }
 
-static void query_gpu_once(void);
-/* The GPU the program used (its current context's device, else device 0), asked
- * once from the driver; never from a signal handler. */
-static void query_gpu(void) {
-  static int asking; /* one thread asks; gpu_ok publishes the answer */
-  if (__atomic_load_n(&g_proc.gpu_ok, __ATOMIC_ACQUIRE) || !ft_drv.cuDeviceGetName || !ft_drv.cuDeviceGetUuid_v2 ||
-      __atomic_exchange_n(&asking, 1, __ATOMIC_ACQ_REL))
-    return;
-  query_gpu_once();
-  __atomic_store_n(&asking, 0, __ATOMIC_RELEASE);
-}
-
-/* The GPU, asked while the program runs (its first allocation): at exit a real driver
- * may already be shutting down (an H100's report named no GPU). */
-void ft_report_note_gpu(void) { query_gpu(); }
-
+/* query_gpu's question (one thread at a time). */
 static void query_gpu_once(void) {
   CUdevice dev = 0;
   if (!ft_drv.cuCtxGetDevice || ft_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
@@ -145,6 +123,21 @@ static void query_gpu_once(void) {
   g_proc.device = (int)dev;
   __atomic_store_n(&g_proc.gpu_ok, 1, __ATOMIC_RELEASE);
 }
+
+/* The GPU the program used (its current context's device, else device 0), asked
+ * once from the driver; never from a signal handler. */
+static void query_gpu(void) {
+  static int asking; /* one thread asks; gpu_ok publishes the answer */
+  if (__atomic_load_n(&g_proc.gpu_ok, __ATOMIC_ACQUIRE) || !ft_drv.cuDeviceGetName || !ft_drv.cuDeviceGetUuid_v2 ||
+      __atomic_exchange_n(&asking, 1, __ATOMIC_ACQ_REL))
+    return;
+  query_gpu_once();
+  __atomic_store_n(&asking, 0, __ATOMIC_RELEASE);
+}
+
+/* The GPU, asked while the program runs (its first allocation): at exit a real driver
+ * may already be shutting down (an H100's report named no GPU). */
+void ft_report_note_gpu(void) { query_gpu(); }
 
 /* Exposure: close the open intervals of live allocations (engine lock held). */
 static void exposure(double *cov, double *inflight, double *unprot, double *tot) FT_REQUIRES(ft_eng_lock) {

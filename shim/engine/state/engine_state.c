@@ -45,10 +45,9 @@ int ft_nevents;
 static int g_ctx_lost;
 CUresult ft_note_result(CUresult r) {
   switch ((int)r) {
-    case CUDA_ERROR_ECC_UNCORRECTABLE: case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR: case CUDA_ERROR_ILLEGAL_INSTRUCTION: case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE: case CUDA_ERROR_INVALID_PC: case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_ASSERT: {
+#define FT_STICKY_CASE(e) case e:
+    FT_STICKY_ERRORS(FT_STICKY_CASE) {
+#undef FT_STICKY_CASE
       int zero = 0;
       __atomic_compare_exchange_n(&g_ctx_lost, &zero, (int)r, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
       break;

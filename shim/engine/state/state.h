@@ -420,6 +420,13 @@ extern int ft_nevents;
  * the program on it. Atomic: no lock. */
 CUresult ft_note_result(CUresult r); /* returns r */
 int ft_context_lost(void);
+/* The sticky errors, one list: X(CUresult name) (ft_note_result, and their names in
+ * the report). */
+#define FT_STICKY_ERRORS(X)                                                                     \
+  X(CUDA_ERROR_ECC_UNCORRECTABLE) X(CUDA_ERROR_ILLEGAL_ADDRESS) X(CUDA_ERROR_LAUNCH_TIMEOUT)     \
+  X(CUDA_ERROR_HARDWARE_STACK_ERROR) X(CUDA_ERROR_ILLEGAL_INSTRUCTION)                          \
+  X(CUDA_ERROR_MISALIGNED_ADDRESS) X(CUDA_ERROR_INVALID_ADDRESS_SPACE) X(CUDA_ERROR_INVALID_PC) \
+  X(CUDA_ERROR_LAUNCH_FAILED) X(CUDA_ERROR_ASSERT)
 
 /* The stream a call with stream argument s really uses: 0 is the legacy default
  * stream, or the per-thread one for the _ptsz/_ptds entry points. */
