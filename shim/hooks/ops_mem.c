@@ -7,60 +7,11 @@
 #include "engine.h"
 #include "hooks.h"
 
-static uint64_t g_alloc_seq;
-
-/* Track a new allocation [p, p+size) (engine lock held). */
-static void track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) FT_REQUIRES(ft_eng_lock) {
-  if (!p || !size) return;
-  ft_alloc_t *a = calloc(1, sizeof *a);
-  if (!a) return;
-  a->base = p;
-  a->size = size;
-  a->dev = d;
-  if (ft_drv.cuCtxGetCurrent) ft_drv.cuCtxGetCurrent(&a->ctx);
-  a->managed = managed;
-  a->id = ++g_alloc_seq;
-  a->t_state = ft_now();
-  a->state = FT_ST_UNPROT;
-  ft_st.allocations++;
-  if (!managed && d) {
-    size_t cb = ft_code_bytes(size);
-    CUdeviceptr code = 0;
-    if (ft_real.cuMemAlloc_v2(&code, cb) == CUDA_SUCCESS) {
-      a->code = code;
-      a->code_bytes = cb;
-      a->state = FT_ST_UNINIT;
-      ft_st.bytes_protected += size;
-      if (ft_st.bytes_protected > ft_st.bytes_protected_peak)
-        ft_st.bytes_protected_peak = ft_st.bytes_protected;
-    } else {
-      FT_WARN_CAPPED(3, "no device memory left for the code of a %zu-byte allocation: it is not "
-                     "protected", size);
-    }
-  }
-  if (a->state == FT_ST_UNPROT) ft_st.allocations_unprotected++;
-  FT_DEBUG("allocation #%ju: %#llx, %zu bytes, code %#llx", (uintmax_t)a->id, (unsigned long long)p,
-           size, (unsigned long long)a->code);
-  if (ft_reg_insert(a) != 0) {
-    /* an entry gpuft did not see freed overlaps: drop the stale one */
-    ft_alloc_t *old = ft_reg_find(p);
-    if (!old) old = ft_reg_find(p + size - 1);
-    FT_WARN_CAPPED(3, "allocation %#llx overlaps one gpuft still tracks; forgetting the old one",
-                   (unsigned long long)p);
-    if (old) ft_alloc_untrack(old); /* (its jobs too: registry.c) */
-    if (ft_reg_insert(a) != 0) {
-      if (a->code) ft_real.cuMemFree_v2(a->code);
-      free(a);
-    }
-  }
-}
-
-
 static CUresult after_alloc(CUresult r, CUdeviceptr *dptr, size_t size, int managed) {
   if (r != CUDA_SUCCESS || !dptr) return r;
   ft_report_note_gpu();
   ft_lock();
-  track(managed ? NULL : ft_dev_current(), *dptr, size, managed);
+  ft_alloc_track(managed ? NULL : ft_dev_current(), *dptr, size, managed);
   ft_unlock();
   return r;
 }

@@ -69,6 +69,7 @@ TEST_ENTRY(graphs_simple, 60)
 TEST_ENTRY(graph_jacobi, 60)
 TEST_ENTRY(graph_memnodes, 60)
 TEST_ENTRY(graph_conditional, 60)
+TEST_ENTRY(vmm_pool, 60)
 TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
 TEST_ENTRY(devices_under_gpuft, 240)
@@ -78,6 +79,10 @@ TEST_ENTRY(campaign_restarts_lost_contexts, 300)
 /* Campaigns of 1- and 2-bit faults at rest on each device of halo_multi_gpu, and in
  * both processes of simple_ipc (docs/campaign.md, "Two devices and IPC"). */
 TEST_ENTRY(devices_campaign, 300)
+/* A VMM-backed pool growing while its tensors live (issue 27): one protected object,
+ * faults recovered (docs/design.md "Memory mapped with the VMM API"). */
+TEST_ENTRY(vmm_pool_under_gpuft, 240)
+TEST_ENTRY(vmm_pool_campaign, 600)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

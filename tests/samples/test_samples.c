@@ -66,6 +66,7 @@ SAMPLE_TEST(graph_jacobi)
 SAMPLE_TEST(graph_memnodes)
 
 SAMPLE_TEST(graph_conditional)
+SAMPLE_TEST(vmm_pool)
 
 /* The samples of several devices, VMM and IPC: run with SIMCUDA_DEVICES=devices
  * (and one argument); exit status `want` (0: PASSED, 2: waived, saying so). */
@@ -287,7 +288,9 @@ TEST_IMPL(devices_under_gpuft) {
   both_modes_and_flip("halo_multi_gpu", SAMPLE_halo_multi_gpu, "SIMCUDA_DEVICES=2",
                       "GPUFT_INJECT=at=d2h:2,target=src,bits=1,seed=11");
   both_modes_and_flip("simple_p2p", SAMPLE_simple_p2p, "SIMCUDA_DEVICES=2", NULL);
-  both_modes_and_flip("vector_add_mmap", SAMPLE_vector_add_mmap, "SIMCUDA_DEVICES=2", NULL);
+  /* (its vectors are VMM-mapped runs, striped over both devices: protected) */
+  both_modes_and_flip("vector_add_mmap", SAMPLE_vector_add_mmap, "SIMCUDA_DEVICES=2",
+                      "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11");
   both_modes_and_flip("simple_ipc", SAMPLE_simple_ipc, NULL, NULL);
   return TEST_OK;
 }
@@ -442,6 +445,96 @@ TEST_IMPL(devices_campaign) {
     if (c[0] || c[1] || c[2] || c[4] || c[6] || c[5] != 8)
       FT_FAIL_("simple_ipc, %d bit(s): a fault in exported memory not counted as the failure it is:\n%s", bits,
                r.out);
+    proc_free(&r);
+  }
+  return TEST_OK;
+}
+
+/* A report's counter, the test failing when it is missing. */
+static uint64_t report_u64(const char *json, const char *key) {
+  uint64_t v = 0;
+  if (!json || json_u64(json, key, &v) != 0) FT_FAIL_("no %s in the report:\n%s", key, json ? json : "");
+  return v;
+}
+
+/* A VMM-backed pool that grows while its tensors live and then shrinks (issue 27):
+ * under gpuft in both modes, fault-free, the segment is one protected object all
+ * along (one record, grown and shrunk in place: its codes copied, never re-encoded),
+ * nothing detected; a flipped bit before a read-back is corrected. One physical
+ * chunk mapped twice, written through one mapping and read through the other, is
+ * left unprotected with a warning, and its result is right (gpuft never "repairs"
+ * what the other mapping wrote). Two runs joined by the chunk mapped between them and
+ * parted again by its unmap keep their data and codes (formed anew each time, the
+ * codes copied): nothing detected, a flip after the parting corrected. */
+TEST_IMPL(vmm_pool_under_gpuft) {
+  if (!*SAMPLE_vmm_pool) return TEST_SKIPF("samples not built (no nvcc)");
+  both_modes_and_flip("vmm_pool", SAMPLE_vmm_pool, NULL, "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11");
+  char rep[128], env_rep[160];
+  snprintf(rep, sizeof rep, "/tmp/gpuft-vmmpool-%d.json", (int)getpid());
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB, env_rep, NULL};
+  static const char *const modes[] = {NULL, "alias", "holes", "holes"};
+  for (int m = 0; m < 4; m++) {
+    const char *argv[] = {SAMPLE_vmm_pool, modes[m], NULL};
+    /* the last: a flip in chunk 0 after the hole beside it was unmapped */
+    const char *fenv[] = {env[0], env[1], env[2], env[3], "GPUFT_INJECT=at=d2h:4,target=src,bits=1,seed=11", NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, m == 3 ? fenv : env, 120, &r), 0);
+    if (r.status != 0 || !strstr(r.out, "PASSED"))
+      FT_FAIL_("vmm_pool %s: exit %d\n%s%s", modes[m] ? modes[m] : "", r.status, r.out, r.err);
+    int alias = m == 1;
+    char *json = read_file(rep);
+    unlink(rep);
+    ASSERT_EQ(report_u64(json, "detected"), m == 3 ? 1u : 0u);
+    ASSERT_EQ(report_u64(json, "corrected"), m == 3 ? 1u : 0u);
+    ASSERT_EQ(report_u64(json, "unprotected_ops"), 0u);
+    if (m >= 2) {
+      /* two runs, joined into one by the chunk between them, then two again: two
+       * allocations, formed five times, each with the codes of the ones before */
+      ASSERT_EQ(report_u64(json, "allocations"), 2u);
+      ASSERT_EQ(report_u64(json, "allocations_unprotected"), 0u);
+      ASSERT_EQ(report_u64(json, "vmm_runs"), 5u);
+    } else if (!alias) {
+      /* 11 chunks mapped one by one, 5 unmapped: one allocation, protected, 22 MiB at
+       * its largest, every growth and shrink followed */
+      ASSERT_EQ(report_u64(json, "allocations"), 1u);
+      ASSERT_EQ(report_u64(json, "allocations_unprotected"), 0u);
+      ASSERT_EQ(report_u64(json, "protected"), (uint64_t)22 << 20);
+      ASSERT_EQ(report_u64(json, "vmm_runs"), 1u);
+      ASSERT_EQ(report_u64(json, "launches_protected"), report_u64(json, "launches"));
+    } else {
+      ASSERT_EQ(report_u64(json, "allocations_unprotected"), report_u64(json, "allocations"));
+      ASSERT(strstr(r.err, "mapped with the VMM API that another mapping or process can write"));
+    }
+    free(json);
+    proc_free(&r);
+  }
+  return TEST_OK;
+}
+
+/* Campaigns of 1- and 2-bit faults at rest in the growing pool (issue 27, item 4):
+ * a kernel's inputs just before it reads them, in the growth phase (each window from
+ * the argument's tensor to the end of the run: later tensors and never-written
+ * memory too), and a tensor before its read-back. Asserted: every fault lands, no
+ * silent corruption, crash or hang, and every fault that mattered repaired. */
+TEST_IMPL(vmm_pool_campaign) {
+  if (!*SAMPLE_vmm_pool) return TEST_SKIPF("samples not built (no nvcc)");
+  const int runs = ft_test_timeout_scale() > 1 ? 6 : 12;
+  char n[16];
+  snprintf(n, sizeof n, "%d", runs);
+  printf("| program | bits | injected | masked | corrected | recovered | detected-uncorrectable | SDC | crash "
+         "| hang | not injected |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (int bits = 1; bits <= 2; bits++) {
+    char b[4];
+    snprintf(b, sizeof b, "%d", bits);
+    const char *args[] = {"-n", n, "--json", "--seed", "27", "--bits", b, "--at", "launch:mix:3,target=arg:1",
+                          "--at", "launch:mix:10,target=arg:0", "--at", "launch:mix:20,target=arg:1",
+                          "--at", "d2h:3", "--", SAMPLE_vmm_pool, NULL};
+    proc_result_t r = campaign(args, "1", NULL);
+    uint64_t c[7];
+    ASSERT_EQ(campaign_row("vmm_pool (growing VMM segment)", bits, r.out, c), (uint64_t)runs);
+    if (c[3] || c[4] || c[5] || c[6])
+      FT_FAIL_("vmm_pool, %d bit(s): not repaired, silent corruption, crash or hang:\n%s", bits, r.out);
     proc_free(&r);
   }
   return TEST_OK;

@@ -12,15 +12,6 @@
 #include <vector>
 #include "samples.h"
 
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, (int)r_); \
-      exit(2);                                                                       \
-    }                                                                                \
-  } while (0)
-
 __global__ void fill(float *half, int n, float v) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) half[i] = v + (float)(i % 7);

@@ -10,17 +10,6 @@
 
 #include "samples.h"
 
-#define CU(call)                                                                      \
-  do {                                                                                \
-    CUresult r_ = (call);                                                             \
-    if (r_ != CUDA_SUCCESS) {                                                         \
-      const char *s_ = "?";                                                           \
-      cuGetErrorName(r_, &s_);                                                        \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_);              \
-      exit(2);                                                                        \
-    }                                                                                 \
-  } while (0)
-
 __global__ void VecAdd_kernel(const float *A, const float *B, float *C, int N) {
   int i = blockDim.x * blockIdx.x + threadIdx.x;
   if (i < N) C[i] = A[i] + B[i];

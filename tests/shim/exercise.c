@@ -145,6 +145,36 @@ int main(void) {
   CALL(cuMemAlloc_v2, PFN_cuMemAlloc_v3020, &shared, 4096);
   CALL(cuIpcGetMemHandle, PFN_cuIpcGetMemHandle_v4010, &ipc, shared);
 
+  /* ---- virtual memory management: a run mapped, exported, imported, retained ---- */
+  {
+    CUmemAllocationProp prop = {0};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    size_t gran = 0;
+    cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    CUdeviceptr va = 0;
+    cuMemAddressReserve(&va, 2 * gran, 0, 0, 0);
+    CUmemGenericAllocationHandle ph = 0, back = 0, imp = 0;
+    CUmemAccessDesc acc = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    CALL(cuMemCreate, PFN_cuMemCreate_v10020, &ph, gran, &prop, 0);
+    CALL(cuMemMap, PFN_cuMemMap_v10020, va, gran, 0, ph, 0);
+    CALL(cuMemSetAccess, PFN_cuMemSetAccess_v10020, va, gran, &acc, 1);
+    CALL(cuMemRetainAllocationHandle, PFN_cuMemRetainAllocationHandle_v11000, &back, (void *)va);
+    int fd = -1;
+    CALL(cuMemExportToShareableHandle, PFN_cuMemExportToShareableHandle_v10020, &fd, ph,
+         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    CALL(cuMemImportFromShareableHandle, PFN_cuMemImportFromShareableHandle_v10020, &imp,
+         (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    CALL(cuMemUnmap, PFN_cuMemUnmap_v10020, va, gran);
+    CALL(cuMemRelease, PFN_cuMemRelease_v10020, imp);
+    CALL(cuMemRelease, PFN_cuMemRelease_v10020, back);
+    CALL(cuMemRelease, PFN_cuMemRelease_v10020, ph);
+    cuMemAddressFree(va, 2 * gran);
+    if (fd >= 0) close(fd);
+  }
+
   /* ---- copies ---- */
   unsigned char *h = malloc(N), *h2 = malloc(N);
   for (size_t i = 0; i < N; i++) h[i] = (unsigned char)(i * 7);

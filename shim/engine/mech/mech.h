@@ -21,6 +21,19 @@ void ft_reencode(ft_dev_t *d, ft_alloc_t *a, uint64_t g0, uint64_t g1, CUstream 
  * its checkpoint no longer equals it. */
 void ft_reencode_written(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
 
+/* ---- Code words between layouts (codecopy.c) ---- */
+/* The code of groups [g0, g1) of a from_len-byte allocation (code buffer `from`) into
+ * the code buffer `to` of a to_len-byte one, from its group tg0, on stream s of d's
+ * context. Both lengths whole groups: 0, else -1 (nothing copied). */
+int ft_code_copy(ft_dev_t *d, CUdeviceptr from, uint64_t from_len, uint64_t g0, uint64_t g1,
+                 CUdeviceptr to, uint64_t to_len, uint64_t tg0, CUstream s);
+/* The same between host buffers. */
+int ft_code_copy_host(const uint8_t *from, uint64_t from_len, uint64_t g0, uint64_t g1, uint8_t *to,
+                      uint64_t to_len, uint64_t tg0);
+/* A checkpoint-format buffer (data, then the code at ft_blocks_bytes of the length) of
+ * from_len bytes into one of to_len: the data and code both have in common. */
+int ft_ckpt_copy_host(const uint8_t *from, uint64_t from_len, uint8_t *to, uint64_t to_len);
+
 /* ---- Per-context device state (dev.c) ---- */
 /* The state of the calling thread's current context (created on first use), or
  * NULL if there is none or protection is impossible in it. */

@@ -1,9 +1,59 @@
-/* lifecycle.c: the end of an allocation's protection (untrack, unprotect), the end
- * of a context's gpuft state, host functions queued into the epoch's log, and the
+/* lifecycle.c: an allocation's record from its start (track) to the end of its
+ * protection (untrack, unprotect), the end of a context's gpuft state, host functions queued into the epoch's log, and the
  * wiring of what the floors below tell the recovery stores (ft_obs). */
 #include <stdlib.h>
 
 #include "policy.h"
+
+static uint64_t g_alloc_seq;
+
+/* (its code in d's context, where gpuft's kernels for it run) */
+ft_alloc_t *ft_alloc_track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) FT_REQUIRES(ft_eng_lock) {
+  if (!p || !size) return NULL;
+  ft_alloc_t *a = calloc(1, sizeof *a);
+  if (!a) return NULL;
+  a->base = p;
+  a->size = size;
+  a->dev = d;
+  if (ft_drv.cuCtxGetCurrent) ft_drv.cuCtxGetCurrent(&a->ctx);
+  a->managed = managed;
+  a->id = ++g_alloc_seq;
+  a->t_state = ft_now();
+  a->state = FT_ST_UNPROT;
+  ft_st.allocations++;
+  if (!managed && d) {
+    size_t cb = ft_code_bytes(size);
+    CUdeviceptr code = 0;
+    if (ft_real.cuMemAlloc_v2(&code, cb) == CUDA_SUCCESS) {
+      a->code = code;
+      a->code_bytes = cb;
+      a->state = FT_ST_UNINIT;
+      ft_st.bytes_protected += size;
+      if (ft_st.bytes_protected > ft_st.bytes_protected_peak)
+        ft_st.bytes_protected_peak = ft_st.bytes_protected;
+    } else {
+      FT_WARN_CAPPED(3, "no device memory left for the code of a %zu-byte allocation: it is not "
+                     "protected", size);
+    }
+  }
+  if (a->state == FT_ST_UNPROT) ft_st.allocations_unprotected++;
+  FT_DEBUG("allocation #%ju: %#llx, %zu bytes, code %#llx", (uintmax_t)a->id, (unsigned long long)p,
+           size, (unsigned long long)a->code);
+  if (ft_reg_insert(a) != 0) {
+    /* an entry gpuft did not see freed overlaps: drop the stale one */
+    ft_alloc_t *old = ft_reg_find(p);
+    if (!old) old = ft_reg_find(p + size - 1);
+    FT_WARN_CAPPED(3, "allocation %#llx overlaps one gpuft still tracks; forgetting the old one",
+                   (unsigned long long)p);
+    if (old) ft_alloc_untrack(old); /* (its jobs too: registry.c) */
+    if (ft_reg_insert(a) != 0) {
+      if (a->code) ft_real.cuMemFree_v2(a->code);
+      free(a);
+      return NULL;
+    }
+  }
+  return a;
+}
 
 /* What protecting a holds: its jobs, log entries, snapshot, shadow, code and
  * checkpoint. */
@@ -29,18 +79,63 @@ static void release_protection(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   }
 }
 
-void ft_alloc_untrack(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
+/* The end of a record out of the registry. */
+static void drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   release_protection(a);
-  ft_reg_remove(a);
   free(a->ptrs);
   free(a);
 }
 
+void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) { drop(a); }
+
+int ft_alloc_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock) {
+  ft_dev_t *d = a->dev;
+  size_t old = a->size, old_cb = a->code_bytes;
+  /* at rest, nothing of it pending, no restore point of an open epoch */
+  if (!ft_protected(a) || !d || a->pending || a->busy || a->state == FT_ST_INFLIGHT ||
+      a->rp_epoch == ft_epoch || old % FT_GROUP_BYTES || size % FT_GROUP_BYTES)
+    return -1;
+  CUdeviceptr code = 0;
+  size_t cb = ft_code_bytes(size);
+  int in = ft_dev_enter(d);
+  CUresult r = ft_real.cuMemAlloc_v2(&code, cb);
+  ft_dev_leave(in);
+  if (r != CUDA_SUCCESS) return -1;
+  uint64_t keep = ft_groups_of(size < old ? size : old);
+  if (ft_code_copy(d, a->code, old, 0, keep, code, size, 0, d->stream) != 0 ||
+      ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS || ft_coded_resize(a, size) != 0) {
+    ft_real.cuMemFree_v2(code);
+    return -1;
+  }
+  ft_reg_remove(a); /* (in order again below: its generation changes, caches of it go) */
+  ft_real.cuMemFree_v2(a->code);
+  a->code = code;
+  a->code_bytes = cb;
+  ft_st.bytes_protected += size - old;
+  if (ft_st.bytes_protected > ft_st.bytes_protected_peak) ft_st.bytes_protected_peak = ft_st.bytes_protected;
+  ft_shadow_release(a);
+  int kept = ft_ckpt_resized(a, old, old_cb) == 0;
+  ft_snap_resized(a, old, old_cb, kept); /* (a snapshot may rely on the checkpoint) */
+  ft_runs_clip(&a->owed, ft_groups_of(size));
+  ft_content_changed(a);
+  if (ft_reg_insert(a) != 0) { /* (never: the range it grew into holds no record) */
+    FT_WARN("allocation #%ju: lost from gpuft's registry while it grew: it is not protected",
+            (uintmax_t)a->id);
+    drop(a);
+  }
+  return 0;
+}
+
+void ft_alloc_untrack(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
+  ft_reg_remove(a);
+  drop(a);
+}
+
 void ft_alloc_unprotect(ft_alloc_t *a, const char *why) FT_REQUIRES(ft_eng_lock) {
   if (a->state == FT_ST_UNPROT) return;
-  FT_WARN("allocation #%ju (%zu bytes) is no longer protected: %s", (uintmax_t)a->id, a->size, why);
+  if (why) FT_WARN("allocation #%ju (%zu bytes) is no longer protected: %s", (uintmax_t)a->id, a->size, why);
   release_protection(a);
-  ft_st.allocations_unprotected++;
+  if (why) ft_st.allocations_unprotected++;
 }
 
 void ft_dev_release(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {

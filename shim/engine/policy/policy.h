@@ -34,10 +34,22 @@ int ft_rest_read(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
 /* Release a context's gpuft state (module, stream, ledger, staging) while the
  * context still exists; the slot can serve a later context. Engine lock held. */
 void ft_dev_release(ft_dev_t *d) FT_REQUIRES(ft_eng_lock);
+/* Track a new allocation [p, p+size) of context d (NULL: managed memory or no
+ * context state): a code when it can have one. The record, or NULL (no memory). */
+ft_alloc_t *ft_alloc_track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed) FT_REQUIRES(ft_eng_lock);
+/* A run of mapped memory grew or shrank at its end to `size` bytes, at rest: its
+ * record stays, with its codes (copied on the device, no pass over the data), the
+ * state of its groups, its checkpoint and snapshot copies. 0, or -1 (not at rest,
+ * sizes not whole groups, no memory: nothing changed). */
+int ft_alloc_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock);
 /* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
 void ft_alloc_untrack(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+/* The same in two steps: out of the registry (ft_reg_remove: its code can still be
+ * read, a new record may take its place), then its end. */
+void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
 /* a stays tracked (its uses, its place in the registry) but leaves protection, with
- * one warning saying why: memory gpuft cannot watch every writer of. */
+ * one warning saying why: memory gpuft cannot watch every writer of (why NULL: the
+ * memory was said unprotected before, as another record: no warning, not counted). */
 void ft_alloc_unprotect(ft_alloc_t *a, const char *why) FT_REQUIRES(ft_eng_lock);
 /* A host function the program queues on stream s: its trampoline, numbered in the
  * epoch's log (ft_host_fn_discard if the driver refused it). Takes the engine lock. */
@@ -78,6 +90,20 @@ CUresult ft_unknown_writer_before(CUstream s, int known);
  * re-encode whole (2-D/3-D copies, 2-D memsets): what the write leaves is verified
  * and repaired first. A commit point: the epoch before it stays replayable. */
 CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known);
+/* A verification of all of `a` on its context's stream when it is at rest under its
+ * code: 1 if issued (its result is taken in by the next commit). */
+int ft_verify_at_rest(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+
+/* ---- Memory mapped with the VMM API (vmm.c) ----
+ * The program is about to change what is mapped or accessible in [lo, lo+n) (n 0:
+ * anywhere): the runs there and next to it are brought to rest and verified, and no
+ * other operation is issued until ft_vmm_change_end (the operation lock, held
+ * exclusively). Returns what ft_vmm_change_end needs. */
+int ft_vmm_change_begin(CUdeviceptr lo, size_t n);
+/* After the driver's call (ok: it succeeded, and the hook updated mappings.c): the
+ * runs over the range and next to it are tracked anew, each protected object one
+ * run, what the old ones had under a code encoded again. */
+void ft_vmm_change_end(int token, CUdeviceptr lo, size_t n, int ok);
 void ft_unknown_writer_after(CUstream s);
 
 #endif

@@ -24,9 +24,7 @@ static void unseen_write_issued(CUdeviceptr only, CUstream s, int known) {
   ft_snap_drain();
 }
 
-/* A verification of all of `a` when it is at rest under its code, on its context's
- * stream: 1 if issued. */
-static int at_rest_verified(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
+int ft_verify_at_rest(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   if (!ft_protected(a) || a->state != FT_ST_CLEAN || !ft_rest_done(a)) return 0;
   if (ft_job_issue(a->dev, FT_WHY_AT_REST, a, 0, ft_groups_of(a->size), a->dev->stream, NULL, -1) == 0)
     return 1;
@@ -56,7 +54,7 @@ CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known) {
   for (size_t i = 0; d && i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if ((one && a != one) || a->dev != d) continue;
-    issued |= at_rest_verified(a);
+    issued |= ft_verify_at_rest(a);
   }
   ft_unlock();
   CUresult w = issued ? ft_commit_all() : CUDA_SUCCESS;

@@ -478,7 +478,7 @@ static void summary(ft_jw_t *w, const ft_end_t *end, const char *report_path) {
                  "gpuft intercepts\n");
   } else if (s->allocations == s->allocations_unprotected) {
     line(w, "nothing was protected: every allocation was left unprotected (managed memory, "
-            "memory exported to other processes, or no room for the code: see the warnings "
+            "memory exported to other processes or mapped twice, or no room for the code: see the warnings "
             "above, GPUFT_SHADOW_MAX and GPUFT_CKPT_MAX)\n");
   } else if (s->launches && !s->launches_protected) {
     line(w, "no kernel launch was checked: gpuft could not read these kernels' arguments "

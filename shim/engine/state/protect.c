@@ -4,6 +4,7 @@
  * group: only what was written or uploaded is encoded, verified, shadowed and
  * snapshotted. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "state.h"
 
@@ -137,4 +138,30 @@ void ft_set_state(ft_alloc_t *a, int state) {
 void ft_code_fresh(ft_alloc_t *a) {
   a->fresh_epoch = ft_epoch;
   a->fresh_launch = ft_st.launches;
+}
+
+int ft_coded_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock) {
+  uint64_t ng0 = ft_groups_of(a->size), ng = ft_groups_of(size);
+  uint64_t *m = a->cmap;
+  /* a written allocation that grows: its new groups are not under a code */
+  if (m || (a->state == FT_ST_CLEAN && ng > ng0)) {
+    m = realloc(m, (WORD(ng) + 1) * sizeof *m);
+    if (!m) return -1;
+    uint64_t had = a->cmap ? WORD(ng0) + 1 : 0;
+    if (had < WORD(ng) + 1) memset(m + had, 0, (WORD(ng) + 1 - had) * sizeof *m);
+    if (!a->cmap) /* all of it was coded */
+      for (uint64_t g = 0; g < ng0; g++) m[WORD(g)] |= BIT(g);
+  }
+  ft_set_state(a, a->state); /* exposure so far, at the size it had */
+  ft_st.bytes_written -= ft_coded_counted(a);
+  a->size = size;
+  a->cmap = m;
+  if (m) {
+    m[WORD(ng)] &= BIT(ng) - 1; /* (groups past the end, when it shrank) */
+    a->ncoded = 0;
+    for (uint64_t w = 0; w <= WORD(ng); w++) a->ncoded += (uint64_t)__builtin_popcountll(m[w]);
+    if (a->ncoded >= ng) ft_coded_drop(a);
+  }
+  ft_written_add(a);
+  return 0;
 }

@@ -73,3 +73,14 @@ int ft_runs_meets(const ft_runs_t *s, uint64_t g0, uint64_t g1) {
     if (s->r[i][0] < g1 && g0 < s->r[i][1]) return 1;
   return 0;
 }
+
+void ft_runs_clip(ft_runs_t *s, uint64_t ng) {
+  int k = 0;
+  for (int i = 0; i < s->n; i++) {
+    if (s->r[i][0] >= ng) continue;
+    s->r[k][0] = s->r[i][0];
+    s->r[k][1] = s->r[i][1] < ng ? s->r[i][1] : ng;
+    k++;
+  }
+  s->n = k;
+}

@@ -21,6 +21,8 @@ void ft_runs_one(ft_runs_t *s, uint64_t g0, uint64_t g1);
 int ft_runs_missing(const ft_runs_t *s, uint64_t g0, uint64_t g1, uint64_t out[][2]);
 /* Whether s holds any group of [g0, g1). */
 int ft_runs_meets(const ft_runs_t *s, uint64_t g0, uint64_t g1);
+/* s without the groups from ng on (an allocation that shrank to ng groups). */
+void ft_runs_clip(ft_runs_t *s, uint64_t ng);
 /* Whether s is exactly [0, ng). */
 int ft_runs_all(const ft_runs_t *s, uint64_t ng);
 

@@ -48,6 +48,7 @@ typedef struct ft_alloc_s {
   CUcontext ctx; /* the context it was allocated in */
   int state;
   int managed;
+  int vmm; /* a run of memory mapped with the VMM API (policy/vmm.c) */
   uint64_t id; /* 1, 2, ... in allocation order, for reports */
   CUdeviceptr code; /* device code buffer (ft_code_layout(size)), 0 if none */
   size_t code_bytes;
@@ -141,6 +142,10 @@ int ft_coded_all_in(const ft_alloc_t *a, uint64_t g0, uint64_t g1);
 uint64_t ft_coded_bytes(const ft_alloc_t *a); /* bytes under a code (size without a map) */
 /* Those bytes when they count (clean or in flight: written at least once), else 0. */
 uint64_t ft_coded_counted(const ft_alloc_t *a);
+/* a is now `size` bytes long (a run of mapped memory grew or shrank at its end):
+ * the groups it had keep their state, new ones are not coded. 0, or -1 (no memory:
+ * nothing changed). */
+int ft_coded_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock);
 /* The coded runs of a (more than fit: the groups between the closest join). */
 void ft_coded_runs(const ft_alloc_t *a, ft_runs_t *out);
 
@@ -154,6 +159,28 @@ int ft_reg_insert(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
 void ft_reg_remove(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
 size_t ft_reg_count(void) FT_REQUIRES(ft_eng_lock);
 ft_alloc_t *ft_reg_at(size_t i) FT_REQUIRES(ft_eng_lock);
+
+/* ---- Memory mapped with the VMM API (mappings.c; engine lock held) ----
+ * What the program's cuMemCreate, cuMemMap and cuMemSetAccess made: physical
+ * allocations by handle, mappings by virtual address, whether the current device
+ * may write each. */
+/* shared: memory something else can write (host memory the CPU reaches directly) */
+void ft_vmm_created(CUmemGenericAllocationHandle h, int shared) FT_REQUIRES(ft_eng_lock);
+void ft_vmm_released(CUmemGenericAllocationHandle h) FT_REQUIRES(ft_eng_lock);
+/* Exported to, or imported from, another process. */
+void ft_vmm_shared(CUmemGenericAllocationHandle h) FT_REQUIRES(ft_eng_lock);
+/* h names the physical allocation mapped at `at` (cuMemRetainAllocationHandle). */
+void ft_vmm_retained(CUmemGenericAllocationHandle h, CUdeviceptr at) FT_REQUIRES(ft_eng_lock);
+/* Whether h's physical allocation is mapped somewhere already. */
+int ft_vmm_is_mapped(CUmemGenericAllocationHandle h) FT_REQUIRES(ft_eng_lock);
+int ft_vmm_mapped(CUdeviceptr va, size_t size, size_t off, CUmemGenericAllocationHandle h) FT_REQUIRES(ft_eng_lock);
+void ft_vmm_unmapped(CUdeviceptr va, size_t size) FT_REQUIRES(ft_eng_lock);
+void ft_vmm_access(CUdeviceptr va, size_t size, int rw) FT_REQUIRES(ft_eng_lock);
+/* The next run at or after *p and before end: mappings the current device may write
+ * with no gap between them; 1 with [*lo, *hi), *protectable (no mapping of it shows
+ * memory another mapping or process can write) and *p moved past it, or 0. */
+int ft_vmm_next_run(CUdeviceptr *p, CUdeviceptr end, CUdeviceptr *lo, CUdeviceptr *hi,
+                    int *protectable) FT_REQUIRES(ft_eng_lock);
 void ft_set_state(ft_alloc_t *a, int state) FT_REQUIRES(ft_eng_lock);
 void ft_written_add(const ft_alloc_t *a); /* its coded bytes into bytes_written */
 /* Byte-seconds spent in `state`, into the exposure counters. */
@@ -339,6 +366,7 @@ void ft_op_exclusive_end(void);
   X(TOP, U, replayed_ops, "replayed_ops")                                               \
   X(TOP, U, allocations, "allocations")                                                 \
   X(TOP, U, allocations_unprotected, "allocations_unprotected")                         \
+  X(TOP, U, vmm_runs, "vmm_runs") /* VMM runs tracked, each time they were formed */     \
   X(TOP, F, cpu_seconds, "cpu_seconds")                                                 \
   /* where the access classes of kernel arguments came from (DESIGN.md 5) */            \
   X(ANALYSIS, U, kernels_ptx, "kernels_with_ptx_facts")                                 \

@@ -421,6 +421,8 @@ void ft_snap_epoch_closed(void) FT_REQUIRES(ft_eng_lock) {
   take(d);
 }
 
+void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock) { broken(why); }
+
 void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1) {
   ft_snapent_t *e = a->snap;
   if (!e) return;
@@ -474,6 +476,52 @@ void ft_snap_before_upload(ft_alloc_t *a) {
   ft_runs_one(&e->since[b], 0, ft_groups_of(a->size));
   if (gen) e->src = SRC_COPY, e->idx = b;
   if (pend) e->psrc = SRC_COPY, e->pidx = b;
+}
+
+int ft_snap_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes, int keep) FT_REQUIRES(ft_eng_lock) {
+  CUdeviceptr cut = a->base + a->size, end = a->base + old_size;
+  for (size_t i = 0; cut < end && i < g_nlog; i++)
+    if (ft_op_touches(&g_log[i], cut, end)) {
+      broken("memory the log since the snapshot used was unmapped");
+      break;
+    }
+  ft_snapent_t *e = a->snap;
+  if (!e) return 0;
+  uint64_t was = ft_blocks_bytes(old_size) + old_code_bytes, need = ft_mirror_bytes(a);
+  uint8_t *nb[2] = {NULL, NULL};
+  for (int i = 0; keep && i < 2; i++) {
+    void *p = NULL;
+    if (!e->buf[i]) continue;
+    if (ft_st.snapshot_store_bytes - was + need > (uint64_t)FT_OPT(SNAPSHOT_HOST_MAX) ||
+        ft_drv.cuMemHostAlloc(&p, need, 0) != CUDA_SUCCESS || !p ||
+        ft_ckpt_copy_host(e->buf[i], old_size, p, a->size) != 0)
+      keep = 0;
+    nb[i] = p;
+  }
+  for (int i = 0; i < 2; i++) {
+    if (!e->buf[i]) continue;
+    ft_drv.cuMemFreeHost(e->buf[i]);
+    ft_st.snapshot_store_bytes -= was;
+    e->buf[i] = NULL;
+    if (keep) {
+      e->buf[i] = nb[i];
+      ft_st.snapshot_store_bytes += need;
+    } else if (nb[i]) {
+      ft_drv.cuMemFreeHost(nb[i]);
+    }
+  }
+  if (!keep) {
+    /* the snapshot no longer holds a: an error in it is detected, not recovered */
+    free(e);
+    a->snap = NULL;
+    return -1;
+  }
+  if (ft_st.snapshot_store_bytes > ft_st.snapshot_store_peak)
+    ft_st.snapshot_store_peak = ft_st.snapshot_store_bytes;
+  uint64_t ng = ft_groups_of(a->size);
+  ft_runs_clip(&e->copied, ng);
+  for (int i = 0; i < 2; i++) ft_runs_clip(&e->since[i], ng);
+  return 0;
 }
 
 CUevent ft_snap_copying(const ft_alloc_t *a) {

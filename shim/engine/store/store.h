@@ -126,6 +126,16 @@ void ft_snap_before_upload(ft_alloc_t *a);
  * snapshot copy still reads it, or NULL. */
 void ft_snap_forget_alloc(ft_alloc_t *a);
 CUevent ft_snap_copying(const ft_alloc_t *a);
+/* a is now a->size bytes long, from old_size (code old_code_bytes): a run of mapped
+ * memory that grew or shrank at its end. Its snapshot copies follow (keep 0, or no
+ * memory: they are dropped, -1); a log that used what was cut off cannot be replayed. */
+int ft_snap_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes, int keep) FT_REQUIRES(ft_eng_lock);
+/* Its checkpoint follows: 0, or -1 (no memory: it has none now). */
+int ft_ckpt_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes) FT_REQUIRES(ft_eng_lock);
+/* The log since the snapshot can no longer give back what the program has (why: a
+ * record now holds content no snapshot knows it by): nothing is recovered from it,
+ * and the next clean epoch close takes a new one. */
+void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock);
 /* Whether damage in `a` that nothing else can undo may be recovered from the
  * snapshot and the log since. */
 int ft_snap_can_recover(const ft_alloc_t *a);

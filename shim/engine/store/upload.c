@@ -113,6 +113,33 @@ static CUresult upload_codes(ft_alloc_t *a, const ft_code_t *view, uint64_t g0, 
   return CUDA_SUCCESS;
 }
 
+int ft_ckpt_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes) FT_REQUIRES(ft_eng_lock) {
+  if (!a->mirror) return 0;
+  uint64_t was = ft_blocks_bytes(old_size) + old_code_bytes, need = ft_mirror_bytes(a);
+  void *p = NULL;
+  int ok = ft_st.bytes_checkpoint - was + need <= (uint64_t)FT_OPT(CKPT_MAX) &&
+           ft_drv.cuMemHostAlloc(&p, need, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) ==
+               CUDA_SUCCESS && p && ft_ckpt_copy_host(a->mirror, old_size, p, a->size) == 0;
+  ft_jobs_fix_drain(a); /* a repair before use may still copy from the old one */
+  ft_drv.cuMemFreeHost(a->mirror);
+  ft_st.bytes_checkpoint -= was;
+  a->mirror = NULL;
+  a->mirror_dev = 0;
+  if (!ok) {
+    if (p) ft_drv.cuMemFreeHost(p);
+    a->mirror_valid = 0;
+    return -1;
+  }
+  /* grown, it no longer equals all of a (a new group's bytes were never written) */
+  if (a->size > old_size) a->mirror_valid = 0;
+  a->mirror = p;
+  if (ft_drv.cuMemHostGetDevicePointer_v2(&a->mirror_dev, p, 0) != CUDA_SUCCESS) a->mirror_dev = 0;
+  ft_st.bytes_checkpoint += need;
+  if (ft_st.bytes_checkpoint > ft_st.bytes_checkpoint_peak)
+    ft_st.bytes_checkpoint_peak = ft_st.bytes_checkpoint;
+  return 0;
+}
+
 /* A code view for data starting at group g0 of a, inside its mirror's code. */
 static void mirror_view(const ft_alloc_t *a, uint64_t g0, ft_code_t *v) {
   ft_code_bind_at(v, a->mirror + ft_mirror_code_off(a), a->size, g0);
