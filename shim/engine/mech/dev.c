@@ -67,6 +67,27 @@ int ft_dev_count(void) {
   return n;
 }
 
+int ft_dev_sync_all(void) {
+  CUcontext c[MAX_DEVS];
+  int n = 0;
+  ft_lock();
+  for (int i = 0; i < g_ndevs; i++)
+    if (g_devs[i].ctx && g_devs[i].ok) c[n++] = g_devs[i].ctx;
+  ft_unlock();
+  if (n <= 1) return ft_real.cuCtxSynchronize() == CUDA_SUCCESS; /* (the current one, as before) */
+  int ok = 1;
+  for (int i = 0; i < n; i++) {
+    CUcontext was;
+    if (ft_drv.cuCtxPushCurrent_v2(c[i]) != CUDA_SUCCESS) {
+      ok = 0;
+      continue;
+    }
+    ok &= ft_real.cuCtxSynchronize() == CUDA_SUCCESS;
+    ft_drv.cuCtxPopCurrent_v2(&was);
+  }
+  return ok;
+}
+
 int ft_dev_enter(const ft_dev_t *d) {
   CUcontext cur = NULL;
   if (!d->ctx || ft_drv.cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur == d->ctx) return 0;

@@ -38,6 +38,10 @@ int ft_ckpt_copy_host(const uint8_t *from, uint64_t from_len, uint8_t *to, uint6
 /* The state of the calling thread's current context (created on first use), or
  * NULL if there is none or protection is impossible in it. */
 ft_dev_t *ft_dev_current(void);
+/* Wait for all work of every context gpuft has state for (a program driving two
+ * devices: the jobs of both), or of the current one when there is one or none.
+ * 1 if all finished without error. Takes the engine lock briefly. */
+int ft_dev_sync_all(void);
 /* Make d's context current for gpuft's own work on its memory (a commit may run in
  * a thread bound to another context, or to none); returns what ft_dev_leave
  * needs to undo it. */

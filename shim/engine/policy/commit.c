@@ -775,7 +775,7 @@ static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES
     ft_lock();
     ft_ord_snap_all(vc); /* nothing new is issued while the operation lock is exclusive */
     ft_unlock();
-    int synced = exclusive && ft_real.cuCtxSynchronize && ft_real.cuCtxSynchronize() == CUDA_SUCCESS;
+    int synced = exclusive && ft_real.cuCtxSynchronize && ft_dev_sync_all(); /* (every device's jobs) */
     ft_lock();
     refresh(&f); /* others' operations ran while the lock was dropped: frees too */
     if (synced) ft_ord_synced(vc, 1);
@@ -900,7 +900,7 @@ CUresult ft_commit_all(void) {
     ft_lock();
     ft_ord_snap_all(vc);
     ft_unlock();
-    r = ft_real.cuCtxSynchronize();
+    r = ft_dev_sync_all() ? CUDA_SUCCESS : ft_real.cuCtxSynchronize();
     if (r == CUDA_SUCCESS) {
       ft_lock();
       ft_ord_synced(vc, 1);

@@ -230,18 +230,31 @@ int ft_epoch_replay(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
     return -1;
   }
   ft_oplog_settle_seen();
-  /* everything the epoch wrote goes back to its state at the start of the epoch */
+  /* everything the epoch wrote goes back to its state at the start of the epoch, on
+   * its own context's stream (an epoch may span two devices) */
+  ft_dev_t *used[8];
+  int nused = 0;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (a->dev != d || a->rp_epoch != ft_epoch) continue;
-    if (restore(d, a) != CUDA_SUCCESS) {
+    if (!a->dev || a->rp_epoch != ft_epoch) continue;
+    int in = ft_dev_enter(a->dev);
+    CUresult r = restore(a->dev, a);
+    ft_dev_leave(in);
+    if (r != CUDA_SUCCESS) {
       FT_WARN_CAPPED(8, "allocation #%ju was written with no restore point: cannot replay",
                      (uintmax_t)a->id);
       return -1;
     }
+    int k = 0;
+    while (k < nused && used[k] != a->dev) k++;
+    if (k == nused && nused < 8) used[nused++] = a->dev;
+    else if (k == nused) ft_real.cuStreamSynchronize(a->dev->stream);
     /* data and code as they were at the start of the epoch, under a valid code */
     if (a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) ft_set_state(a, FT_ST_CLEAN);
   }
+  /* (restored before any context's replayed operations read them) */
+  for (int k = 0; k < nused; k++)
+    if (used[k] != d && ft_real.cuStreamSynchronize(used[k]->stream) != CUDA_SUCCESS) return -1;
   if (ft_oplog_replay_all(d) != 0) return -1;
   ft_st.replays++;
   FT_INFO("replayed %zu operations of epoch %ju", ft_epoch_ops(), (uintmax_t)ft_epoch);

@@ -30,19 +30,14 @@ void ft_epoch_unreplayable(const char *why) {
   }
 }
 
-static CUcontext g_ctx; /* the context of the epoch's operations */
+static CUcontext g_ctx; /* the context of the epoch's first operation */
 
 static op_t *push(int kind) {
   if (g_unreplayable) return NULL;
-  /* a replay re-issues the epoch on one context's stream: operations of another
-   * context (a program driving two devices) cannot be replayed there */
+  /* (a program driving two devices: each operation is replayed in its own context) */
   CUcontext c = NULL;
   if (ft_drv.cuCtxGetCurrent && ft_drv.cuCtxGetCurrent(&c) != CUDA_SUCCESS) c = NULL;
-  if (g_nops && c != g_ctx) {
-    ft_epoch_unreplayable("operations of two contexts in one epoch (a replay runs on one context's stream)");
-    return NULL;
-  }
-  g_ctx = c;
+  if (!g_nops) g_ctx = c;
   if (g_nops == g_cap) {
     size_t nc = g_cap ? g_cap * 2 : 64;
     op_t *n = realloc(g_ops, nc * sizeof *n);
@@ -57,6 +52,7 @@ static op_t *push(int kind) {
   set_nops(g_nops + 1);
   memset(o, 0, sizeof *o);
   o->kind = kind;
+  o->ctx = c;
   return o;
 }
 
@@ -426,7 +422,34 @@ static CUresult replay_compare(ft_dev_t *d, const op_t *o, int *differs) {
   return r;
 }
 
-CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) FT_REQUIRES(ft_eng_lock) {
+/* The context state the last replayed operation ran in (NULL: none yet). */
+static ft_dev_t *g_replay_dev;
+
+void ft_op_replay_begin(void) { g_replay_dev = NULL; }
+
+int ft_op_replay_end(void) {
+  ft_dev_t *d = g_replay_dev;
+  g_replay_dev = NULL;
+  return d ? ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS : 1;
+}
+
+static CUresult op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) FT_REQUIRES(ft_eng_lock);
+
+CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
+  /* in the context it was issued in, on that context's stream; across contexts in
+   * the order issued: what ran on the last one is finished first */
+  ft_dev_t *od = o->ctx ? ft_dev_find(o->ctx) : NULL;
+  if (od && od->ok) d = od;
+  if (g_replay_dev && g_replay_dev != d && ft_real.cuStreamSynchronize(g_replay_dev->stream) != CUDA_SUCCESS)
+    return CUDA_ERROR_LAUNCH_FAILED;
+  g_replay_dev = d;
+  int in = ft_dev_enter(d);
+  CUresult r = op_replay(d, o, mode, differs);
+  ft_dev_leave(in);
+  return r;
+}
+
+static CUresult op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
   CUstream s = d->stream;
   CUresult r = CUDA_SUCCESS;
   switch (o->kind) {
@@ -534,17 +557,19 @@ void ft_oplog_settle_seen(void) {
 
 /* Re-issue the current epoch's operations in order. */
 int ft_oplog_replay_all(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
+  ft_op_replay_begin();
   for (size_t i = 0; i < g_nops; i++) {
     CUresult r = ft_op_replay(d, &g_ops[i], FT_REPLAY_INTO_PROGRAM, NULL);
     if (r != CUDA_SUCCESS) {
       FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
-      ft_real.cuStreamSynchronize(d->stream); /* before its read-backs' buffers go */
+      ft_op_replay_end(); /* before its read-backs' buffers go */
+      ft_real.cuStreamSynchronize(d->stream);
       drop_scratch();
       return -1;
     }
   }
   ft_st.replayed_ops += g_nops;
-  return 0;
+  return ft_op_replay_end() ? 0 : -1;
 }
 
 int ft_epoch_replay_ops(ft_dev_t *d, int *differs) FT_REQUIRES(ft_eng_lock) {

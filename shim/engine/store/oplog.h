@@ -10,6 +10,7 @@ enum { FT_OP_LAUNCH, FT_OP_H2D, FT_OP_D2H, FT_OP_D2D, FT_OP_MEMSET, FT_OP_GRAPH,
 
 typedef struct ft_op_s {
   int kind;
+  CUcontext ctx; /* the context it was issued in: a replay re-issues it there */
   /* launch */
   CUfunction f;
   struct ft_func_s *fn;
@@ -56,7 +57,12 @@ typedef struct ft_op_s {
  * from the checkpoint. */
 enum { FT_REPLAY_INTO_PROGRAM, FT_REPLAY_LOGGED };
 
+/* Replay o in the context it was issued in (d: where those of no known context go).
+ * A sequence of replays starts with ft_op_replay_begin and ends with
+ * ft_op_replay_end, which waits for the last context's stream (1: it finished). */
 CUresult ft_op_replay(ft_dev_t *d, ft_op_t *o, int mode, int *differs) FT_REQUIRES(ft_eng_lock);
+void ft_op_replay_begin(void);
+int ft_op_replay_end(void);
 /* A hash of bytes a program received: any difference in one 8-byte word changes it. */
 uint64_t ft_bytes_hash(const void *p, size_t n);
 /* Whether o reads or writes device memory in [lo, hi). */

@@ -597,11 +597,17 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     written(a, 0, ft_groups_of(a->size)); /* and the replay below writes it unseen */
   }
   int differs = 0;
+  ft_op_replay_begin();
   for (size_t i = 0; i < g_nlog; i++)
     if (ft_op_replay(d, &g_log[i], FT_REPLAY_LOGGED, &differs) != CUDA_SUCCESS) {
+      ft_op_replay_end();
       *why = "an operation of the log since the snapshot could not be re-issued";
       goto fail;
     }
+  if (!ft_op_replay_end()) {
+    *why = "the replay failed on the device";
+    goto fail;
+  }
   if (ft_epoch_replay_ops(d, &differs) != 0) {
     *why = "the operations since the last synchronisation cannot be replayed";
     goto fail;
