@@ -268,6 +268,7 @@ struct ft_dev_s {
   ftk_module_t mod;
   CUstream stream;       /* gpuft's own non-blocking stream (repairs, reads) */
   CUstream snap_stream;  /* snapshot copies (snapshot.c), created on first use */
+  CUevent snap_ev;       /* recorded behind this context's copies of a snapshot */
   ftk_job_t *jobs;       /* ledger: mapped pinned host memory */
   CUevent *fix_ev;       /* per ledger slot, created on first use: recorded behind a
                           * verify-before-use job (ledger.c: writers wait for its repairs) */

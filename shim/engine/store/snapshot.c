@@ -84,8 +84,11 @@ static uint64_t g_gen;        /* snapshots promoted (0: none yet) */
 static uint64_t g_gen_id_max; /* allocations with a larger id were made after it */
 static uint64_t g_pend_id_max;
 static int g_pending;         /* a snapshot whose copies are in flight */
-static CUevent g_ev;          /* recorded behind those copies */
-static ft_dev_t *g_dev;       /* the context snapshots cover */
+/* the contexts whose copies of the pending snapshot are in flight (each records
+ * its snap_ev behind them): a program may drive several devices */
+#define SNAP_DEVS 8
+static ft_dev_t *g_pdev[SNAP_DEVS];
+static int g_npdev;
 static double g_t_last;
 static int g_off;             /* disabled for the rest of the run (said once) */
 /* The log: operations of the epochs since the promoted snapshot; those from
@@ -221,13 +224,12 @@ static void entry_free(ft_alloc_t *a) {
   a->snap = NULL;
 }
 
-/* Whether every protected allocation of d is at rest under its code: only then
- * are the copies one consistent state. */
-static int all_at_rest(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
+/* Whether every protected allocation is at rest under its code: only then are the
+ * copies one consistent state. */
+static int all_at_rest(void) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (!ft_protected(a)) continue;
-    if (a->dev != d) return -1;
+    if (!ft_protected(a) || !a->dev) continue;
     if (a->freeing) return 0;
     if (a->state == FT_ST_UNINIT) continue;
     /* (reads not verified yet: what they fed may be wrong, and be copied as right) */
@@ -252,24 +254,48 @@ static void discard_pending(void) FT_REQUIRES(ft_eng_lock) {
   ft_st.snapshots_discarded++;
 }
 
-static void take(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
+/* d's stream and event for snapshot copies (made in its context), and d among the
+ * contexts of the pending snapshot: 0, or -1. */
+static int join(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
+  for (int k = 0; k < g_npdev; k++)
+    if (g_pdev[k] == d) return 0;
+  if (g_npdev == SNAP_DEVS) return -1;
+  int in = ft_dev_enter(d), ok = 1;
+  if (!d->snap_stream && ft_drv.cuStreamCreate(&d->snap_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+    d->snap_stream = NULL, ok = 0;
+  if (ok && !d->snap_ev && ft_drv.cuEventCreate(&d->snap_ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+    d->snap_ev = NULL, ok = 0;
+  ft_dev_leave(in);
+  if (!ok) return -1;
+  g_pdev[g_npdev++] = d;
+  return 0;
+}
+
+/* Whether the pending snapshot's copies have landed on every context (wait: until
+ * they have). */
+static int landed(int wait) FT_REQUIRES(ft_eng_lock) {
+  int all = 1;
+  for (int k = 0; k < g_npdev; k++)
+    all &= (wait ? ft_real.cuEventSynchronize(g_pdev[k]->snap_ev)
+                 : ft_real.cuEventQuery(g_pdev[k]->snap_ev)) == CUDA_SUCCESS;
+  return all;
+}
+
+static void take(void) FT_REQUIRES(ft_eng_lock) {
   double t0 = ft_cpu_now();
-  if (!d->snap_stream && ft_drv.cuStreamCreate(&d->snap_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
-    d->snap_stream = NULL;
-    turn_off("no stream for the copies");
-    return;
-  }
-  if (!g_ev && ft_drv.cuEventCreate(&g_ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
-    g_ev = NULL;
-    turn_off("no event for the copies");
-    return;
-  }
   uint64_t idmax = 0, copied = 0;
   int ok = 1;
+  g_npdev = 0;
   for (size_t i = 0; i < ft_reg_count() && ok; i++) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->id > idmax) idmax = a->id;
-    if (!ft_protected(a) || a->dev != d) continue;
+    if (!ft_protected(a) || !a->dev) continue;
+    ft_dev_t *d = a->dev;
+    if (join(d) != 0) {
+      turn_off("no stream or event for the copies in a context, or more than 8 contexts");
+      ok = 0;
+      break;
+    }
     ft_snapent_t *e = entry(a);
     if (!e) {
       ok = 0;
@@ -296,6 +322,7 @@ static void take(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
       }
       if (!e->filled[b]) ft_coded_runs(a, &e->copied); /* never written: nothing to keep */
       else e->copied = e->since[b];
+      int in = ft_dev_enter(d); /* (its copies on its own context's stream) */
       for (int k = 0; ok && k < e->copied.n; k++) {
         /* (groups never written between two runs: encoded, so that the copy checks) */
         if (buf) ft_coded_cover(d, a, e->copied.r[k][0], e->copied.r[k][1], d->snap_stream);
@@ -303,6 +330,7 @@ static void take(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
         ok = got >= 0;
         copied += ok ? (uint64_t)got : 0;
       }
+      ft_dev_leave(in);
       e->psrc = SRC_COPY;
       e->pidx = b;
       e->copying = 1;
@@ -310,12 +338,17 @@ static void take(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
       e->since[b].n = 0;
     }
   }
-  if (ok) ok = ft_drv.cuEventRecord(g_ev, d->snap_stream) == CUDA_SUCCESS;
+  for (int k = 0; ok && k < g_npdev; k++) {
+    int in = ft_dev_enter(g_pdev[k]);
+    ok = ft_drv.cuEventRecord(g_pdev[k]->snap_ev, g_pdev[k]->snap_stream) == CUDA_SUCCESS;
+    ft_dev_leave(in);
+  }
   g_pending = 1; /* (discard_pending below undoes it when !ok) */
   if (!ok) {
     /* copies issued before the failure still write into the store: let them
      * land before anything can reuse or free their buffers */
-    ft_real.cuStreamSynchronize(d->snap_stream);
+    for (int k = 0; k < g_npdev; k++)
+      if (g_pdev[k]->snap_stream) ft_real.cuStreamSynchronize(g_pdev[k]->snap_stream);
     discard_pending();
     ft_st.snapshots_discarded--; /* never taken */
     return;
@@ -379,22 +412,16 @@ static void promote(void) FT_REQUIRES(ft_eng_lock) {
 }
 
 static int poll_pending(void) FT_REQUIRES(ft_eng_lock) {
-  if (g_pending && ft_real.cuEventQuery(g_ev) == CUDA_SUCCESS) promote();
+  if (g_pending && landed(0)) promote();
   return g_pending;
 }
 
 void ft_snap_epoch_closed(void) FT_REQUIRES(ft_eng_lock) {
   if (!ft_snap_logging()) return;
   if (poll_pending()) return; /* one snapshot in flight at a time */
-  ft_dev_t *d = NULL;
-  for (size_t i = 0; i < ft_reg_count() && !d; i++)
-    if (ft_reg_at(i)->code && ft_reg_at(i)->dev) d = ft_reg_at(i)->dev;
-  if (!d) return;
-  if (ft_dev_count() > 1) {
-    /* one replay stream, one snapshot: a single context (as the epoch replay) */
-    turn_off("the program uses more than one context");
-    return;
-  }
+  int any = 0;
+  for (size_t i = 0; i < ft_reg_count() && !any; i++) any = ft_reg_at(i)->code && ft_reg_at(i)->dev;
+  if (!any) return;
   double iv = (double)FT_OPT(SNAPSHOT_INTERVAL_MS) * 1e-3;
   /* The first one too waits an interval (from the first epoch boundary): until it,
    * the log since the start of the run is what recovers (a program that ends
@@ -404,21 +431,11 @@ void ft_snap_epoch_closed(void) FT_REQUIRES(ft_eng_lock) {
             g_log_bytes * 2 >= (uint64_t)FT_OPT(SNAPSHOT_LOG_MAX) ||
             g_epochs >= (uint64_t)FT_OPT(SNAPSHOT_EPOCHS);
   if (!due) return;
-  int rest = all_at_rest(d);
-  if (rest < 0) {
-    turn_off("the program uses more than one context");
-    return;
-  }
-  if (!rest) {
+  if (!all_at_rest()) {
     FT_DEBUG("snapshot due, deferred: not every allocation is at rest");
     return; /* some data still in flight: at a later epoch boundary */
   }
-  if (g_dev && g_dev != d) {
-    turn_off("the program changed contexts");
-    return;
-  }
-  g_dev = d;
-  take(d);
+  take();
 }
 
 void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock) { broken(why); }
@@ -427,9 +444,10 @@ void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1) {
   ft_snapent_t *e = a->snap;
   if (!e) return;
   written(a, g0, g1);
-  if (g_pending && e->in_pend && e->copying && ft_real.cuEventQuery(g_ev) != CUDA_SUCCESS) {
+  CUevent ev = a->dev ? a->dev->snap_ev : NULL;
+  if (g_pending && e->in_pend && e->copying && ev && ft_real.cuEventQuery(ev) != CUDA_SUCCESS) {
     /* the copy is still reading it: this write must come after */
-    ft_drv.cuStreamWaitEvent(s, g_ev, 0);
+    ft_drv.cuStreamWaitEvent(s, ev, 0);
     ft_st.snapshot_waits++;
   }
 }
@@ -450,10 +468,12 @@ static void keep_upload_bytes(ft_alloc_t *a) {
 }
 
 void ft_snap_drain(void) {
+  CUevent ev[SNAP_DEVS];
+  int n = 0;
   ft_lock();
-  CUevent ev = g_pending ? g_ev : NULL;
+  for (int k = 0; g_pending && k < g_npdev; k++) ev[n++] = g_pdev[k]->snap_ev;
   ft_unlock();
-  if (ev) ft_real.cuEventSynchronize(ev); /* gpuft's own copies only: no lock held */
+  for (int k = 0; k < n; k++) ft_real.cuEventSynchronize(ev[k]); /* gpuft's own copies only: no lock held */
 }
 
 void ft_snap_before_upload(ft_alloc_t *a) {
@@ -525,12 +545,12 @@ int ft_snap_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes, i
 }
 
 CUevent ft_snap_copying(const ft_alloc_t *a) {
-  return a->snap && g_pending && a->snap->copying ? g_ev : NULL;
+  return a->snap && g_pending && a->snap->copying && a->dev ? a->dev->snap_ev : NULL;
 }
 
 void ft_snap_forget_alloc(ft_alloc_t *a) {
   ft_snapent_t *e = a->snap;
-  if (e && g_pending && e->copying) ft_real.cuEventSynchronize(g_ev); /* never copy freed memory */
+  if (e && g_pending && e->copying && a->dev) ft_real.cuEventSynchronize(a->dev->snap_ev); /* never copy freed memory */
   CUdeviceptr lo = a->base, hi = a->base + a->size;
   for (size_t i = 0; i < g_nlog; i++)
     if (ft_op_touches(&g_log[i], lo, hi)) {
@@ -551,8 +571,7 @@ static int covers(const ft_alloc_t *a, int pending) {
 }
 
 int ft_snap_can_recover(const ft_alloc_t *a) {
-  if (!ft_snap_logging() || (g_dev ? a->dev != g_dev : ft_dev_count() != 1) ||
-      !ft_epoch_replayable())
+  if (!ft_snap_logging() || !a->dev || !ft_epoch_replayable())
     return 0;
   return covers(a, 0) || covers(a, 1);
 }
@@ -576,7 +595,7 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     /* Its copies have landed (the context is synchronised). Damage already there
      * when they were taken shows in their check against the codes, and the
      * snapshot is then dropped; damage that struck after them is not in them. */
-    ft_real.cuEventSynchronize(g_ev);
+    landed(1);
     promote();
     if (g_pending) discard_pending();
   }
@@ -584,11 +603,20 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     *why = g_broken;
     goto fail;
   }
+  ft_dev_t *used[SNAP_DEVS];
+  int nused = 0;
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
     ft_snapent_t *e = a->snap;
-    if (a->dev != d || !e || !e->in_gen || e->src == SRC_NONE || !a->code) continue;
-    if (restore(d, a) != CUDA_SUCCESS) {
+    if (!a->dev || !e || !e->in_gen || e->src == SRC_NONE || !a->code) continue;
+    /* on its own context's stream, finished before any replayed operation reads it */
+    int k = 0, in = ft_dev_enter(a->dev);
+    CUresult r = restore(a->dev, a);
+    ft_dev_leave(in);
+    while (k < nused && used[k] != a->dev) k++;
+    if (k == nused && nused < SNAP_DEVS) used[nused++] = a->dev;
+    else if (k == nused) ft_real.cuStreamSynchronize(a->dev->stream);
+    if (r != CUDA_SUCCESS) {
       *why = "the snapshot could not be copied back";
       goto fail;
     }
@@ -596,6 +624,11 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     a->mirror_valid = e->src == SRC_MIRROR;
     written(a, 0, ft_groups_of(a->size)); /* and the replay below writes it unseen */
   }
+  for (int k = 0; k < nused; k++)
+    if (used[k] != d && ft_real.cuStreamSynchronize(used[k]->stream) != CUDA_SUCCESS) {
+      *why = "the snapshot could not be copied back";
+      goto fail;
+    }
   int differs = 0;
   ft_op_replay_begin();
   for (size_t i = 0; i < g_nlog; i++)
@@ -636,22 +669,23 @@ fail:
 }
 
 void ft_snap_dev_release(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
-  if (g_dev == d) {
-    /* the context goes: its allocations are untracked by the caller; a later
-     * context starts over */
+  if (d->snap_stream) {
+    /* the context goes: its allocations are untracked by the caller, and a log that
+     * used them cannot be replayed; snapshots start over */
     if (g_pending) {
-      ft_real.cuEventSynchronize(g_ev);
+      landed(1);
       discard_pending();
     }
     for (size_t i = 0; i < ft_reg_count(); i++)
       if (ft_reg_at(i)->dev == d) entry_free(ft_reg_at(i));
     log_drop(g_nlog);
-    if (g_ev) ft_drv.cuEventDestroy_v2(g_ev);
-    g_ev = NULL;
     g_gen = 0;
     g_broken = g_broken_after = NULL;
-    g_dev = NULL;
   }
+  int in = ft_dev_enter(d);
+  if (d->snap_ev) ft_drv.cuEventDestroy_v2(d->snap_ev);
+  d->snap_ev = NULL;
   if (d->snap_stream) ft_drv.cuStreamDestroy_v2(d->snap_stream);
   d->snap_stream = NULL;
+  ft_dev_leave(in);
 }
