@@ -26,36 +26,42 @@ typedef struct {
   const char *name;
   const char *argv[12];
   const char *flip;
+  const char *env; /* more environment for every run of it (several devices), or NULL */
 } app_t;
 
 static const app_t apps[] = {
-    {"sgemm n=512", {APP_SGEMM, "512"}, "before=launch:sgemm:1,arg=0,offset=4000,bits=3"},
-    {"sgemm n=1024", {APP_SGEMM, "1024"}, "before=launch:sgemm:1,arg=1,offset=9000,bits=5"},
+    {"sgemm n=512", {APP_SGEMM, "512"}, "before=launch:sgemm:1,arg=0,offset=4000,bits=3", NULL},
+    {"sgemm n=1024", {APP_SGEMM, "1024"}, "before=launch:sgemm:1,arg=1,offset=9000,bits=5", NULL},
     {"jacobi 256x256, 50 iterations", {APP_JACOBI, "256", "50"},
-     "before=launch:residual_partial:20,arg=0,offset=7000,bits=2"},
+     "before=launch:residual_partial:20,arg=0,offset=7000,bits=2", NULL},
     /* the same, its iteration captured once into a graph and relaunched (issue 24);
      * the fault in f, which no node writes (a flip between two nodes in data the
      * launch rewrites is not caught: docs/design.md, graphs) */
     {"jacobi 256x256, 50 it., graph", {APP_JACOBI, "256", "50", "graph"},
-     "before=launch:residual_partial:20,arg=1,offset=7000,bits=2"},
+     "before=launch:residual_partial:20,arg=1,offset=7000,bits=2", NULL},
     /* the same with the residual's read-back in the graph (a copy to the host: the
      * launch cannot be replayed, and is protected as its nodes) */
     {"jacobi 256, graph + read-back", {APP_JACOBI, "256", "50", "graph-readback"},
-     "before=launch:residual_partial:20,arg=1,offset=7000,bits=2"},
+     "before=launch:residual_partial:20,arg=1,offset=7000,bits=2", NULL},
     {"jacobi 512x512, 20 iterations", {APP_JACOBI, "512", "20"},
-     "before=launch:residual_partial:10,arg=1,offset=99000,bits=6"},
+     "before=launch:residual_partial:10,arg=1,offset=99000,bits=6", NULL},
     {"fft3d 64^3 in place, 5 reps", {APP_FFT3D, "--n", "64", "--reps", "5", "--impl", "own",
                                      "--place", "in"},
-     "before=launch:fft_lines:3,arg=2,offset=40,bits=1"},
+     "before=launch:fft_lines:3,arg=2,offset=40,bits=1", NULL},
     /* the same forward and inverse transforms captured once into a graph (issue 24) */
     {"fft3d 64^3 in place, graph", {APP_FFT3D, "--n", "64", "--reps", "5", "--impl", "own-graph",
                                     "--place", "in"},
-     "before=launch:fft_lines:3,arg=2,offset=40,bits=1"},
+     "before=launch:fft_lines:3,arg=2,offset=40,bits=1", NULL},
     {"simplestreams 4 streams", {APP_SIMPLESTREAMS, "262144", "4", "3", "1"},
-     "before=launch:init_array:3,arg=1,offset=0,bits=2"},
+     "before=launch:init_array:3,arg=1,offset=0,bits=2", NULL},
     /* issue 22's program: two 16 KiB tensors in a 512 MiB pool, 50 axpy launches */
     {"pool 512 MiB, 16 KiB tensors", {APP_POOL, "512", "16", "50"},
-     "before=launch:axpy:5,arg=1,offset=103,bits=3"},
+     "before=launch:axpy:5,arg=1,offset=103,bits=3", NULL},
+    /* issue 27: a halo exchange over two devices (peer copies every step), and an
+     * expandable VMM segment growing to 11 chunks and shrinking to 6 */
+    {"halo 2 devices, 16 steps", {APP_HALO}, "at=launch:step_kernel:9,target=arg:0,offset=4000,bits=1",
+     "SIMCUDA_DEVICES=2"},
+    {"vmm segment, 7 tensors", {APP_VMM_POOL}, "at=launch:mix:10,target=arg:1,offset=4000,bits=1", NULL},
 };
 
 static const char *const modes[] = {"launch", "epoch"};
@@ -111,7 +117,7 @@ int main(int argc, char **argv) {
   uint64_t moved[sizeof apps / sizeof *apps] = {0};
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
     if (!apps[i].argv[0][0] || strncmp(apps[i].name, only, strlen(only))) continue;
-    const char *exact[] = {"SIMCUDA_STATS=1", "SIMCUDA_TWINS=0", "LD_PRELOAD", NULL};
+    const char *exact[] = {"SIMCUDA_STATS=1", "SIMCUDA_TWINS=0", "LD_PRELOAD", apps[i].env, NULL};
     proc_result_t e;
     if (proc_run(apps[i].argv, exact, 600, &e) || e.status) {
       fprintf(stderr, "traffic_bench: %s failed on the interpreter\n%s", apps[i].name, e.err);
@@ -131,8 +137,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
     if (!apps[i].argv[0][0] || strncmp(apps[i].name, only, strlen(only))) continue;
     const char *const *argv_ = apps[i].argv;
-    const char *plain[] = {"SIMCUDA_STATS=1", "LD_PRELOAD", NULL};
-    const char *with[] = {"SIMCUDA_STATS=1", "LD_PRELOAD=" GPUFT_LIB, env_rep, env_mode, NULL};
+    const char *plain[] = {"SIMCUDA_STATS=1", "LD_PRELOAD", apps[i].env, NULL};
+    const char *with[] = {"SIMCUDA_STATS=1", "LD_PRELOAD=" GPUFT_LIB, env_rep, env_mode, apps[i].env, NULL};
     proc_result_t p, g;
     double tp = 1e30, tg = 1e30;
     for (int rep = 0; rep < 3; rep++) {
@@ -163,7 +169,7 @@ int main(int argc, char **argv) {
     /* one fault in a read-only input: how many replays it costs */
     char env_flip[256];
     snprintf(env_flip, sizeof env_flip, "SIMCUDA_FLIP=%s", apps[i].flip);
-    const char *faulty[] = {"LD_PRELOAD=" GPUFT_LIB, env_rep, env_flip, env_mode, NULL};
+    const char *faulty[] = {"LD_PRELOAD=" GPUFT_LIB, env_rep, env_flip, env_mode, apps[i].env, NULL};
     proc_result_t fr;
     if (proc_run(argv_, faulty, 600, &fr) == 0) {
       char *fj = read_file(rep);
