@@ -66,6 +66,67 @@ SAMPLE_TEST(graph_jacobi)
 SAMPLE_TEST(graph_memnodes)
 
 SAMPLE_TEST(graph_conditional)
+SAMPLE_TEST(grid_sync)
+SAMPLE_TEST(grid_sync_static)
+
+/* grid_sync (both builds) with SIMCUDA_THREADS=threads and an optional argument. */
+static int run_grid_sync(const char *path, const char *threads, const char *arg, proc_result_t *r) {
+  const char *argv[] = {path, arg, NULL};
+  char th[32];
+  snprintf(th, sizeof th, "SIMCUDA_THREADS=%s", threads);
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", th, NULL};
+  return proc_run(argv, env, (int)(100 * ft_test_timeout_scale()), r);
+}
+
+/* Cooperative grids run each block on a host thread of its own, SIMCUDA_THREADS of
+ * them at a time: the program's deterministic results (printed to the last digit)
+ * are the same on 1, 2 and 5 threads. */
+TEST_IMPL(grid_sync_on_any_thread_count) {
+  if (!*SAMPLE_grid_sync) return TEST_SKIPF("sample grid_sync not built (no nvcc)");
+  const char *paths[] = {SAMPLE_grid_sync, SAMPLE_grid_sync_static}, *threads[] = {"1", "2", "5"};
+  char *first = NULL;
+  for (int p = 0; p < 2; p++)
+    for (int t = 0; t < 3; t++) {
+      proc_result_t r;
+      ASSERT_EQ(run_grid_sync(paths[p], threads[t], NULL, &r), 0);
+      if (r.status != 0 || !strstr(r.out, "PASSED"))
+        FT_FAIL_("%s on %s threads: exit %d\n%s%s", paths[p], threads[t], r.status, r.out, r.err);
+      if (!first) first = strdup(r.out);
+      else if (strcmp(first, r.out) != 0)
+        FT_FAIL_("%s on %s threads printed\n%s\nwhere the first run printed\n%s", paths[p], threads[t], r.out, first);
+      proc_free(&r);
+    }
+  free(first);
+  return TEST_OK;
+}
+
+/* A grid sync that cannot complete fails the launch, never hangs: in a launch that
+ * is not cooperative (no workspace: cooperative groups trap, as on a GPU), when a
+ * block ends without arriving (a GPU waits forever; the simulator names it), and
+ * when a block faults while the others wait (its fault is the one reported). */
+TEST_IMPL(grid_sync_failures) {
+  if (!*SAMPLE_grid_sync) return TEST_SKIPF("sample grid_sync not built (no nvcc)");
+  const char *paths[] = {SAMPLE_grid_sync, SAMPLE_grid_sync_static};
+  for (int p = 0; p < 2; p++)
+    for (int t = 0; t < 2; t++) {
+      proc_result_t r;
+      ASSERT_EQ(run_grid_sync(paths[p], t ? "3" : "1", "noncoop", &r), 0);
+      if (r.status != 0 || !strstr(r.out, "noncoop: cudaErrorIllegalInstruction") || !strstr(r.err, "trap"))
+        FT_FAIL_("noncoop: exit %d\n%s%s", r.status, r.out, r.err);
+      proc_free(&r);
+      ASSERT_EQ(run_grid_sync(paths[p], t ? "3" : "1", "early_exit", &r), 0);
+      if (r.status != 0 || !strstr(r.out, "early_exit: cudaErrorLaunchTimeout") ||
+          !strstr(r.err, "grid-wide barrier never completes: block (2,0,0) ended without arriving at it"))
+        FT_FAIL_("early_exit: exit %d\n%s%s", r.status, r.out, r.err);
+      proc_free(&r);
+      ASSERT_EQ(run_grid_sync(paths[p], t ? "3" : "1", "fault", &r), 0);
+      if (r.status != 0 || !strstr(r.out, "fault: cudaErrorIllegalAddress") ||
+          !strstr(r.err, "kernel _Z14oneBlockFaultsPi, block (1,0,0), thread (0,0,0)"))
+        FT_FAIL_("fault: exit %d\n%s%s", r.status, r.out, r.err);
+      proc_free(&r);
+    }
+  return TEST_OK;
+}
 
 /* The samples of several devices, VMM and IPC: run with SIMCUDA_DEVICES=devices
  * (and one argument); exit status `want` (0: PASSED, 2: waived, saying so). */
@@ -129,7 +190,7 @@ static const struct {
     {"transpose", SAMPLE_transpose},       {"nbody", SAMPLE_nbody},
     {"stencil2d", SAMPLE_stencil2d},       {"cg_csr", SAMPLE_cg_csr},
     {"streams", SAMPLE_streams},           {"vote_ballot", SAMPLE_vote_ballot},
-    {"index_walk", SAMPLE_index_walk},
+    {"index_walk", SAMPLE_index_walk},     {"grid_sync", SAMPLE_grid_sync_static},
 };
 
 /* Runs a sample under gpuft with `extra` environment; its report's counters. */
