@@ -193,7 +193,9 @@ int main(int argc, char **argv) {
   int dev = 0, coop = 0, sms = 0;
   CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  ok &= EXPECT(coop == 1);
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, dev));  // what NVIDIA's samples check
+  ok &= EXPECT(coop == 1 && prop.cooperativeLaunch == 1);
 
   // Reduction: blocks from the occupancy calculator, no more than the data needs.
   const unsigned n = 1 << 20, threads = 256;
