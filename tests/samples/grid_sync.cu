@@ -198,7 +198,7 @@ int main(int argc, char **argv) {
   ok &= EXPECT(coop == 1 && prop.cooperativeLaunch == 1);
 
   // Reduction: blocks from the occupancy calculator, no more than the data needs.
-  const unsigned n = 1 << 20, threads = 256;
+  const unsigned n = 1 << 18, threads = 512;
   std::vector<float> h(n);
   for (unsigned i = 0; i < n; i++) h[i] = (float)((i * 2654435761u) % 1000) / 100.0f - 5.0f;
   float *dIn = upload(h);
@@ -233,7 +233,7 @@ int main(int argc, char **argv) {
   ok &= EXPECT(sum2 == sum);
 
   // Conjugate gradient on a tridiagonal system, the solver in one cooperative kernel.
-  const int N = 4096, cgThreads = 128;
+  const int N = 2048, cgThreads = 64;
   std::vector<int> rowPtr, col;
   std::vector<float> val;
   tridiag(N, rowPtr, col, val);
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
 
   // The largest grid that can be resident (occupancy x multiprocessors) shifts data
   // between blocks across syncs; one block more is refused.
-  const int ringThreads = 256, rounds = 3;
+  const int ringThreads = 1024, rounds = 2;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, ringShift, ringThreads, 0));
   int maxBlocks = perSm * sms;
   size_t total = (size_t)maxBlocks * ringThreads;
