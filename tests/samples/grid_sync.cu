@@ -7,6 +7,8 @@
 //   noncoop     grid.sync() in a <<<>>> launch (no grid workspace: the kernel traps)
 //   early_exit  a block returns before the grid.sync() the others wait at
 //   fault       a block faults (an illegal address) while the others wait
+// Built with GRID_SYNC_GRAPHS (nvcc's static runtime: the simulator's has no graph
+// API), a captured cooperative launch runs as a graph too.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <algorithm>
@@ -287,6 +289,28 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < total; i++) bad += ring[i] != (int)((i + (size_t)rounds * ringThreads) % total);
   printf("ring shift on %d blocks (%d per multiprocessor): %zu misplaced\n", maxBlocks, perSm, bad);
   ok &= EXPECT(bad == 0);
+#ifdef GRID_SYNC_GRAPHS
+  // A cooperative launch captured into a graph stays cooperative: the graph, launched
+  // twice, moves the data two more rounds.
+  cudaStream_t s;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK(cudaLaunchCooperativeKernel((void *)ringShift, maxBlocks, ringThreads, gargs, 0, s));
+  CHECK(cudaStreamEndCapture(s, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < 2; i++) CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cudaMemcpy(ring.data(), dRing, total * sizeof(int), cudaMemcpyDeviceToHost));
+  bad = 0;
+  for (size_t i = 0; i < total; i++) bad += ring[i] != (int)((i + (size_t)3 * rounds * ringThreads) % total);
+  printf("ring shift by a captured cooperative launch, twice: %zu misplaced\n", bad);
+  ok &= EXPECT(bad == 0);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaStreamDestroy(s));
+#endif
   cudaError_t e = cudaLaunchCooperativeKernel((void *)ringShift, maxBlocks + 1, ringThreads, gargs, 0, 0);
   printf("%d blocks: %s\n", maxBlocks + 1, cudaGetErrorName(e));
   ok &= EXPECT(e == cudaErrorCooperativeLaunchTooLarge);
