@@ -209,7 +209,8 @@ static const struct {
     {"index_walk", SAMPLE_index_walk},     {"grid_sync", SAMPLE_grid_sync_static},
 };
 
-/* Runs a sample under gpuft with `extra` environment; its report's counters. */
+/* Runs a sample under gpuft with `extra` environment; its report's counters. Time
+ * limits here scale with sanitizer builds (FT_TEST_TIMEOUT_SCALE), as ctest's do. */
 static int under_gpuft(const char *path, const char *const *extra, proc_result_t *r,
                        uint64_t *detected, uint64_t *uncorrectable) {
   char rep[128], env_rep[160];
@@ -221,7 +222,7 @@ static int under_gpuft(const char *path, const char *const *extra, proc_result_t
   for (int i = 0; extra && extra[i] && n < 7; i++) env[n++] = extra[i];
   env[n] = NULL;
   const char *argv[] = {path, NULL};
-  if (proc_run(argv, env, 120, r) != 0) return -1;
+  if (proc_run(argv, env, (int)(120 * ft_test_timeout_scale()), r) != 0) return -1;
   char *json = read_file(rep);
   unlink(rep);
   /* a check's finding the host then found clean counts as a detection: fault free,
@@ -241,7 +242,7 @@ TEST_IMPL(all_under_gpuft) {
     const char *plain_env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
                                NULL};
     proc_result_t p;
-    ASSERT_EQ(proc_run(argv, plain_env, 60, &p), 0);
+    ASSERT_EQ(proc_run(argv, plain_env, (int)(60 * ft_test_timeout_scale()), &p), 0);
     ASSERT_EQ(p.status, 0);
     static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
     for (int m = 0; m < 2; m++) {
@@ -531,7 +532,7 @@ TEST_IMPL(clean_under_ub_check) {
     const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
                          "SIMCUDA_CHECK_UB=2", NULL};
     proc_result_t r;
-    ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+    ASSERT_EQ(proc_run(argv, env, (int)(120 * ft_test_timeout_scale()), &r), 0);
     if (r.status != 0 || !strstr(r.out, "PASSED") || strstr(r.err, "undefined behaviour"))
       FT_FAIL_("%s under SIMCUDA_CHECK_UB=2: exit %d\nstdout:\n%s\nstderr:\n%s", samples[i].name, r.status,
                r.out, r.err);
