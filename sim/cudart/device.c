@@ -87,7 +87,7 @@ SIMRT_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr att
   X(maxBlocksPerMultiProcessor, MAX_BLOCKS_PER_MULTIPROCESSOR)                     \
   X(streamPrioritiesSupported, STREAM_PRIORITIES_SUPPORTED)                        \
   X(concurrentManagedAccess, CONCURRENT_MANAGED_ACCESS)                            \
-  X(memoryPoolsSupported, MEMORY_POOLS_SUPPORTED)
+  X(memoryPoolsSupported, MEMORY_POOLS_SUPPORTED) X(cooperativeLaunch, COOPERATIVE_LAUNCH)
 
 SIMRT_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
   if (!prop) return simrt_ret(cudaErrorInvalidValue);

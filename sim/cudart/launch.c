@@ -1,6 +1,7 @@
 /* launch.c: kernel launches: the <<<>>> call-configuration stack, nvcc's
- * __cudaLaunchKernel(_ptsz) and the public cudaLaunchKernel(_ptsz)/cudaLaunchKernelExC.
- * Every launch reaches the driver as cuLaunchKernel with a CUkernel cast to CUfunction. */
+ * __cudaLaunchKernel(_ptsz) and the public cudaLaunchKernel(_ptsz)/cudaLaunchKernelExC/
+ * cudaLaunchCooperativeKernel. Every launch reaches the driver as cuLaunchKernel (or
+ * cuLaunchKernelEx, with attributes) with a CUkernel cast to CUfunction. */
 #include <string.h>
 
 #include "simrt.h"
@@ -138,4 +139,27 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *, const void *, v
 SIMRT_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
                                                const void *func, void **args) {
   return simrt_launch_ex(config, func, args, 1);
+}
+
+/* Cooperative launches reach the driver as cuLaunchKernelEx with the cooperative
+ * attribute, which refuses a grid that cannot be resident all at once. */
+static cudaError_t simrt_launch_coop(const void *func, dim3 grid, dim3 block, void **args,
+                                     size_t shmem, cudaStream_t stream, int ptds) {
+  cudaLaunchAttribute at = {.id = cudaLaunchAttributeCooperative, .val.cooperative = 1};
+  cudaLaunchConfig_t c = {.gridDim = grid, .blockDim = block, .dynamicSmemBytes = shmem,
+                          .stream = stream, .attrs = &at, .numAttrs = 1};
+  return simrt_launch_ex(&c, func, args, ptds);
+}
+
+SIMRT_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                                  void **args, size_t sharedMem,
+                                                  cudaStream_t stream) {
+  return simrt_launch_coop(func, gridDim, blockDim, args, sharedMem, stream, 0);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *, dim3, dim3, void **, size_t, cudaStream_t);
+SIMRT_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
+                                                       dim3 blockDim, void **args,
+                                                       size_t sharedMem, cudaStream_t stream) {
+  return simrt_launch_coop(func, gridDim, blockDim, args, sharedMem, stream, 1);
 }

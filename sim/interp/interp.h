@@ -24,6 +24,10 @@ typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP, SIM
 #define SIM_WIN_SIZE 0x0000000100000000ull
 /* Function addresses (sim_interp_func_addr): not memory; an indirect call compares. */
 #define SIM_WIN_FUNC 0x0003000000000000ull
+/* A cooperative grid's workspace (gridsync.c): what cooperative groups read the
+ * address of from %envreg1:%envreg2; 0 there for other launches. */
+#define SIM_WIN_GRIDWS 0x0004000000000000ull
+#define SIM_GRIDWS_BYTES 16u
 
 typedef struct sim_warp_s sim_warp_t;
 typedef struct sim_insn_s sim_insn_t;
@@ -99,7 +103,7 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_CTAID_X, SIM_SR_CTAID_Y, SIM_SR_CTAID_Z, SIM_SR_NCTAID_X, SIM_SR_NCTAID_Y, SIM_SR_NCTAID_Z,
        SIM_SR_LANEID, SIM_SR_WARPID, SIM_SR_NWARPID, SIM_SR_LANEMASK_EQ, SIM_SR_LANEMASK_LT,
        SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE, SIM_SR_SMID, SIM_SR_NSMID,
-       SIM_SR_GRIDID, SIM_SR_COUNT };
+       SIM_SR_GRIDID, SIM_SR_ENVREG1, SIM_SR_ENVREG2, SIM_SR_COUNT };
 
 /* One translated allocation, cached per warp (global accesses). */
 typedef struct {
@@ -174,6 +178,9 @@ typedef struct {
   /* Each thread's call stack in bytes (cudaLimitStackSize; 0: no limit): a call is
    * charged the frame ptxas gives it at the least (warp.c), deeper calls fault. */
   size_t stack_limit;
+  /* A cooperative launch's blocks, barrier and workspace (gridsync.c); NULL for
+   * other launches (their grid.sync() finds no workspace and traps, as on GPUs). */
+  struct sim_coop_s *coop;
 } sim_grid_t;
 
 struct sim_warp_s {
@@ -208,6 +215,8 @@ struct sim_warp_s {
   /* cp.async copies not yet completed and the lanes' groups (async.c); NULL
    * until the first cp.async; sim_async_release frees it with the block. */
   struct sim_async_s *async;
+  /* The instruction under way stored to the grid barrier's word (gridsync.c). */
+  bool grid_arrived;
 };
 
 struct sim_block_s {
@@ -250,6 +259,15 @@ void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what);
 
 /* Runs one block (linear block index) of a grid. */
 void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
+
+/* gridsync.c: runs a cooperative grid (all its blocks co-resident, at most
+ * `slots` of them on host threads at once) with its workspace and grid barrier. */
+void sim_interp_run_coop(sim_grid_t *g, unsigned slots);
+/* The workspace bytes [addr, addr+n) of w's grid, NULL when it has none; a store
+ * (an atomic) to the barrier word makes the warp's instruction an arrival. */
+void *sim_coop_ws(sim_warp_t *w, uint64_t addr, unsigned n, bool store);
+/* After that instruction: waits until every block of the grid arrived. */
+void sim_coop_arrive(sim_warp_t *w);
 
 /* alu_float.c: host dynamic rounding for .rz/.rm/.rp (-1: left as is). */
 int sim_round_enter(unsigned rnd);

@@ -119,6 +119,7 @@ static int sreg_slot(unsigned sr, unsigned comp) {
     case FT_PTX_SR_SMID: return SIM_SR_SMID;
     case FT_PTX_SR_NSMID: return SIM_SR_NSMID;
     case FT_PTX_SR_GRIDID: return SIM_SR_GRIDID;
+    case FT_PTX_SR_ENVREG: return comp == 1 ? SIM_SR_ENVREG1 : SIM_SR_ENVREG2;
     default: return -1;
   }
 }
@@ -226,8 +227,9 @@ static uint32_t src_reg(lctx_t *c, const inst_t *it, const ft_ptx_instr_t *in, c
       return konst(c, v);
     }
     case FT_PTX_OPD_SREG: {
-      /* %envreg<N>: set by a driver before a launch; the simulator's sets none (0) */
-      if (o->index == FT_PTX_SR_ENVREG) return konst(c, 0);
+      /* %envreg<N>: set by a driver before a launch; the simulator's sets 1 and 2
+       * (the grid workspace of a cooperative launch, per launch), the others 0 */
+      if (o->index == FT_PTX_SR_ENVREG && o->count != 1 && o->count != 2) return konst(c, 0);
       int s = sreg_slot(o->index, o->count);
       if (s < 0) {
         fail(c, it->fn, in, "special register %s is not supported here", ft_ptx_sreg_name(o->index));

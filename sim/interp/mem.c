@@ -94,6 +94,11 @@ void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t 
         if (g->mem->extents) extend_xc(x, addr, n, store);
         return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
       }
+      if (addr - SIM_WIN_GRIDWS < SIM_WIN_SIZE) { /* never cached: off the hot path */
+        void *ws = sim_coop_ws(w, addr, n, store);
+        if (ws) return ws;
+        break;
+      }
       sim_xcache_t nx;
       if (g->mem && g->mem->find(g->mem->ctx, addr, &nx) && addr + n <= nx.hi) {
         if (x->hi && (x->ld || x->st)) g->mem->count(g->mem->ctx, x);
@@ -416,6 +421,7 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     }
   });
   w->atomic_access = false;
+  if (w->grid_arrived) sim_coop_arrive(w);
 }
 
 /* cvta: shared/local offsets <-> generic window addresses; global is identity. */

@@ -18,3 +18,7 @@ TEST_ENTRY(barrier_after_divergent_recursion_reported, 30)
 TEST_ENTRY(parallel_atomics_exact, 60)
 TEST_ENTRY(parallel_equals_serial, 60)
 TEST_ENTRY(parallel_fault_lowest_block, 60)
+/* Cooperative grids and their grid barrier (test_gridsync.c). */
+TEST_ENTRY(grid_barrier_orders_blocks, 60)
+TEST_ENTRY(grid_barrier_needs_cooperative_launch, 30)
+TEST_ENTRY(grid_barrier_left_early_fails, 30)

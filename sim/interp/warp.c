@@ -436,7 +436,8 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
         [SIM_SR_WARPID] = id, [SIM_SR_NWARPID] = 48, [SIM_SR_LANEMASK_EQ] = 1u << l,
         [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
         [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
-        [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
+        [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1,
+        [SIM_SR_ENVREG1] = g->coop ? SIM_WIN_GRIDWS >> 32 : 0, [SIM_SR_ENVREG2] = g->coop ? (uint32_t)SIM_WIN_GRIDWS : 0};
     for (uint32_t u = fill, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
   }
 }

@@ -70,6 +70,15 @@ TEST_ENTRY(graph_jacobi, 60)
 TEST_ENTRY(graph_memnodes, 60)
 TEST_ENTRY(graph_conditional, 60)
 TEST_ENTRY(vmm_pool, 60)
+/* Cooperative launches (grid_sync, built with the simulator's runtime and with
+ * nvcc's static one): a one-pass reduction, a conjugate-gradient solver in one
+ * kernel and data moved between blocks across grid.sync(), on occupancy-sized
+ * grids; one block too many refused; the same results on any number of threads; a
+ * sync that cannot complete fails the launch. */
+TEST_ENTRY(grid_sync, 120)
+TEST_ENTRY(grid_sync_static, 120)
+TEST_ENTRY(grid_sync_on_any_thread_count, 300)
+TEST_ENTRY(grid_sync_failures, 120)
 TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
 TEST_ENTRY(devices_under_gpuft, 240)

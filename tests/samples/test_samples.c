@@ -67,6 +67,83 @@ SAMPLE_TEST(graph_memnodes)
 
 SAMPLE_TEST(graph_conditional)
 SAMPLE_TEST(vmm_pool)
+/* grid_sync (both builds) with SIMCUDA_THREADS=threads (NULL: the default) and an
+ * optional argument; its time limit scales with sanitizer builds (a host thread per
+ * block is slow to start under TSan). */
+static int run_grid_sync(const char *path, const char *threads, const char *arg, proc_result_t *r) {
+  const char *argv[] = {path, arg, NULL};
+  char th[32];
+  snprintf(th, sizeof th, "SIMCUDA_THREADS=%s", threads ? threads : "");
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", threads ? th : NULL, NULL};
+  return proc_run(argv, env, (int)(100 * ft_test_timeout_scale()), r);
+}
+
+static int grid_sync_passes(const char *path) {
+  if (!*path) return TEST_SKIPF("sample grid_sync not built (no nvcc)");
+  proc_result_t r;
+  ASSERT_EQ(run_grid_sync(path, NULL, NULL, &r), 0);
+  if (r.status != 0 || !strstr(r.out, "PASSED") || strstr(r.err, "cannot launch"))
+    FT_FAIL_("%s exited %d\nstdout:\n%s\nstderr:\n%s", path, r.status, r.out, r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
+TEST_IMPL(grid_sync) { return grid_sync_passes(SAMPLE_grid_sync); }
+TEST_IMPL(grid_sync_static) { return grid_sync_passes(SAMPLE_grid_sync_static); }
+
+/* Cooperative grids run each block on a host thread of its own, SIMCUDA_THREADS of
+ * them at a time: the program's deterministic results (printed to the last digit)
+ * are the same on 1, 2 and 5 threads, with either runtime (the static build also
+ * runs a captured cooperative launch, and says so). */
+TEST_IMPL(grid_sync_on_any_thread_count) {
+  if (!*SAMPLE_grid_sync) return TEST_SKIPF("sample grid_sync not built (no nvcc)");
+  const char *paths[] = {SAMPLE_grid_sync, SAMPLE_grid_sync_static}, *threads[] = {"1", "2", "5"};
+  char *first = NULL;
+  for (int p = 0; p < 2; p++)
+    for (int t = 0; t < 3; t++) {
+      proc_result_t r;
+      ASSERT_EQ(run_grid_sync(paths[p], threads[t], NULL, &r), 0);
+      if (r.status != 0 || !strstr(r.out, "PASSED"))
+        FT_FAIL_("%s on %s threads: exit %d\n%s%s", paths[p], threads[t], r.status, r.out, r.err);
+      /* the static build's one more line: the captured launch */
+      char *graph = strstr(r.out, "ring shift by a captured cooperative launch, twice: 0 misplaced\n");
+      if (p == 1 && !graph) FT_FAIL_("%s: no captured launch\n%s", paths[p], r.out);
+      if (graph) memmove(graph, strchr(graph, '\n') + 1, strlen(strchr(graph, '\n') + 1) + 1);
+      if (!first) first = strdup(r.out);
+      else if (strcmp(first, r.out) != 0)
+        FT_FAIL_("%s on %s threads printed\n%s\nwhere the first run printed\n%s", paths[p], threads[t], r.out, first);
+      proc_free(&r);
+    }
+  free(first);
+  return TEST_OK;
+}
+
+/* A grid sync that cannot complete fails the launch, never hangs: in a launch that
+ * is not cooperative (no workspace: cooperative groups trap, as on a GPU), when a
+ * block ends without arriving (a GPU waits forever; the simulator names it), and
+ * when a block faults while the others wait (its fault is the one reported). */
+TEST_IMPL(grid_sync_failures) {
+  if (!*SAMPLE_grid_sync) return TEST_SKIPF("sample grid_sync not built (no nvcc)");
+  const char *paths[] = {SAMPLE_grid_sync, SAMPLE_grid_sync_static};
+  for (int p = 0; p < 2; p++)
+    for (int t = 0; t < 2; t++) {
+      proc_result_t r;
+      ASSERT_EQ(run_grid_sync(paths[p], t ? "3" : "1", "noncoop", &r), 0);
+      if (r.status != 0 || !strstr(r.out, "noncoop: cudaErrorIllegalInstruction") || !strstr(r.err, "trap"))
+        FT_FAIL_("noncoop: exit %d\n%s%s", r.status, r.out, r.err);
+      proc_free(&r);
+      ASSERT_EQ(run_grid_sync(paths[p], t ? "3" : "1", "early_exit", &r), 0);
+      if (r.status != 0 || !strstr(r.out, "early_exit: cudaErrorLaunchTimeout") ||
+          !strstr(r.err, "grid-wide barrier never completes: block (2,0,0) ended without arriving at it"))
+        FT_FAIL_("early_exit: exit %d\n%s%s", r.status, r.out, r.err);
+      proc_free(&r);
+      ASSERT_EQ(run_grid_sync(paths[p], t ? "3" : "1", "fault", &r), 0);
+      if (r.status != 0 || !strstr(r.out, "fault: cudaErrorIllegalAddress") ||
+          !strstr(r.err, "kernel _Z14oneBlockFaultsPi, block (1,0,0), thread (0,0,0)"))
+        FT_FAIL_("fault: exit %d\n%s%s", r.status, r.out, r.err);
+      proc_free(&r);
+    }
+  return TEST_OK;
+}
 
 /* The samples of several devices, VMM and IPC: run with SIMCUDA_DEVICES=devices
  * (and one argument); exit status `want` (0: PASSED, 2: waived, saying so). */
@@ -130,10 +207,11 @@ static const struct {
     {"transpose", SAMPLE_transpose},       {"nbody", SAMPLE_nbody},
     {"stencil2d", SAMPLE_stencil2d},       {"cg_csr", SAMPLE_cg_csr},
     {"streams", SAMPLE_streams},           {"vote_ballot", SAMPLE_vote_ballot},
-    {"index_walk", SAMPLE_index_walk},
+    {"index_walk", SAMPLE_index_walk},     {"grid_sync", SAMPLE_grid_sync_static},
 };
 
-/* Runs a sample under gpuft with `extra` environment; its report's counters. */
+/* Runs a sample under gpuft with `extra` environment; its report's counters. Time
+ * limits here scale with sanitizer builds (FT_TEST_TIMEOUT_SCALE), as ctest's do. */
 static int under_gpuft(const char *path, const char *const *extra, proc_result_t *r,
                        uint64_t *detected, uint64_t *uncorrectable) {
   char rep[128], env_rep[160];
@@ -145,7 +223,7 @@ static int under_gpuft(const char *path, const char *const *extra, proc_result_t
   for (int i = 0; extra && extra[i] && n < 7; i++) env[n++] = extra[i];
   env[n] = NULL;
   const char *argv[] = {path, NULL};
-  if (proc_run(argv, env, 120, r) != 0) return -1;
+  if (proc_run(argv, env, (int)(120 * ft_test_timeout_scale()), r) != 0) return -1;
   char *json = read_file(rep);
   unlink(rep);
   /* a check's finding the host then found clean counts as a detection: fault free,
@@ -165,7 +243,7 @@ TEST_IMPL(all_under_gpuft) {
     const char *plain_env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
                                NULL};
     proc_result_t p;
-    ASSERT_EQ(proc_run(argv, plain_env, 60, &p), 0);
+    ASSERT_EQ(proc_run(argv, plain_env, (int)(60 * ft_test_timeout_scale()), &p), 0);
     ASSERT_EQ(p.status, 0);
     static const char *const modes[] = {"GPUFT_CHECK=launch", "GPUFT_CHECK=epoch"};
     for (int m = 0; m < 2; m++) {
@@ -550,7 +628,7 @@ TEST_IMPL(clean_under_ub_check) {
     const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD",
                          "SIMCUDA_CHECK_UB=2", NULL};
     proc_result_t r;
-    ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+    ASSERT_EQ(proc_run(argv, env, (int)(120 * ft_test_timeout_scale()), &r), 0);
     if (r.status != 0 || !strstr(r.out, "PASSED") || strstr(r.err, "undefined behaviour"))
       FT_FAIL_("%s under SIMCUDA_CHECK_UB=2: exit %d\nstdout:\n%s\nstderr:\n%s", samples[i].name, r.status,
                r.out, r.err);

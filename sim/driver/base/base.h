@@ -31,6 +31,9 @@ typedef struct {
   int devices;          /* SIMCUDA_DEVICES: simulated devices, 1..SIM_MAX_DEVICES */
 } sim_options_t;
 #define SIM_MAX_DEVICES 8
+/* Each device's multiprocessors (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), which the
+ * occupancy calculators and the cooperative launch limit multiply by. */
+#define SIM_SM_COUNT 128
 extern sim_options_t sim_opt;
 /* A device ordinal of this process (valid once cuInit has read the options). */
 static inline bool sim_dev_ok(CUdevice d) { return d >= 0 && d < sim_opt.devices; }

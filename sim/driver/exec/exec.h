@@ -267,6 +267,7 @@ struct sim_launch_s {
   uint64_t ticket;   /* sim_mem_free_ticket() when queued */
   struct sim_acheck_s *acheck; /* SIMCUDA_CHECK_ACCESS: its stores per allocation */
   struct sim_decl_s *declared; /* what gpuft declared it treats as unwritten, or NULL */
+  bool coop;         /* cooperative: blocks co-resident, grid-wide sync (launch.c) */
 };
 void sim_launch_execute(sim_launch_t *l);
 

@@ -191,7 +191,8 @@ sim_launch_t *sim_launch_clone(const sim_launch_t *t) {
   sim_launch_t *l = calloc(1, sizeof *l);
   size_t bytes = t->func->lay.param_bytes, np = t->func->lay.k->n_params;
   if (!l) abort();
-  *l = (sim_launch_t){.func = t->func, .grid = t->grid, .block = t->block, .shared = t->shared, .ctx = t->ctx};
+  *l = (sim_launch_t){.func = t->func, .grid = t->grid, .block = t->block, .shared = t->shared, .ctx = t->ctx,
+                      .coop = t->coop};
   l->args = malloc(bytes ? bytes : 1);
   l->params = calloc(np ? np : 1, sizeof *l->params);
   if (!l->args || !l->params) abort();

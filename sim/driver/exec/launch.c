@@ -150,7 +150,8 @@ static void interp_run(sim_launch_t *l) {
   SIM_COUNT(kernels_interpreted, 1);
   if (sim_opt.check_access) l->acheck = sim_acheck_begin(l);
   mem.extents = l->acheck != NULL; /* where the accesses lay, for the range check */
-  run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
+  if (l->coop) sim_interp_run_coop(g, sim_opt.threads); /* every block resident: grid.sync() */
+  else run_blocks(interp_block, g, (uint64_t)l->grid.x * l->grid.y * l->grid.z);
   if (l->acheck) sim_acheck_end(l);
   SIM_COUNT(kernel_thread_insns, atomic_load(&g->insns));
   int err = atomic_load(&g->error);
@@ -244,8 +245,25 @@ CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, s
   return CUDA_SUCCESS;
 }
 
+/* A cooperative grid's blocks must all be resident at once: at most the occupancy
+ * this driver reports (cuOccupancyMaxActiveBlocksPerMultiprocessor) times the
+ * multiprocessor count, as NVIDIA's driver checks, so that a grid sized that way
+ * (NVIDIA's samples) launches and a larger one is refused. */
+static CUresult coop_fits(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsigned shared) {
+  int per_sm = 0, sms = SIM_SM_COUNT;
+  CUresult r = cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, f, (int)(block.x * block.y * block.z),
+                                                                    shared, 0);
+  if (r) return r;
+  uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
+  if (blocks <= (uint64_t)per_sm * (uint64_t)sms) return CUDA_SUCCESS;
+  if (sim_opt.log)
+    sim_log("cooperative launch of %ju blocks refused: at most %d per multiprocessor x %d resident",
+            (uintmax_t)blocks, per_sm, sms);
+  return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+}
+
 static CUresult launch(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsigned shared, CUstream h,
-                       void **kernelParams, void **extra, int ptds) {
+                       void **kernelParams, void **extra, int ptds, bool coop) {
   sim_ctx_t *ctx;
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
@@ -261,7 +279,12 @@ static CUresult launch(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsi
   sim_launch_t *l = NULL;
   r = sim_launch_prepare(ctx, fn, grid, block, shared, kernelParams, extra, &l);
   sim_obj_unref(&fn->obj);
-  if (r) return r;
+  if (!r && coop) r = coop_fits(f, grid, block, shared);
+  if (r) {
+    sim_launch_free(l);
+    return r;
+  }
+  l->coop = coop;
   sim_stream_t *s;
   r = sim_stream_get(ctx, h, ptds, &s);
   if (r) {
@@ -280,21 +303,21 @@ static CUresult launch(CUfunction f, simcuda_dim3 grid, simcuda_dim3 block, unsi
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned sh, CUstream h, void **kp, void **extra) {
-  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, extra, 0);
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, extra, 0, false);
 }
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned sh, CUstream h, void **kp, void **extra) {
-  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, extra, 1);
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, extra, 1, false);
 }
-/* Blocks run one after another per pool thread, so a cooperative grid is
- * accepted whatever its size; grid-wide sync inside twins is not modelled. */
+/* Cooperative: interpreted kernels run with every block resident (grid.sync()
+ * works); twins run as other launches (they cannot sync the grid). */
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                    unsigned bz, unsigned sh, CUstream h, void **kp) {
-  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, NULL, 0);
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, NULL, 0, true);
 }
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                         unsigned by, unsigned bz, unsigned sh, CUstream h, void **kp) {
-  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, NULL, 1);
+  return launch(f, D3(gx, gy, gz), D3(bx, by, bz), sh, h, kp, NULL, 1, true);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **kp, void **extra, int ptds) {
@@ -302,9 +325,13 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **kp, void
     SIM_CHECK_INIT();
     return CUDA_ERROR_INVALID_VALUE;
   }
+  bool coop = false;
   for (unsigned i = 0; i < c->numAttrs; i++) {
     switch (c->attrs[i].id) {
-      case CU_LAUNCH_ATTRIBUTE_IGNORE: case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+        coop = c->attrs[i].value.cooperative != 0;
+        break;
+      case CU_LAUNCH_ATTRIBUTE_IGNORE: case CU_LAUNCH_ATTRIBUTE_PRIORITY:
       case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
       case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
         break; /* no effect on a simulated device */
@@ -318,7 +345,7 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **kp, void
     }
   }
   return launch(f, D3(c->gridDimX, c->gridDimY, c->gridDimZ), D3(c->blockDimX, c->blockDimY, c->blockDimZ),
-                c->sharedMemBytes, c->hStream, kp, extra, ptds);
+                c->sharedMemBytes, c->hStream, kp, extra, ptds, coop);
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **kp, void **extra) {
   return launch_ex(c, f, kp, extra, 0);
@@ -348,7 +375,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int b
 
 /* The block size (a multiple of the warp) with the most resident threads per SM
  * under the same model, the largest on a tie, as the CUDA occupancy calculator
- * picks; minGridSize fills the 128 SMs at that occupancy. */
+ * picks; minGridSize fills the SIM_SM_COUNT multiprocessors at that occupancy. */
 CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGrid, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,
                                                    size_t dyn, int limit, unsigned int flags) {
   SIM_CHECK_INIT();
@@ -372,7 +399,7 @@ CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGrid, int *blockSize,
     if (n * b > best_threads) best_threads = n * b, best_bs = b, best_blocks = n;
   }
   *blockSize = best_bs;
-  *minGrid = best_blocks * 128;
+  *minGrid = best_blocks * SIM_SM_COUNT;
   return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxPotentialBlockSize(int *minGrid, int *blockSize, CUfunction f, CUoccupancyB2DSize b2d,

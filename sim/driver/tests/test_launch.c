@@ -93,6 +93,24 @@ TEST_IMPL(launch_twins) {
   CK(cuLaunchCooperativeKernel(fill, 12, 1, 1, 32, 1, 1, 0, NULL, fargs));
   CK(cuMemcpyDtoH(back, out, sizeof back));
   ASSERT_EQ(back[0], 12u);
+  /* A cooperative grid must be resident all at once: at most the occupancy the
+   * driver reports times the multiprocessors; the grid of 12 above fits. */
+  int per_sm = 0, sms = 0;
+  CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill, 32, 0));
+  CK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+  ASSERT_EQ(per_sm * sms, 24 * 128);
+  ASSERT_CU(cuLaunchCooperativeKernel(fill, (unsigned)(per_sm * sms) + 1, 1, 1, 32, 1, 1, 0, NULL, fargs),
+            CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+  ASSERT_CU(cuLaunchCooperativeKernel(fill, 16, 16, 16, 32, 1, 1, 0, NULL, fargs), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+  CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill, 1024, 0));
+  ASSERT_EQ(per_sm, 1);
+  ASSERT_CU(cuLaunchCooperativeKernel(fill, 129, 1, 1, 1024, 1, 1, 0, NULL, fargs), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+  cfg.gridDimX = 129, cfg.blockDimX = 1024;
+  ASSERT_CU(cuLaunchKernelEx(&cfg, fill, fargs, NULL), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+  at.value.cooperative = 0; /* not cooperative: any grid */
+  CK(cuLaunchKernelEx(&cfg, fill, fargs, NULL));
+  CK(cuStreamSynchronize(s));
+  CK(cuCtxSynchronize());
   /* Invalid configurations. */
   ASSERT_CU(cuLaunchKernel(fill, 0, 1, 1, 32, 1, 1, 0, NULL, fargs, NULL), CUDA_ERROR_INVALID_VALUE);
   ASSERT_CU(cuLaunchKernel(fill, 1, 1, 1, 1025, 1, 1, 0, NULL, fargs, NULL), CUDA_ERROR_INVALID_VALUE);

@@ -40,6 +40,7 @@ static void hz_count(void *ctx, const sim_xcache_t *x) {
 }
 
 unsigned hz_threads = 1;
+bool hz_coop;
 
 typedef struct {
   sim_grid_t *g;
@@ -105,7 +106,9 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
   hz_ub_log[0] = 0;
   uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
   double t0 = hz_clock(CLOCK_MONOTONIC), c0 = hz_clock(CLOCK_PROCESS_CPUTIME_ID);
-  if (hz_threads <= 1) {
+  if (hz_coop) {
+    sim_interp_run_coop(g, hz_threads);
+  } else if (hz_threads <= 1) {
     for (uint64_t i = 0; i < n; i++) sim_interp_run_block(g, i);
   } else {
     hz_job_t job = {g, n, 0};

@@ -3,6 +3,7 @@
 #ifndef SIM_INTERP_HARNESS_H
 #define SIM_INTERP_HARNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@ extern uint64_t hz_ub_reports;
 /* Host threads running the blocks of the next hz_run calls (default 1), each
  * taking the next block index, as the driver's pool does. */
 extern unsigned hz_threads;
+/* The next hz_run calls are cooperative launches (every block resident, a grid
+ * workspace: gridsync.c); default false. */
+extern bool hz_coop;
 /* Wall-clock and process CPU seconds the blocks of the last hz_run took (parsing
  * and lowering left out). */
 extern double hz_run_seconds, hz_run_cpu_seconds;
