@@ -407,6 +407,11 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
   ft_unlock();
   CUresult r = real(call);
   ft_lock();
+  if (r != CUDA_SUCCESS) { /* refused (a cooperative grid too large...): it neither ran nor was checked */
+    ft_st.launches--;
+    if (!skip) ft_st.launches_protected--;
+    if (!fn) ft_st.graph_launches_protected--;
+  }
   int kept = 0;
   for (int i = 0; i < nref; i++) {
     ft_alloc_t *a = ft_reg_find_base(base[i]);

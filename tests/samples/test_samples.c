@@ -621,6 +621,32 @@ TEST_IMPL(vmm_pool_campaign) {
   return TEST_OK;
 }
 
+/* A launch the driver refuses (a cooperative grid one block too large) neither ran
+ * nor was checked: gpuft's report does not count it (it counted it as checked). */
+TEST_IMPL(refused_launch_not_counted) {
+  if (!*SAMPLE_grid_sync_static) return TEST_SKIPF("samples not built (no nvcc)");
+  char rep[128], env_rep[160];
+  snprintf(rep, sizeof rep, "/tmp/gpuft-refused-%d.json", (int)getpid());
+  snprintf(env_rep, sizeof env_rep, "GPUFT_REPORT=%s", rep);
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD=" GPUFT_LIB, env_rep, NULL};
+  const char *argv[] = {SAMPLE_grid_sync_static, NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 120 * ft_test_timeout_scale(), &r), 0);
+  if (r.status != 0 || !strstr(r.out, "cudaErrorCooperativeLaunchTooLarge"))
+    FT_FAIL_("grid_sync_static: exit %d\n%s%s", r.status, r.out, r.err);
+  char *json = read_file(rep);
+  unlink(rep);
+  /* four cooperative launches ran (the reduction twice: cudaLaunchCooperativeKernel
+   * and cudaLaunchKernelEx with the attribute; the CG solver; the ring shift) and the
+   * captured graph twice; the refused one did not */
+  ASSERT_EQ(report_u64(json, "launches"), 6u);
+  ASSERT_EQ(report_u64(json, "launches_protected"), 6u);
+  ASSERT_EQ(report_u64(json, "graph_launches_protected"), 2u);
+  free(json);
+  proc_free(&r);
+  return TEST_OK;
+}
+
 TEST_IMPL(clean_under_ub_check) {
   if (!*SAMPLE_matmul_tiled) return TEST_SKIPF("samples not built (no nvcc)");
   for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
