@@ -252,8 +252,8 @@ static CUdeviceptr copy_end(CUmemorytype t, CUdeviceptr dev, size_t x, size_t y,
 
 /* The merged uses of the nodes: their count, or -1 (unknown). *side: why the launch
  * cannot be replayed (host nodes, copies to or from host memory, impure kernels). */
-static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *refs, const char **side)
-    FT_REQUIRES(ft_eng_lock) {
+static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *refs, const char **side,
+                      int *facts) FT_REQUIRES(ft_eng_lock) {
   int n = 0;
   for (size_t i = 0; i < nn && n >= 0; i++) {
     CUgraphNodeType t;
@@ -265,7 +265,7 @@ static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *r
         CUfunction f = p.func ? p.func : (CUfunction)p.kern;
         const unsigned grid[3] = {p.gridDimX, p.gridDimY, p.gridDimZ};
         const unsigned block[3] = {p.blockDimX, p.blockDimY, p.blockDimZ};
-        n = ft_kernel_refs(d, f, p.kernelParams, p.extra, grid, block, refs, n, MAX_REFS, side);
+        n = ft_kernel_refs(d, f, p.kernelParams, p.extra, grid, block, refs, n, MAX_REFS, side, facts);
         break;
       }
       case CU_GRAPH_NODE_TYPE_MEMCPY: {
@@ -327,9 +327,10 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
     size_t nn = 0;
     ref_t refs[MAX_REFS];
     const char *side = NULL;
+    int facts = 1;
     /* (the clone's nodes are gpuft's own: read under the lock, as destroyed() and changed() drop it) */
     int n = d && x && x->clone && nodes_of(x->clone, nodes, &nn, 0) == 0
-                ? graph_refs(d, nodes, nn, refs, &side)
+                ? graph_refs(d, nodes, nn, refs, &side, &facts)
                 : -1;
     if (n < 0) {
       FT_DEBUG("graph %p: %s", (void *)g, !d || !x ? "not instantiated under gpuft"
@@ -362,7 +363,7 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
     ft_st.launches++;
     ft_st.graph_launches_protected++; /* (launches_protected: ft_protect_refs) */
     ft_count_call(id);
-    const ft_logged_t lg = {.graph = g};
+    const ft_logged_t lg = {.graph = g, .facts = facts};
     CUresult r = ft_protect_refs(d, NULL, refs, n, st, real_graph, &call, side, &lg);
     ft_unlock();
     ft_op_end();

@@ -243,15 +243,15 @@ static void owe_read_only(const ref_t *r) {
  * flip), so that a flip at rest is undone before the kernel follows a corrupted
  * index. The check after each launch becomes one after the last reader of the
  * epoch, owed to its commit (GPUFT_CHECK=epoch: one before the first reader of the
- * epoch, and the one after its last reader as before). Only where the launch's
+ * epoch, and the one after its last reader as before). Only where the launch's (a graph's: all its kernel nodes')
  * accesses come from its PTX: a const argument a kernel without facts writes would
  * be "repaired" back (those are checked after, where a replay learns the write).
  * verify_after[i] is cleared for a read-only argument so checked, ro_before[i] set
  * for a written one whose read-only part was. Lock held. */
-static void check_before_use(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUstream s, int skip,
-                             int epoch_mode, const int *alone, int *verify_after,
+static void check_before_use(ft_dev_t *d, ft_func_t *fn, int facts, ref_t *refs, int nref, CUstream s,
+                             int skip, int epoch_mode, const int *alone, int *verify_after,
                              int *ro_before) FT_REQUIRES(ft_eng_lock) {
-  int on = ft_repairs_before_use() && !skip && fn && fn->facts;
+  int on = ft_repairs_before_use() && !skip && facts;
   for (int i = 0; i < nref; i++) {
     ro_before[i] = 0;
     ft_alloc_t *a = refs[i].a;
@@ -285,8 +285,9 @@ static void check_before_use(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, 
 }
 
 int ft_kernel_refs(ft_dev_t *d, CUfunction f, void **params, void **extra, const unsigned grid[3],
-                   const unsigned block[3], ref_t *refs, int n, int cap, const char **side) {
+                   const unsigned block[3], ref_t *refs, int n, int cap, const char **side, int *facts) {
   ft_func_t *fn = ft_func_get(f);
+  if (fn && !fn->facts) *facts = 0;
   uint8_t buf[FT_MAX_PARAM_BYTES];
   size_t len = 0;
   ref_t mine[MAX_REFS];
@@ -380,7 +381,9 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
     part[i] = rest && (coded[i] || (a->state == FT_ST_INFLIGHT && a->dirty_part));
   }
   int ro_before[MAX_REFS];
-  check_before_use(d, fn, refs, nref, s, skip, epoch_mode, alone, verify_after, ro_before);
+  /* (a graph: every kernel node's facts from its PTX) */
+  check_before_use(d, fn, fn ? fn->facts : lg->graph && lg->facts, refs, nref, s, skip, epoch_mode, alone,
+                   verify_after, ro_before);
   declare_unwritten(d, refs, nref);
   uint64_t given = 0; /* bytes the launch may read or write, for the exposure model
                          (used where an output is counted under a code at once) */
@@ -553,7 +556,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   }
   const char *side = impure(fn, buf, len);
   if (!side && coop == 2) side = "a launch with attributes (cuLaunchKernelEx)";
-  const ft_logged_t lg = {f, coop, grid, block, shmem, buf, len, NULL};
+  const ft_logged_t lg = {f, coop, grid, block, shmem, buf, len, NULL, 0};
   CUresult r = ft_protect_refs(d, fn, refs, nref, s, real, call, side, &lg);
   ft_unlock();
   ft_op_end();

@@ -29,6 +29,7 @@ typedef struct {
   const uint8_t *buf;
   size_t len;
   CUgraphExec graph;
+  int facts; /* a graph: every kernel node's uses come from its PTX (checks before use may repair) */
 } ft_logged_t;
 
 /* The parameter buffer of a launch of fn as the kernel will see it (from the
@@ -39,9 +40,10 @@ int ft_param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *bu
  * merged into refs[0, n) (an allocation used twice: the more writing access, the
  * union of the bytes). Returns the new count, or -1 when they cannot be known (the
  * arguments unreadable, more than cap allocations); *side says why the launch could
- * not be replayed, or stays. Engine lock held. */
+ * not be replayed, or stays; *facts is cleared when the kernel's uses do not come
+ * from its PTX. Engine lock held. */
 int ft_kernel_refs(ft_dev_t *d, CUfunction f, void **params, void **extra, const unsigned grid[3],
-                   const unsigned block[3], ref_t *refs, int n, int cap, const char **side)
+                   const unsigned block[3], ref_t *refs, int n, int cap, const char **side, int *facts)
     FT_REQUIRES(ft_eng_lock);
 CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUstream s,
                          launch_fn real, const void *call, const char *side,

@@ -93,6 +93,8 @@ TEST_ENTRY(devices_campaign, 300)
  * faults recovered (docs/design.md "Memory mapped with the VMM API"). */
 TEST_ENTRY(vmm_pool_under_gpuft, 240)
 TEST_ENTRY(vmm_pool_campaign, 600)
+/* Faults at random calls in the graph samples (conditional nodes, host copies). */
+TEST_ENTRY(graph_samples_campaign, 600)
 /* NVIDIA's reduction kernel 7 reads lanes outside its ballot mask: the UB check
  * names the kernel, PC and lanes, and with SIMCUDA_CHECK_UB=2 the launch fails. */
 TEST_ENTRY(reduce_ballot_ub_reported, 60)

@@ -446,6 +446,12 @@ static uint64_t outcome(const char *json, const char *key) {
 static const char *const outcome_keys[] = {"masked", "corrected", "recovered", "detected_uncorrectable",
                                            "sdc", "crash", "hang"};
 
+/* The head of the table campaign_row fills. */
+static void campaign_header(void) {
+  printf("| program | bits | injected | masked | corrected | recovered | detected-uncorrectable | SDC | crash "
+         "| hang | not injected |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
 /* One row of the table: the campaign's counts; c[] gets them in outcome_keys' order. */
 static uint64_t campaign_row(const char *label, int bits, const char *json, uint64_t c[7]) {
   uint64_t injected = 0, not_injected = 0;
@@ -458,6 +464,36 @@ static uint64_t campaign_row(const char *label, int bits, const char *json, uint
   /* every fault must land: otherwise the campaign tests less than it says */
   ASSERT_EQ(not_injected, 0u);
   return injected;
+}
+
+/* A campaign's rows for 1 and 2 bits on `path` (the --at alternatives, seed 27, as
+ * many runs as the build allows: `runs` normally, `runs_san` under the sanitizers),
+ * with SIMCUDA_DEVICES=devices. Fails on silent corruption, a crash or a hang, and on
+ * a fault not repaired (detected-uncorrectable) at the bit counts in `repaired`
+ * (bit b set: b bits). Every row: one fault per run. */
+static void campaign_rows(const char *label, const char *path, const char *devices, const char *const *at,
+                          int runs, int runs_san, unsigned repaired) {
+  int nr = ft_test_timeout_scale() > 1 ? runs_san : runs;
+  char n[16];
+  snprintf(n, sizeof n, "%d", nr);
+  for (int bits = 1; bits <= 2; bits++) {
+    char b[4];
+    snprintf(b, sizeof b, "%d", bits);
+    const char *args[32] = {"-n", n, "--json", "--seed", "27", "--bits", b};
+    int k = 7;
+    for (int a = 0; at[a] && k < 28; a++) args[k++] = "--at", args[k++] = at[a];
+    args[k++] = "--";
+    args[k++] = path;
+    proc_result_t r = campaign(args, devices, NULL);
+    uint64_t c[7];
+    ASSERT_EQ(campaign_row(label, bits, r.out, c), (uint64_t)nr);
+    if (c[4] || c[5] || c[6]) FT_FAIL_("%s, %d bit(s): silent corruption, crash or hang:\n%s", label, bits, r.out);
+    if ((repaired >> bits & 1) && c[3]) FT_FAIL_("%s, %d bit(s): a fault not repaired:\n%s", label, bits, r.out);
+    uint64_t several = 1;
+    ASSERT_EQ(json_u64(r.out, "runs_with_several_faults", &several), 0);
+    ASSERT_EQ(several, 0u); /* one process: one fault per run */
+    proc_free(&r);
+  }
 }
 
 /* Faults at rest on each device of the 2-device halo exchange (halo_multi_gpu: step s
@@ -477,39 +513,13 @@ static uint64_t campaign_row(const char *label, int bits, const char *json, uint
  * silent; docs/campaign.md, "Two devices and IPC", gives the table). */
 TEST_IMPL(devices_campaign) {
   if (!*SAMPLE_halo_multi_gpu || !*SAMPLE_simple_ipc) return TEST_SKIPF("samples not built (no nvcc)");
-  static const struct {
-    const char *label, *at[4];
-  } dev[] = {
-      {"halo_multi_gpu, device 0",
-       {"launch:step_kernel:1,target=arg:0", "launch:step_kernel:9,target=arg:0",
-        "launch:step_kernel:15,target=arg:0", "d2h:1"}},
-      {"halo_multi_gpu, device 1",
-       {"launch:step_kernel:2,target=arg:0", "launch:step_kernel:10,target=arg:0",
-        "launch:step_kernel:16,target=arg:0", "d2h:2"}},
-  };
-  const int runs = ft_test_timeout_scale() > 1 ? 16 : 32;
-  char n[16];
-  snprintf(n, sizeof n, "%d", runs);
-  printf("| program | bits | injected | masked | corrected | recovered | detected-uncorrectable | SDC | crash "
-         "| hang | not injected |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (size_t d = 0; d < 2; d++)
-    for (int bits = 1; bits <= 2; bits++) {
-      char b[4];
-      snprintf(b, sizeof b, "%d", bits);
-      const char *args[] = {"-n", n, "--json", "--seed", "27", "--bits", b, "--at", dev[d].at[0], "--at",
-                            dev[d].at[1], "--at", dev[d].at[2], "--at", dev[d].at[3], "--",
-                            SAMPLE_halo_multi_gpu, NULL};
-      proc_result_t r = campaign(args, "2", NULL);
-      uint64_t c[7];
-      ASSERT_EQ(campaign_row(dev[d].label, bits, r.out, c), (uint64_t)runs);
-      if (c[4] || c[5] || c[6]) FT_FAIL_("%s, %d bit(s): silent corruption, crash or hang:\n%s", dev[d].label,
-                                         bits, r.out);
-      if (bits == 1 && c[3]) FT_FAIL_("%s: a single bit not repaired:\n%s", dev[d].label, r.out);
-      uint64_t several = 1;
-      ASSERT_EQ(json_u64(r.out, "runs_with_several_faults", &several), 0);
-      ASSERT_EQ(several, 0u); /* one process: one fault per run */
-      proc_free(&r);
-    }
+  static const char *const dev0[] = {"launch:step_kernel:1,target=arg:0", "launch:step_kernel:9,target=arg:0",
+                                     "launch:step_kernel:15,target=arg:0", "d2h:1", NULL};
+  static const char *const dev1[] = {"launch:step_kernel:2,target=arg:0", "launch:step_kernel:10,target=arg:0",
+                                     "launch:step_kernel:16,target=arg:0", "d2h:2", NULL};
+  campaign_header();
+  campaign_rows("halo_multi_gpu, device 0", SAMPLE_halo_multi_gpu, "2", dev0, 32, 16, 1u << 1);
+  campaign_rows("halo_multi_gpu, device 1", SAMPLE_halo_multi_gpu, "2", dev1, 32, 16, 1u << 1);
   for (int bits = 1; bits <= 2; bits++) {
     char b[4];
     snprintf(b, sizeof b, "%d", bits);
@@ -600,24 +610,10 @@ TEST_IMPL(vmm_pool_under_gpuft) {
  * silent corruption, crash or hang, and every fault that mattered repaired. */
 TEST_IMPL(vmm_pool_campaign) {
   if (!*SAMPLE_vmm_pool) return TEST_SKIPF("samples not built (no nvcc)");
-  const int runs = ft_test_timeout_scale() > 1 ? 6 : 12;
-  char n[16];
-  snprintf(n, sizeof n, "%d", runs);
-  printf("| program | bits | injected | masked | corrected | recovered | detected-uncorrectable | SDC | crash "
-         "| hang | not injected |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (int bits = 1; bits <= 2; bits++) {
-    char b[4];
-    snprintf(b, sizeof b, "%d", bits);
-    const char *args[] = {"-n", n, "--json", "--seed", "27", "--bits", b, "--at", "launch:mix:3,target=arg:1",
-                          "--at", "launch:mix:10,target=arg:0", "--at", "launch:mix:20,target=arg:1",
-                          "--at", "d2h:3", "--", SAMPLE_vmm_pool, NULL};
-    proc_result_t r = campaign(args, "1", NULL);
-    uint64_t c[7];
-    ASSERT_EQ(campaign_row("vmm_pool (growing VMM segment)", bits, r.out, c), (uint64_t)runs);
-    if (c[3] || c[4] || c[5] || c[6])
-      FT_FAIL_("vmm_pool, %d bit(s): not repaired, silent corruption, crash or hang:\n%s", bits, r.out);
-    proc_free(&r);
-  }
+  static const char *const at[] = {"launch:mix:3,target=arg:1", "launch:mix:10,target=arg:0",
+                                   "launch:mix:20,target=arg:1", "d2h:3", NULL};
+  campaign_header();
+  campaign_rows("vmm_pool (growing VMM segment)", SAMPLE_vmm_pool, "1", at, 12, 6, 3u << 1);
   return TEST_OK;
 }
 
@@ -644,6 +640,26 @@ TEST_IMPL(refused_launch_not_counted) {
   ASSERT_EQ(report_u64(json, "graph_launches_protected"), 2u);
   free(json);
   proc_free(&r);
+  return TEST_OK;
+}
+
+/* Campaigns on the graph samples (issue 24, item 4): 1- and 2-bit faults at a random
+ * driver call in a random protected allocation, through stream capture, conditional
+ * while nodes (graph_conditional: an unknown writer) and graphs with host copies
+ * (graph_jacobi: protected as their nodes, unreplayable). Asserted: every fault lands,
+ * no silent corruption, crash or hang. Three things this found: an unknown writer
+ * re-encoded an upload the host had not seen finish without checking it first (a flip
+ * in it became data: the sample failed its own check); GPUFT_INJECT synchronised the
+ * context during a capture and invalidated it (the program failed); a graph launch got
+ * no check before use (a flip at rest was found only after the graph read it, and
+ * such a graph cannot be replayed). What stays detected-uncorrectable is damage found
+ * after a graph that cannot be replayed may have read it (docs/campaign.md). */
+TEST_IMPL(graph_samples_campaign) {
+  if (!*SAMPLE_graph_conditional || !*SAMPLE_graph_jacobi) return TEST_SKIPF("samples not built (no nvcc)");
+  static const char *const cond[] = {"call:6-36", NULL}, *const jac[] = {"call:20-180", NULL};
+  campaign_header();
+  campaign_rows("graph_conditional (while node)", SAMPLE_graph_conditional, "1", cond, 12, 6, 0);
+  campaign_rows("graph_jacobi (host copies in the graph)", SAMPLE_graph_jacobi, "1", jac, 12, 6, 0);
   return TEST_OK;
 }
 

@@ -547,6 +547,20 @@ int main(void) {
     CHECK(cuStreamSynchronize(s));
     if (ce) CHECK(cuGraphExecDestroy(ce));
     if (cg) CHECK(cuGraphDestroy(cg));
+    /* the other doors into a capture: per-thread stream, into an existing graph */
+    CUgraph g2 = NULL, into = NULL;
+    CALL_CAPTURED(cuStreamBeginCapture_v2_ptsz, PFN_cuStreamBeginCapture_v10010_ptsz, s,
+                  CU_STREAM_CAPTURE_MODE_RELAXED);
+    CALL_CAPTURED(cuStreamEndCapture_ptsz, PFN_cuStreamEndCapture_v10000_ptsz, s, &g2);
+    if (g2) CHECK(cuGraphDestroy(g2));
+    CHECK(cuGraphCreate(&into, 0));
+    CALL_CAPTURED(cuStreamBeginCaptureToGraph, PFN_cuStreamBeginCaptureToGraph_v12030, s, into, NULL, NULL, 0,
+                  CU_STREAM_CAPTURE_MODE_RELAXED);
+    CALL_CAPTURED(cuStreamEndCapture, PFN_cuStreamEndCapture_v10000, s, &g2);
+    CALL_CAPTURED(cuStreamBeginCaptureToGraph_ptsz, PFN_cuStreamBeginCaptureToGraph_v12030_ptsz, s, into, NULL,
+                  NULL, 0, CU_STREAM_CAPTURE_MODE_RELAXED);
+    CALL_CAPTURED(cuStreamEndCapture, PFN_cuStreamEndCapture_v10000, s, &g2);
+    if (into) CHECK(cuGraphDestroy(into));
   }
 
   /* ---- release ---- */

@@ -25,6 +25,7 @@ typedef struct {
   uint64_t seen;
   int claimed; /* a thread is applying it (g_mu) */
   int done;    /* applied: read without g_mu, so atomically (set once) */
+  int waited;  /* at=call: its call came during a capture: the next one after (atomic) */
   const char *missed; /* claimed but not applied: why */
   /* what happened */
   uint64_t alloc_id, alloc_size, at_offset;
@@ -202,9 +203,18 @@ static int claim(fault_t *f, int count) {
 void ft_inject_call(void) {
   if (!g_n) return;
   uint64_t n = __atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
+  /* applying drains the context, which would invalidate an open capture: such a
+   * fault waits for the first call after the capture ends */
+  int wait = __atomic_load_n(&ft_captures_open, __ATOMIC_RELAXED) > 0;
   for (int i = 0; i < g_n; i++) {
     fault_t *f = &g_f[i];
-    if (f->s.at != FTC_AT_CALL || is_done(f) || n != f->s.k) continue;
+    if (f->s.at != FTC_AT_CALL || is_done(f) || n < f->s.k ||
+        (n > f->s.k && !__atomic_load_n(&f->waited, __ATOMIC_RELAXED)))
+      continue;
+    if (wait) {
+      __atomic_store_n(&f->waited, 1, __ATOMIC_RELAXED);
+      continue;
+    }
     if (claim(f, 0)) inject_random(f, "at a driver call");
   }
 }

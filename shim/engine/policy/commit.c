@@ -891,9 +891,11 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
 
 CUresult ft_commit(void) { return ft_commit_ex(NULL, NULL); }
 
-CUresult ft_commit_all(void) {
+/* The context synchronised when something of gpuft's is pending (always: whatever
+ * the program issued is then seen done too), then a commit. */
+static CUresult commit_synced(int always) {
   CUresult r = CUDA_SUCCESS;
-  if ((__atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) ||
+  if ((always || __atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) ||
        __atomic_load_n(&ft_rest_owed_hint, __ATOMIC_RELAXED)) &&
       ft_real.cuCtxSynchronize) {
     uint64_t vc[FT_ORD_STREAMS];
@@ -910,6 +912,10 @@ CUresult ft_commit_all(void) {
   CUresult v = ft_commit();
   return r != CUDA_SUCCESS ? r : v;
 }
+
+CUresult ft_commit_all(void) { return commit_synced(0); }
+
+CUresult ft_commit_settled(void) { return commit_synced(1); }
 
 void ft_jobs_make_room(void) {
   if (FT_LEDGER_SLOTS - __atomic_load_n(&ft_jobs_pending_hint, __ATOMIC_RELAXED) >= FT_JOBS_PER_OP)

@@ -69,6 +69,9 @@ CUresult ft_commit(void);
 CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired);
 /* Make every job finished (synchronise the context) and commit. */
 CUresult ft_commit_all(void);
+/* The same with the context synchronised whether or not gpuft has work pending: the
+ * program's work is seen done too, so everything not in use is at rest after it. */
+CUresult ft_commit_settled(void);
 /* ft_commit_all with no operation of any thread in flight (the operation lock held
  * exclusively, bounded): nothing new is issued between the synchronisation and the
  * commit, so a clean epoch closes. Before freeing memory the epoch used: an epoch

@@ -45,7 +45,10 @@ CUresult ft_rewrite_before(CUdeviceptr only, CUstream s, int known) {
       return CUDA_SUCCESS; /* nothing under a code to lose: no commit */
     }
   }
-  CUresult v = ft_commit_all();
+  /* everything at rest, the program's own work seen done (an upload the host has
+   * not seen finish is not at rest, so it would not be verified, and the re-encode
+   * after would take an error in it in as data) */
+  CUresult v = ft_commit_settled();
   int issued = 0;
   ft_lock();
   ft_dev_t *d = ft_dev_current();

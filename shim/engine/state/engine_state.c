@@ -11,6 +11,7 @@ ft_engine_stats_t ft_st;
 uint64_t ft_epoch = 1;
 ft_observers_t ft_obs;
 int ft_replay_pending;
+int ft_captures_open;
 
 int ft_replay_owed(void) { return __atomic_load_n(&ft_replay_pending, __ATOMIC_ACQUIRE); }
 

@@ -457,6 +457,10 @@ int ft_context_lost(void);
   X(CUDA_ERROR_MISALIGNED_ADDRESS) X(CUDA_ERROR_INVALID_ADDRESS_SPACE) X(CUDA_ERROR_INVALID_PC) \
   X(CUDA_ERROR_LAUNCH_FAILED) X(CUDA_ERROR_ASSERT)
 
+/* Stream captures the program has open (hooks/capture.c; atomic): a synchronisation
+ * of the context now would invalidate them. */
+extern int ft_captures_open;
+
 /* The stream a call with stream argument s really uses: 0 is the legacy default
  * stream, or the per-thread one for the _ptsz/_ptds entry points. */
 #define FT_STREAM(s, ptsz) ((s) ? (s) : (ptsz) ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY)
