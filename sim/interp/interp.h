@@ -251,6 +251,27 @@ void sim_interp_cannot(sim_warp_t *w, uint32_t lanes, const char *what);
 /* Runs one block (linear block index) of a grid. */
 void sim_interp_run_block(sim_grid_t *g, uint64_t block_index);
 
+/* The files of the hottest executors (alu_int, alu_float, compare, cvt, mem) are
+ * compiled twice: as they are, and with SIM_AVX2 for hosts with AVX2 (CMake's
+ * siminterp_avx2), where the full-warp loops run 4 lanes a host instruction. Their
+ * exported names get a suffix there; the lowering picks a set (sim_interp_wide). */
+#ifdef SIM_AVX2
+#define sim_choose_int sim_choose_int_avx2
+#define sim_choose_float sim_choose_float_avx2
+#define sim_choose_compare sim_choose_compare_avx2
+#define sim_choose_cvt sim_choose_cvt_avx2
+#define sim_choose_mem sim_choose_mem_avx2
+#define sim_interp_resolve sim_interp_resolve_avx2
+#define sim_round_enter sim_round_enter_avx2
+#define sim_round_leave sim_round_leave_avx2
+#define sim_half_value sim_half_value_avx2
+#endif
+sim_exec_fn sim_choose_int_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_float_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_compare_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_cvt_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_mem_avx2(sim_insn_t *in);
+
 /* alu_float.c: host dynamic rounding for .rz/.rm/.rp (-1: left as is). */
 int sim_round_enter(unsigned rnd);
 void sim_round_leave(int old);
@@ -278,10 +299,13 @@ sim_exec_fn sim_choose_async(sim_insn_t *in);
 sim_exec_fn sim_choose_matrix(sim_insn_t *in, const uint32_t *x);
 void sim_async_release(sim_warp_t *w); /* async.c: a warp's pending copies, at block end */
 
-/* Lane loop: the full-warp case is a plain loop the compiler vectorises. */
+/* Lane loop: the full-warp case is a plain loop the compiler vectorises. Lane l
+ * of a body reads and writes lane l of registers only (rows of 32 never overlap
+ * but whole), which is what ivdep promises the compiler. */
 #define SIM_LANES(mask, l, ...)                            \
   do {                                                      \
     if ((mask) == 0xffffffffu) {                            \
+      _Pragma("GCC ivdep")                                  \
       for (uint32_t l = 0; l < 32; l++) { __VA_ARGS__; }           \
     } else {                                                \
       for (uint32_t _mm = (mask); _mm; _mm &= _mm - 1) {    \

@@ -929,6 +929,15 @@ static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_
   if (!s->exec && !c->failed) fail(c, fn, in, "the interpreter does not support `%s`", form);
 }
 
+bool sim_interp_plain;
+
+/* The executors compiled for AVX2 (interp.h), when the host has it. */
+static bool use_wide(void) {
+  if (sim_interp_plain) return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
   if (in->op == FT_PTX_OP_CALL) {
@@ -1094,17 +1103,20 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   s->na = (uint8_t)na;
   if (c->failed) return;
   sim_exec_fn f = NULL;
+  bool wide = use_wide();
   switch ((ft_ptx_family_t)oi->family) {
-    case FT_PTX_FAM_CVT: f = sim_choose_cvt(s); break;
-    case FT_PTX_FAM_CMP: f = sim_choose_compare(s); break;
-    case FT_PTX_FAM_MEM: f = sim_choose_mem(s); break;
+    case FT_PTX_FAM_CVT: f = wide ? sim_choose_cvt_avx2(s) : sim_choose_cvt(s); break;
+    case FT_PTX_FAM_CMP: f = wide ? sim_choose_compare_avx2(s) : sim_choose_compare(s); break;
+    case FT_PTX_FAM_MEM: f = wide ? sim_choose_mem_avx2(s) : sim_choose_mem(s); break;
     case FT_PTX_FAM_COLL: f = sim_choose_collective(s); break;
     case FT_PTX_FAM_SPECIAL: f = sim_choose_special(s); break;
-    case FT_PTX_FAM_FLOAT: f = sim_choose_float(s); break;
-    case FT_PTX_FAM_INT: f = sim_choose_int(s); break;
+    case FT_PTX_FAM_FLOAT: f = wide ? sim_choose_float_avx2(s) : sim_choose_float(s); break;
+    case FT_PTX_FAM_INT: f = wide ? sim_choose_int_avx2(s) : sim_choose_int(s); break;
     case FT_PTX_FAM_ASYNC: f = sim_choose_async(s); break;
     case FT_PTX_FAM_MATRIX: f = sim_choose_matrix(s, NULL); break;
-    case FT_PTX_FAM_ARITH: f = ft_ptx_type_is_float(in->type) ? sim_choose_float(s) : sim_choose_int(s); break;
+    case FT_PTX_FAM_ARITH: f = ft_ptx_type_is_float(in->type) ? (wide ? sim_choose_float_avx2(s) : sim_choose_float(s))
+                                                           : (wide ? sim_choose_int_avx2(s) : sim_choose_int(s));
+      break;
     default: break; /* CTRL and CALL: handled above; the others: not run */
   }
   if (!f && oi->family == FT_PTX_FAM_MATRIX) {
@@ -1249,6 +1261,7 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
   p->n_bodies = c.n_ool;
   p->calls = c.calls;
   p->n_calls = c.n_calls;
+  if (!sim_interp_plain) sim_interp_reuse(p);
   *out = p;
   return 0;
 }
