@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "wide.h"
 
 #define ERR_ILLEGAL_ADDRESS 700
 #define ERR_MISALIGNED 716
@@ -199,8 +200,13 @@ static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, u
  * the block's shared memory (explicit .shared, no race tracking) or the cached
  * global allocation (no extents kept), true and *delta such that host address =
  * address + *delta (modulo 2^64), counted; false: go lane by lane. */
+#ifndef SIM_AVX2
+typedef struct {
+  char unused;
+} sim_addr32_t; /* (the AVX2 build keeps the checked addresses for the gather: wide.h) */
+#endif
 static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off, unsigned n,
-                             bool store, uint64_t *delta) {
+                             bool store, uint64_t *delta, sim_addr32_t *addrs) {
   if (m != 0xffffffffu) return false;
   uint64_t lo, span;
   if (space == FT_PTX_SP_SHARED) {
@@ -215,6 +221,11 @@ static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const ui
     return false;
   }
   if (span < n) return false;
+#ifdef SIM_AVX2
+  sim_addresses(addrs, A, off); /* kept for the gather */
+  if (!sim_within(addrs, lo, span, n)) return false;
+#else
+  (void)addrs;
   /* every address in [lo, lo + span - n] and aligned: the lowest and highest are,
    * and their OR has no low bit */
   uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
@@ -225,6 +236,7 @@ static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const ui
     bits |= a;
   }
   if ((bits & (n - 1)) || mn < lo || mx - lo > span - n) return false;
+#endif
   if (space != FT_PTX_SP_SHARED) {
     if (store) w->xc.st += 32u * n;
     else w->xc.ld += 32u * n;
@@ -232,6 +244,13 @@ static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const ui
   return true;
 }
 #define HOST(a, delta) ((uint8_t *)(uintptr_t)((a) + (delta)))
+
+/* Do all 32 lanes hold the same address? */
+static inline bool same_address(const uint64_t *A) {
+  uint64_t diff = 0;
+  for (uint32_t l = 0; l < 32; l++) diff |= A[l] ^ A[0];
+  return !diff;
+}
 
 /* ld/st of 4- or 8-byte elements (no sign extension) in one space, chosen at
  * lowering so that the space and width are constants here. */
@@ -241,9 +260,23 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
   uint64_t off = (uint64_t)in->off;
   if (in->vec <= 1) {
     uint64_t *D = SIM_R(w, in->d[0]);
+    if (space == FT_PTX_SP_PARAM && m == 0xffffffffu && same_address(A)) {
+      /* a kernel argument, the same for every lane: lane 0 resolves (or faults
+       * first, as lane by lane) and its value goes to all */
+      const uint8_t *p = resolve_fast(w, space, 0, A[0] + off, n, false);
+      if (!p) return;
+      uint64_t v = load_elem(p, n);
+      for (uint32_t l = 0; l < 32; l++) D[l] = v;
+      return;
+    }
     uint64_t delta;
-    if (full_warp(w, space, m, A, off, n, false, &delta)) {
+    sim_addr32_t addrs;
+    if (full_warp(w, space, m, A, off, n, false, &delta, &addrs)) {
+#ifdef SIM_AVX2
+      sim_gather(D, &addrs, delta, n);
+#else
       for (uint32_t l = 0; l < 32; l++) D[l] = load_elem(HOST(A[l] + off, delta), n);
+#endif
       return;
     }
     SIM_LANES(m, l, {
@@ -254,6 +287,19 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
     return;
   }
   unsigned vec = in->vec;
+  uint64_t delta;
+  sim_addr32_t addrs;
+  if (full_warp(w, space, m, A, off, n * vec, false, &delta, &addrs)) {
+#ifdef SIM_AVX2
+    for (unsigned i = 0; i < vec; i++) sim_gather(SIM_R(w, in->d[i]), &addrs, delta + i * n, n);
+#else
+    for (uint32_t l = 0; l < 32; l++) { /* lane by lane: a destination may be the address register */
+      const uint8_t *p = HOST(A[l] + off, delta);
+      for (unsigned i = 0; i < vec; i++) SIM_R(w, in->d[i])[l] = load_elem(p + i * n, n);
+    }
+#endif
+    return;
+  }
   SIM_LANES(m, l, {
     const uint8_t *p = resolve_fast(w, space, l, A[l] + off, n * vec, false);
     if (!p) return;
@@ -267,7 +313,8 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
   if (in->vec <= 1) {
     const uint64_t *V = SIM_R(w, in->a[1]);
     uint64_t delta;
-    if (full_warp(w, space, m, A, off, n, true, &delta)) {
+    sim_addr32_t addrs;
+    if (full_warp(w, space, m, A, off, n, true, &delta, &addrs)) {
       for (uint32_t l = 0; l < 32; l++) store_elem(HOST(A[l] + off, delta), V[l], n);
       return;
     }
@@ -279,6 +326,15 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
     return;
   }
   unsigned vec = in->vec;
+  uint64_t delta;
+  sim_addr32_t addrs;
+  if (full_warp(w, space, m, A, off, n * vec, true, &delta, &addrs)) {
+    for (uint32_t l = 0; l < 32; l++) {
+      uint8_t *p = HOST(A[l] + off, delta);
+      for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, SIM_R(w, in->a[1 + i])[l], n);
+    }
+    return;
+  }
   SIM_LANES(m, l, {
     uint8_t *p = resolve_fast(w, space, l, A[l] + off, n * vec, true);
     if (!p) return;
