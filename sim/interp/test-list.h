@@ -18,3 +18,7 @@ TEST_ENTRY(barrier_after_divergent_recursion_reported, 30)
 TEST_ENTRY(parallel_atomics_exact, 60)
 TEST_ENTRY(parallel_equals_serial, 60)
 TEST_ENTRY(parallel_fault_lowest_block, 60)
+/* The faster paths against the reference interpreter (test_fast.c). */
+TEST_ENTRY(fast_paths_match_reference, 30)
+TEST_ENTRY(fast_faults_match_reference, 30)
+TEST_ENTRY(register_reuse_shares_slots, 30)
