@@ -91,6 +91,10 @@ typedef struct sim_kprog_s {
    * B and C registers), at the instruction's target. */
   uint32_t *xregs;
   uint32_t n_xregs;
+  bool wide;             /* lowered for AVX2 (the warp loop uses it too) */
+  /* Register reuse (regalloc.c) lists the variable slots some lane may read
+   * before writing: only those start at 0 (NULL: every variable slot does). */
+  uint32_t *zero_slots, n_zero;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -299,13 +303,18 @@ sim_exec_fn sim_choose_async(sim_insn_t *in);
 sim_exec_fn sim_choose_matrix(sim_insn_t *in, const uint32_t *x);
 void sim_async_release(sim_warp_t *w); /* async.c: a warp's pending copies, at block end */
 
+#if defined(__GNUC__) && !defined(__clang__)
+#define SIM_IVDEP _Pragma("GCC ivdep")
+#else
+#define SIM_IVDEP
+#endif
 /* Lane loop: the full-warp case is a plain loop the compiler vectorises. Lane l
  * of a body reads and writes lane l of registers only (rows of 32 never overlap
  * but whole), which is what ivdep promises the compiler. */
 #define SIM_LANES(mask, l, ...)                            \
   do {                                                      \
     if ((mask) == 0xffffffffu) {                            \
-      _Pragma("GCC ivdep")                                  \
+      SIM_IVDEP                                             \
       for (uint32_t l = 0; l < 32; l++) { __VA_ARGS__; }           \
     } else {                                                \
       for (uint32_t _mm = (mask); _mm; _mm &= _mm - 1) {    \

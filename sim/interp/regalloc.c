@@ -14,6 +14,7 @@
 typedef struct {
   uint32_t nv, words;   /* variable registers (renumbered), 64-bit words per set */
   uint64_t *inter;      /* nv x words: interference */
+  uint64_t *entry;      /* live at the kernel's start: read before any write on some path */
 } ra_t;
 
 static inline void set_bit(uint64_t *s, uint32_t i) { s[i >> 6] |= 1ull << (i & 63); }
@@ -124,6 +125,7 @@ static bool build(ra_t *ra, const sim_kprog_t *p) {
       }
     }
   }
+  memcpy(ra->entry, in_, W * sizeof *in_); /* block 0 starts at pc 0 */
   for (uint32_t b = 0; b < nb; b++) {
     memcpy(live, out + (size_t)b * W, W * sizeof *live);
     for (uint32_t i = bstart[b + 1]; i-- > bstart[b];) {
@@ -199,13 +201,27 @@ void sim_interp_reuse(sim_kprog_t *p) {
   if (!eligible(p)) return;
   ra_t ra = {.nv = p->const_base, .words = (p->const_base + 63) / 64};
   ra.inter = calloc((size_t)ra.nv * ra.words, sizeof *ra.inter);
+  ra.entry = calloc(ra.words, sizeof *ra.entry);
   uint32_t *slot = malloc(ra.nv * sizeof *slot);
-  if (!ra.inter || !slot || !build(&ra, p)) {
+  if (!ra.inter || !ra.entry || !slot || !build(&ra, p)) {
     free(ra.inter);
+    free(ra.entry);
     free(slot);
     return;
   }
   uint32_t n_slots = colour(&ra, p, slot);
+  /* the slots a lane may read before writing them start at 0 (warp.c); the
+   * others are written first on every path */
+  uint8_t *zero = calloc(n_slots, 1);
+  if (!zero) abort();
+  for (uint32_t v = 0; v < ra.nv; v++)
+    if (ra.entry[v >> 6] >> (v & 63) & 1) zero[slot[v]] = 1;
+  p->n_zero = 0;
+  p->zero_slots = malloc((n_slots + 1) * sizeof *p->zero_slots);
+  if (!p->zero_slots) abort();
+  for (uint32_t k = 0; k < n_slots; k++)
+    if (zero[k]) p->zero_slots[p->n_zero++] = k;
+  free(zero);
   for (uint32_t i = 0; i < p->n_code; i++) {
     sim_insn_t *in = &p->code[i];
     if (in->guard >= 0) in->guard = (int32_t)remap((uint32_t)in->guard, p, slot, n_slots);
@@ -218,5 +234,6 @@ void sim_interp_reuse(sim_kprog_t *p) {
   p->sreg_base -= shift;
   p->n_regs -= shift;
   free(ra.inter);
+  free(ra.entry);
   free(slot);
 }

@@ -9,6 +9,10 @@
 
 #include "interp.h"
 
+#ifdef SIM_HAVE_AVX2
+#include <immintrin.h>
+#endif
+
 #define SIM_CUDA_ERROR_ILLEGAL_INSTRUCTION 715
 
 void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
@@ -125,10 +129,29 @@ static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
   reschedule(w);
 }
 
-static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
+#ifdef SIM_HAVE_AVX2
+/* The low bits of 32 lanes' slots, 4 lanes an instruction (programs lowered for
+ * AVX2 hosts only). */
+__attribute__((target("avx2"))) static uint32_t low_bits_avx2(const uint64_t *p) {
+  uint32_t m = 0;
+  for (unsigned k = 0; k < 8; k++) {
+    __m256i v = _mm256_slli_epi64(_mm256_loadu_si256((const __m256i *)(p + 4 * k)), 63);
+    m |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(v)) << (4 * k);
+  }
+  return m;
+}
+#endif
+
+static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in, bool wide) {
   if (in->guard < 0) return w->active;
   const uint64_t *p = SIM_R(w, in->guard);
-  uint32_t m = 0, flip = in->guard_neg ? 1 : 0;
+  uint32_t m = 0;
+#ifdef SIM_HAVE_AVX2
+  if (wide) return (low_bits_avx2(p) ^ (in->guard_neg ? ~0u : 0u)) & w->active;
+#else
+  (void)wide;
+#endif
+  uint32_t flip = in->guard_neg ? 1 : 0;
   for (uint32_t l = 0; l < 32; l++) m |= (uint32_t)((p[l] ^ flip) & 1) << l; /* branch-free, all lanes */
   return m & w->active;
 }
@@ -287,10 +310,11 @@ static void barrier_release(sim_block_t *b) {
 /* Runs a warp until it waits at a barrier, ends, or the launch faults. */
 static void run_warp(sim_warp_t *w) {
   const sim_insn_t *code = w->blk->g->prog->code;
+  bool wide = w->blk->g->prog->wide;
   uint64_t n = 0;
   while (!w->done && !w->blk->faulted) {
     const sim_insn_t *in = &code[w->pc];
-    uint32_t m = guard_mask(w, in);
+    uint32_t m = guard_mask(w, in, wide);
     /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
     n += w->active == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(w->active);
     switch ((sim_kind_op_t)in->kind) {
@@ -415,9 +439,11 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
   w->active = w->nlanes_mask;
   w->wait_min = UINT32_MAX;
   /* Registers start at 0 (a read before any write is the same whatever ran on this
-   * host thread before); constants and the special registers the kernel reads are
+   * host thread before; with register reuse, only the slots read before written
+   * on some path); constants and the special registers the kernel reads are
    * filled, the others never read. */
-  memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
+  if (!p->zero_slots) memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
+  for (uint32_t i = 0; i < p->n_zero; i++) memset(regs + (size_t)p->zero_slots[i] * 32, 0, 32 * sizeof *regs);
   memset(regs + (size_t)(p->n_regs - 1) * 32, 0, 32 * sizeof *regs); /* the sink (last) */
   if (!warm)
     for (uint32_t i = 0; i < p->n_consts; i++)
