@@ -276,6 +276,11 @@ sim_exec_fn sim_choose_compare_avx2(sim_insn_t *in);
 sim_exec_fn sim_choose_cvt_avx2(sim_insn_t *in);
 sim_exec_fn sim_choose_mem_avx2(sim_insn_t *in);
 
+/* lower.c: the reference interpreter for the next lowerings: no register reuse, no
+ * AVX2 executors, every ld/st lane by lane (false by default; tests and
+ * interp_bench compare both ways). */
+extern bool sim_interp_plain;
+
 /* alu_float.c: host dynamic rounding for .rz/.rm/.rp (-1: left as is). */
 int sim_round_enter(unsigned rnd);
 void sim_round_leave(int old);

@@ -4,7 +4,7 @@
  * grid with its blocks on every core (as the driver's pool runs them), against the
  * one-core run; then NVIDIA's matrixMul and scan kernels (bench_kernels.cu, as nvcc
  * compiles them), each beside its baseline, the reference interpreter (no register
- * reuse, no AVX2 executors), results checked against the host. Arguments pick
+ * reuse, no AVX2 executors, ld/st lane by lane), results checked against the host. Arguments pick
  * parts: loop, matrixMul, scan (default: all); --once [--plain]: one run each. */
 #include <math.h>
 #include <stdbool.h>
@@ -67,7 +67,7 @@ static __attribute__((noinline)) uint32_t c_thread(uint32_t id, uint32_t iters) 
 static bool once, once_plain;
 
 /* One kernel of bench_kernels.h, alternating: the reference interpreter (no
- * register reuse, no AVX2 executors: the baseline) on one host thread, the default
+ * register reuse, no AVX2 executors, ld/st lane by lane: the baseline) on one host thread, the default
  * lowering on one thread and on `nthreads`; best of `reps` each (the machine may
  * be shared); every run's output checked against the host's. */
 static int bench_pair(const char *what, const char *kernel, const hz_launch_t *l, const void *params, void *out,

@@ -11,9 +11,6 @@
 int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry, const uint64_t *var_addr,
                      sim_kprog_t **out, char *err, size_t errlen);
 void sim_kprog_free(sim_kprog_t *p);
-/* The reference interpreter for the next lowerings: no register reuse, no AVX2
- * executors (false by default; tests and interp_bench compare both ways). */
-extern bool sim_interp_plain;
 /* regalloc.c: registers never live at once share a slot (sim_interp_lower does it
  * unless sim_interp_plain). */
 void sim_interp_reuse(sim_kprog_t *p);

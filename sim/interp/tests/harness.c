@@ -34,9 +34,13 @@ static bool hz_find(void *ctx, uint64_t p, sim_xcache_t *out) {
     }
   return false;
 }
+/* Bytes loaded and stored, as the interpreter counts them for the driver (the
+ * reference and the default lowering must agree). */
+static atomic_uint_fast64_t hz_counted[2];
 static void hz_count(void *ctx, const sim_xcache_t *x) {
   (void)ctx;
-  (void)x;
+  atomic_fetch_add(&hz_counted[0], x->ld);
+  atomic_fetch_add(&hz_counted[1], x->st);
 }
 
 unsigned hz_threads = 1;
@@ -103,6 +107,7 @@ static int hz_run_once(const char *ptx, const char *kernel, const hz_launch_t *l
   g->check_ub = hz_check_ub;
   g->ub_report = hz_ub;
   hz_ub_log[0] = 0;
+  hz_counted[0] = hz_counted[1] = 0;
   uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
   double t0 = hz_clock(CLOCK_MONOTONIC), c0 = hz_clock(CLOCK_PROCESS_CPUTIME_ID);
   if (hz_threads <= 1) {
@@ -156,7 +161,7 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
   uint64_t pinsns = 0;
   int pr = hz_run_once(ptx, kernel, l, params, pmsg, sizeof pmsg, &pinsns);
   sim_interp_plain = false;
-  uint64_t pub = hz_ub_reports;
+  uint64_t pub = hz_ub_reports, pcount[2] = {hz_counted[0], hz_counted[1]};
   char *plog = strdup(hz_ub_log);
   uint8_t *pbufs = hz_snapshot(NULL, true);
   hz_snapshot(start, false);
@@ -167,7 +172,8 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
   for (unsigned i = 0; i < hz_n; i++) total += hz_bufs[i].hi - hz_bufs[i].lo;
   const char *what = r != pr ? "result" : strcmp(msg, pmsg) ? "message" : n != pinsns ? "instruction count"
                    : pub != hz_ub_reports || strcmp(plog, hz_ub_log) ? "UB reports"
-                   : memcmp(pbufs, fbufs, total) ? "memory" : NULL;
+                   : memcmp(pbufs, fbufs, total) ? "memory"
+                   : pcount[0] != hz_counted[0] || pcount[1] != hz_counted[1] ? "bytes counted" : NULL;
   if (what)
     snprintf(msg, msglen, "kernel %s: the default lowering and the reference interpreter differ in %s (%d/%d: %.200s)",
              kernel, what, r, pr, pmsg);
