@@ -115,6 +115,10 @@ static inline void advance(sim_warp_t *w) {
 }
 
 static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
+  if (!taken && !w->waiting && !w->in_call) { /* taken by none, every live lane here: what follows */
+    w->pc++;
+    return;
+  }
   uint32_t not_taken = w->active & ~taken;
   if (!not_taken) {
     w->pc = target;
@@ -309,10 +313,11 @@ static void barrier_release(sim_block_t *b) {
 
 /* Runs a warp until it waits at a barrier, ends, or the launch faults. */
 static void run_warp(sim_warp_t *w) {
-  const sim_insn_t *code = w->blk->g->prog->code;
-  bool wide = w->blk->g->prog->wide;
+  const sim_block_t *b = w->blk;
+  const sim_insn_t *code = b->g->prog->code;
+  bool wide = b->g->prog->wide;
   uint64_t n = 0;
-  while (!w->done && !w->blk->faulted) {
+  while (!w->done && !b->faulted) {
     const sim_insn_t *in = &code[w->pc];
     uint32_t m = guard_mask(w, in, wide);
     /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
