@@ -285,7 +285,12 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
     if (fw < 0) return;
     if (fw) {
 #ifdef SIM_AVX2
-      sim_gather(D, &addrs, delta, n);
+      if (sim_uniform(&addrs)) { /* one load for all: a gather costs several */
+        uint64_t v = load_elem(HOST(A[0] + off, delta), n);
+        for (uint32_t l = 0; l < 32; l++) D[l] = v;
+      } else {
+        sim_gather(D, &addrs, delta, n);
+      }
 #else
       for (uint32_t l = 0; l < 32; l++) D[l] = load_elem(HOST(A[l] + off, delta), n);
 #endif

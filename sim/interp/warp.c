@@ -311,6 +311,15 @@ static void barrier_release(sim_block_t *b) {
   b->red_popc = 0;
 }
 
+/* UB check: lanes of the instruction just run raced with another warp on shared memory. */
+static void report_race(sim_warp_t *w) {
+  char who[32] = "several warps";
+  if (w->race_other != UINT32_MAX) snprintf(who, sizeof who, "warp %u", w->race_other);
+  sim_interp_ub(w, w->race_lanes, "data race on shared memory: this %s and an access by %s (one of them a store) with no barrier between them",
+                w->race_store ? "store" : "load", who);
+  w->race_lanes = 0;
+}
+
 /* Runs a warp until it waits at a barrier, ends, or the launch faults. */
 static void run_warp(sim_warp_t *w) {
   const sim_block_t *b = w->blk;
@@ -322,16 +331,16 @@ static void run_warp(sim_warp_t *w) {
     uint32_t m = guard_mask(w, in, wide);
     /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
     n += w->active == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(w->active);
+    if (in->kind == SIM_K_EXEC) { /* most instructions: before the switch's table */
+      if (m) in->exec(w, in, m);
+      if (w->race_lanes) report_race(w);
+      advance(w);
+      continue;
+    }
     switch ((sim_kind_op_t)in->kind) {
       case SIM_K_EXEC:
         if (m) in->exec(w, in, m);
-        if (w->race_lanes) {
-          char who[32] = "several warps";
-          if (w->race_other != UINT32_MAX) snprintf(who, sizeof who, "warp %u", w->race_other);
-          sim_interp_ub(w, w->race_lanes, "data race on shared memory: this %s and an access by %s (one of them a store) with no barrier between them",
-                        w->race_store ? "store" : "load", who);
-          w->race_lanes = 0;
-        }
+        if (w->race_lanes) report_race(w);
         advance(w);
         break;
       case SIM_K_BRA:

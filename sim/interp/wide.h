@@ -49,6 +49,14 @@ static inline bool sim_within(const sim_addr32_t *a, uint64_t lo, uint64_t span,
   return _mm256_testz_si256(bits, bits) && _mm256_testz_si256(out, out);
 }
 
+/* Do all 32 addresses equal lane 0's (a row of a tile every lane reads)? */
+static inline bool sim_uniform(const sim_addr32_t *a) {
+  __m256i first = _mm256_permute4x64_epi64(a->v[0], 0), diff = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (unsigned k = 0; k < 8; k++) diff = _mm256_or_si256(diff, _mm256_xor_si256(a->v[k], first));
+  return _mm256_testz_si256(diff, diff);
+}
+
 /* D[l] = the n-byte (4 or 8) element at host + a[l], for all 32 lanes (addresses
  * checked by sim_within): one gather for 4 lanes, each element one aligned load,
  * single-copy atomic as mem.c's load_elem. */

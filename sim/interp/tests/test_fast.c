@@ -16,7 +16,8 @@
  * (i*scale + 3) ^ i; r14 = fma(in[4t], in[4t+1], 1) as f32 bits; r31 = 7 for even
  * t (a guarded write only), else 0; r15, r16 = in[4t+2], in[4t+3] through a 64-bit
  * pack and unpack; rd5, rd6 = the record lane t^1 stored in shared memory, read
- * into the register that held its address. 48 bytes a lane. */
+ * into the register that held its address; lane 0's r14 and in[3], read by every
+ * lane from one address. 48 bytes a lane. */
 static const char *fast_ptx =
     HDR ".visible .entry k(.param .u64 out, .param .u64 in, .param .u32 scale)\n{\n"
     ".reg .b32 %r<40>;\n.reg .b64 %rd<20>;\n.reg .f32 %f<10>;\n.reg .pred %p<4>;\n"
@@ -38,7 +39,9 @@ static const char *fast_ptx =
     "ld.shared.v2.u64 {%rd5, %rd6}, [%rd5];\n"
     "mul.wide.u32 %rd7, %r0, 48;\nadd.s64 %rd8, %rd0, %rd7;\n"
     "st.global.v4.u32 [%rd8], {%r2, %r4, %r14, %r31};\nst.global.v2.u64 [%rd8+16], {%rd5, %rd6};\n"
-    "st.global.v2.u32 [%rd8+32], {%r15, %r16};\nret;\n}\n";
+    "st.global.v2.u32 [%rd8+32], {%r15, %r16};\n"
+    "ld.shared.u32 %r23, [sh+8];\nld.global.u32 %r24, [%rd1+12];\nst.global.v2.u32 [%rd8+40], {%r23, %r24};\n"
+    "ret;\n}\n";
 
 static uint32_t f32_bits(float f) {
   uint32_t u;
@@ -86,6 +89,8 @@ static int check_fast(unsigned threads) {
     for (unsigned k = 0; k < 4; k++) ASSERT_EQ(o[4 + k], nb[k]); /* two u64: the neighbour's words in order */
     ASSERT_EQ(o[8], in[4 * t + 2]);
     ASSERT_EQ(o[9], in[4 * t + 3]);
+    ASSERT_EQ(o[10], rec[0][2]);
+    ASSERT_EQ(o[11], in[3]);
   }
   return TEST_OK;
 }
