@@ -336,7 +336,14 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
     int fw = full_warp(w, space, m, A, off, n, true, &delta, &addrs);
     if (fw < 0) return;
     if (fw) {
+#ifdef SIM_AVX2
+      uint64_t host[32]; /* the 32 host addresses in vectors, then a store each (no scatter in AVX2) */
+      sim_host_addresses(host, &addrs, delta);
+#pragma GCC unroll 4
+      for (uint32_t l = 0; l < 32; l++) store_elem((uint8_t *)(uintptr_t)host[l], V[l], n);
+#else
       for (uint32_t l = 0; l < 32; l++) store_elem(HOST(A[l] + off, delta), V[l], n);
+#endif
       return;
     }
     SIM_LANES(m, l, {

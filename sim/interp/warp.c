@@ -439,11 +439,32 @@ static void *buf_get(sim_buf_t *b, size_t n) {
 #define SIM_SR_PER_BLOCK \
   ((1u << SIM_SR_CTAID_X) | (1u << SIM_SR_CTAID_Y) | (1u << SIM_SR_CTAID_Z) | (1u << SIM_SR_SMID))
 
+/* Special registers that differ between the lanes of a warp. */
+#define SIM_SR_LANEWISE                                                                                  \
+  ((1u << SIM_SR_TID_X) | (1u << SIM_SR_TID_Y) | (1u << SIM_SR_TID_Z) | (1u << SIM_SR_LANEID) |           \
+   (1u << SIM_SR_LANEMASK_EQ) | (1u << SIM_SR_LANEMASK_LT) | (1u << SIM_SR_LANEMASK_LE) |                 \
+   (1u << SIM_SR_LANEMASK_GT) | (1u << SIM_SR_LANEMASK_GE))
+
+/* The special registers of thread t, lane l of warp `id`. */
+static void sreg_values(const sim_block_t *b, unsigned id, unsigned t, unsigned l, uint64_t *v) {
+  const sim_grid_t *g = b->g;
+  uint64_t x[SIM_SR_COUNT] = {
+      [SIM_SR_TID_X] = t % g->block[0], [SIM_SR_TID_Y] = t / g->block[0] % g->block[1],
+      [SIM_SR_TID_Z] = t / (g->block[0] * g->block[1]), [SIM_SR_NTID_X] = g->block[0],
+      [SIM_SR_NTID_Y] = g->block[1], [SIM_SR_NTID_Z] = g->block[2], [SIM_SR_CTAID_X] = b->ctaid[0],
+      [SIM_SR_CTAID_Y] = b->ctaid[1], [SIM_SR_CTAID_Z] = b->ctaid[2], [SIM_SR_NCTAID_X] = g->grid[0],
+      [SIM_SR_NCTAID_Y] = g->grid[1], [SIM_SR_NCTAID_Z] = g->grid[2], [SIM_SR_LANEID] = l,
+      [SIM_SR_WARPID] = id, [SIM_SR_NWARPID] = 48, [SIM_SR_LANEMASK_EQ] = 1u << l,
+      [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
+      [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
+      [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
+  memcpy(v, x, sizeof x);
+}
+
 /* warm: regs already hold this grid's constants and launch-wide special registers
  * for warp `id` (the host thread's previous block was of the same grid). */
 static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs, bool warm) {
   const sim_kprog_t *p = b->g->prog;
-  const sim_grid_t *g = b->g;
   memset(w, 0, sizeof *w);
   w->r = regs;
   w->id = id;
@@ -464,20 +485,18 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
       for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
   uint64_t *s = regs + (size_t)p->sreg_base * 32;
   uint32_t fill = p->sreg_used & (warm ? SIM_SR_PER_BLOCK : ~0u);
-  if (!fill) return;
+  /* the same for all lanes of the warp: computed once (a warm block fills only those) */
+  uint32_t lanewise = fill & SIM_SR_LANEWISE, same = fill & ~SIM_SR_LANEWISE;
+  uint64_t v[SIM_SR_COUNT];
+  if (same) {
+    sreg_values(b, id, first, 0, v);
+    for (uint32_t u = same, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1)
+      for (unsigned l = 0; l < 32; l++) s[(size_t)k * 32 + l] = v[k];
+  }
+  if (!lanewise) return;
   for (unsigned l = 0; l < 32; l++) {
-    unsigned t = first + l;
-    uint64_t v[SIM_SR_COUNT] = {
-        [SIM_SR_TID_X] = t % g->block[0], [SIM_SR_TID_Y] = t / g->block[0] % g->block[1],
-        [SIM_SR_TID_Z] = t / (g->block[0] * g->block[1]), [SIM_SR_NTID_X] = g->block[0],
-        [SIM_SR_NTID_Y] = g->block[1], [SIM_SR_NTID_Z] = g->block[2], [SIM_SR_CTAID_X] = b->ctaid[0],
-        [SIM_SR_CTAID_Y] = b->ctaid[1], [SIM_SR_CTAID_Z] = b->ctaid[2], [SIM_SR_NCTAID_X] = g->grid[0],
-        [SIM_SR_NCTAID_Y] = g->grid[1], [SIM_SR_NCTAID_Z] = g->grid[2], [SIM_SR_LANEID] = l,
-        [SIM_SR_WARPID] = id, [SIM_SR_NWARPID] = 48, [SIM_SR_LANEMASK_EQ] = 1u << l,
-        [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
-        [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
-        [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1};
-    for (uint32_t u = fill, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
+    sreg_values(b, id, first + l, l, v);
+    for (uint32_t u = lanewise, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
   }
 }
 

@@ -49,6 +49,13 @@ static inline bool sim_within(const sim_addr32_t *a, uint64_t lo, uint64_t span,
   return _mm256_testz_si256(bits, bits) && _mm256_testz_si256(out, out);
 }
 
+/* host + a[l] for the 32 lanes (addresses checked by sim_within). */
+static inline void sim_host_addresses(uint64_t *out, const sim_addr32_t *a, uint64_t host) {
+  const __m256i h = _mm256_set1_epi64x((long long)host);
+#pragma GCC unroll 8
+  for (unsigned k = 0; k < 8; k++) _mm256_storeu_si256((__m256i *)(out + 4 * k), _mm256_add_epi64(a->v[k], h));
+}
+
 /* Do all 32 addresses equal lane 0's (a row of a tile every lane reads)? */
 static inline bool sim_uniform(const sim_addr32_t *a) {
   __m256i first = _mm256_permute4x64_epi64(a->v[0], 0), diff = _mm256_setzero_si256();

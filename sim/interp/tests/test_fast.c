@@ -163,3 +163,39 @@ TEST_IMPL(register_reuse_shares_slots) {
   ASSERT_EQ(out, 59u * 60u / 2u);
   return TEST_OK;
 }
+
+/* Special registers in a 3-D block of two warps over a 2-D grid, on one host
+ * thread (blocks after the first keep the constant registers and refill only the
+ * per-block ones): each thread's tid, ctaid, ntid, laneid, lanemask_lt, warpid. */
+TEST_IMPL(special_registers_every_block) {
+  const char *ptx =
+      HDR ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<16>;\n.reg .b64 %rd<4>;\n"
+      "ld.param.u64 %rd0, [out];\n"
+      "mov.u32 %r0, %tid.x;\nmov.u32 %r1, %tid.y;\nmov.u32 %r2, %tid.z;\nmov.u32 %r3, %ctaid.x;\n"
+      "mov.u32 %r4, %ctaid.y;\nmov.u32 %r5, %ntid.x;\nmov.u32 %r6, %laneid;\nmov.u32 %r7, %lanemask_lt;\n"
+      "mov.u32 %r8, %nctaid.x;\nmov.u32 %r9, %ntid.y;\n"
+      /* linear thread id in the grid: ((ctaid.y * nctaid.x + ctaid.x) * 64) + (tid.z * 4 + tid.y) * 8 + tid.x */
+      "mad.lo.u32 %r10, %r4, %r8, %r3;\nmad.lo.u32 %r11, %r2, %r9, %r1;\nmad.lo.u32 %r11, %r11, %r5, %r0;\n"
+      "shl.b32 %r12, %r10, 6;\nadd.u32 %r12, %r12, %r11;\nmul.wide.u32 %rd1, %r12, 32;\nadd.s64 %rd2, %rd0, %rd1;\n"
+      "st.global.v4.u32 [%rd2], {%r0, %r1, %r2, %r3};\nst.global.v4.u32 [%rd2+16], {%r4, %r5, %r6, %r7};\nret;\n}\n";
+  enum { GX = 3, GY = 2, N = GX * GY * 64 };
+  static uint32_t out[N * 8] __attribute__((aligned(16)));
+  memset(out, 0xff, sizeof out);
+  hz_clear_buffers();
+  hz_add_buffer(out, sizeof out);
+  uint64_t p = (uintptr_t)out;
+  hz_launch_t l = {{GX, GY, 1}, {8, 4, 2}, 0};
+  char msg[512];
+  int r = hz_run(ptx, "k", &l, &p, msg, sizeof msg, NULL);
+  if (r) FT_FAIL_("%d %s", r, msg);
+  for (unsigned by = 0; by < GY; by++)
+    for (unsigned bx = 0; bx < GX; bx++)
+      for (unsigned t = 0; t < 64; t++) {
+        const uint32_t *o = out + ((by * GX + bx) * 64 + t) * 8;
+        unsigned lane = t % 32;
+        uint32_t want[8] = {t % 8, t / 8 % 4, t / 32, bx, by, 8, lane, (1u << lane) - 1};
+        for (unsigned k = 0; k < 8; k++)
+          if (o[k] != want[k]) FT_FAIL_("block (%u,%u) thread %u word %u: %u, want %u", bx, by, t, k, o[k], want[k]);
+      }
+  return TEST_OK;
+}
