@@ -288,6 +288,8 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
       if (sim_uniform(&addrs)) { /* one load for all: a gather costs several */
         uint64_t v = load_elem(HOST(A[0] + off, delta), n);
         for (uint32_t l = 0; l < 32; l++) D[l] = v;
+      } else if (sim_contiguous(&addrs, n)) { /* coalesced: plain vector loads */
+        sim_load_run(D, HOST(A[0] + off, delta), n);
       } else {
         sim_gather(D, &addrs, delta, n);
       }

@@ -64,6 +64,30 @@ static inline bool sim_uniform(const sim_addr32_t *a) {
   return _mm256_testz_si256(diff, diff);
 }
 
+/* Lane l's address lane 0's + l * n (a coalesced access)? */
+static inline bool sim_contiguous(const sim_addr32_t *a, unsigned n) {
+  __m256i first = _mm256_permute4x64_epi64(a->v[0], 0), diff = _mm256_setzero_si256();
+  __m256i e = _mm256_add_epi64(first, _mm256_setr_epi64x(0, n, 2 * (long long)n, 3 * (long long)n));
+  const __m256i step = _mm256_set1_epi64x(4 * (long long)n);
+#pragma GCC unroll 8
+  for (unsigned k = 0; k < 8; k++, e = _mm256_add_epi64(e, step)) diff = _mm256_or_si256(diff, _mm256_xor_si256(a->v[k], e));
+  return _mm256_testz_si256(diff, diff);
+}
+
+/* D[l] = the n-byte (4 or 8) element l of p (contiguous lanes): vector loads, each
+ * element an aligned access within one. */
+static inline void sim_load_run(uint64_t *D, const uint8_t *p, unsigned n) {
+#pragma GCC unroll 8
+  for (unsigned k = 0; k < 8; k++) {
+    if (n == 4) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+      _mm256_storeu_si256((__m256i *)(D + 4 * k), _mm256_cvtepu32_epi64(v));
+    } else {
+      _mm256_storeu_si256((__m256i *)(D + 4 * k), _mm256_loadu_si256((const __m256i *)(p + 32 * k)));
+    }
+  }
+}
+
 /* D[l] = the n-byte (4 or 8) element at host + a[l], for all 32 lanes (addresses
  * checked by sim_within): one gather for 4 lanes, each element one aligned load,
  * single-copy atomic as mem.c's load_elem. */

@@ -17,7 +17,9 @@
  * t (a guarded write only), else 0; r15, r16 = in[4t+2], in[4t+3] through a 64-bit
  * pack and unpack; rd5, rd6 = the record lane t^1 stored in shared memory, read
  * into the register that held its address; lane 0's r14 and in[3], read by every
- * lane from one address. 48 bytes a lane. */
+ * lane from one address; in[t], in[4t+1] and in[2t..2t+1] (consecutive lanes,
+ * consecutive 4- and 8-byte elements: vector loads; a stride of 16: a gather).
+ * 64 bytes a lane. */
 static const char *fast_ptx =
     HDR ".visible .entry k(.param .u64 out, .param .u64 in, .param .u32 scale)\n{\n"
     ".reg .b32 %r<40>;\n.reg .b64 %rd<20>;\n.reg .f32 %f<10>;\n.reg .pred %p<4>;\n"
@@ -37,10 +39,13 @@ static const char *fast_ptx =
     "st.shared.v4.u32 [%r19], {%r2, %r4, %r14, %r31};\nbar.sync 0;\n"
     "xor.b32 %r20, %r0, 1;\nshl.b32 %r21, %r20, 4;\nadd.u32 %r22, %r17, %r21;\ncvt.u64.u32 %rd5, %r22;\n"
     "ld.shared.v2.u64 {%rd5, %rd6}, [%rd5];\n"
-    "mul.wide.u32 %rd7, %r0, 48;\nadd.s64 %rd8, %rd0, %rd7;\n"
+    "mul.wide.u32 %rd7, %r0, 64;\nadd.s64 %rd8, %rd0, %rd7;\n"
     "st.global.v4.u32 [%rd8], {%r2, %r4, %r14, %r31};\nst.global.v2.u64 [%rd8+16], {%rd5, %rd6};\n"
     "st.global.v2.u32 [%rd8+32], {%r15, %r16};\n"
     "ld.shared.u32 %r23, [sh+8];\nld.global.u32 %r24, [%rd1+12];\nst.global.v2.u32 [%rd8+40], {%r23, %r24};\n"
+    "mul.wide.u32 %rd9, %r0, 4;\nadd.s64 %rd10, %rd1, %rd9;\nld.global.u32 %r25, [%rd10];\n"
+    "add.s64 %rd11, %rd10, %rd9;\nld.global.u64 %rd12, [%rd11];\nld.global.u32 %r26, [%rd3+4];\n"
+    "st.global.v2.u32 [%rd8+48], {%r25, %r26};\nst.global.u64 [%rd8+56], %rd12;\n"
     "ret;\n}\n";
 
 static uint32_t f32_bits(float f) {
@@ -60,7 +65,7 @@ static uint32_t canon_fma(uint32_t a, uint32_t b) {
 static int check_fast(unsigned threads) {
   enum { MAXT = 64 };
   uint32_t in[4 * MAXT] __attribute__((aligned(16)));
-  uint32_t out[12 * MAXT] __attribute__((aligned(16)));
+  uint32_t out[16 * MAXT] __attribute__((aligned(16)));
   for (unsigned t = 0; t < MAXT; t++) {
     in[4 * t] = t % 7 == 3 ? 0x7fa00000u : f32_bits((float)t * 0.5f); /* a signalling NaN now and then */
     in[4 * t + 1] = t % 11 == 5 ? 0x7f800000u : f32_bits(2.0f);       /* inf */
@@ -84,13 +89,17 @@ static int check_fast(unsigned threads) {
     rec[t][0] = t, rec[t][1] = sum, rec[t][2] = canon_fma(in[4 * t], in[4 * t + 1]), rec[t][3] = t % 2 ? 0 : 7;
   }
   for (unsigned t = 0; t < threads; t++) {
-    const uint32_t *o = out + 12 * t, *nb = rec[t ^ 1];
+    const uint32_t *o = out + 16 * t, *nb = rec[t ^ 1];
     for (unsigned k = 0; k < 4; k++) ASSERT_EQ(o[k], rec[t][k]);
     for (unsigned k = 0; k < 4; k++) ASSERT_EQ(o[4 + k], nb[k]); /* two u64: the neighbour's words in order */
     ASSERT_EQ(o[8], in[4 * t + 2]);
     ASSERT_EQ(o[9], in[4 * t + 3]);
     ASSERT_EQ(o[10], rec[0][2]);
     ASSERT_EQ(o[11], in[3]);
+    ASSERT_EQ(o[12], in[t]);
+    ASSERT_EQ(o[13], in[4 * t + 1]);
+    ASSERT_EQ(o[14], in[2 * t]);
+    ASSERT_EQ(o[15], in[2 * t + 1]);
   }
   return TEST_OK;
 }
