@@ -156,6 +156,10 @@ done:
  * slots); the matrix is made symmetric first. Returns the number of slots. */
 static uint32_t colour(const ra_t *ra, const sim_kprog_t *p, uint32_t *slot) {
   uint32_t nv = ra->nv, W = ra->words, n_slots = 0;
+  /* Register 0 keeps slot 0 to itself: an operand field an instruction does not
+   * count (past nd/na, left 0) names slot 0 in either numbering, so an executor
+   * that touched one would still see the same register. */
+  for (uint32_t v = 1; v < nv; v++) set_bit(ra->inter, v);
   for (uint32_t a = 0; a < nv; a++)
     for (uint32_t x = 0; x < W; x++)
       for (uint64_t m = ra->inter[(size_t)a * W + x]; m; m &= m - 1)
@@ -163,6 +167,7 @@ static uint32_t colour(const ra_t *ra, const sim_kprog_t *p, uint32_t *slot) {
   uint32_t *order = malloc((nv + 1) * sizeof *order), no = 0;
   uint8_t *seen = calloc(nv + 1, 1), *used = calloc(nv + 1, 1);
   if (!order || !seen || !used) abort();
+  seen[0] = 1, order[no++] = 0;
   for (uint32_t i = 0; i < p->n_code; i++) {
     uint32_t r[10];
     unsigned n = uses_of(&p->code[i], nv, r);
@@ -214,6 +219,7 @@ void sim_interp_reuse(sim_kprog_t *p) {
    * others are written first on every path */
   uint8_t *zero = calloc(n_slots, 1);
   if (!zero) abort();
+  zero[0] = 1; /* (register 0: see colour) */
   for (uint32_t v = 0; v < ra.nv; v++)
     if (ra.entry[v >> 6] >> (v & 63) & 1) zero[slot[v]] = 1;
   p->n_zero = 0;

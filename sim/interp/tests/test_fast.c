@@ -139,7 +139,7 @@ TEST_IMPL(fast_faults_match_reference) {
 }
 
 /* A chain of temporaries, each read once: with reuse they take a few slots, the
- * reference keeps one each. */
+ * reference keeps one each (register 0 keeps a slot to itself). */
 TEST_IMPL(register_reuse_shares_slots) {
   char ptx[8192];
   int n = snprintf(ptx, sizeof ptx, HDR ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %%r<64>;\n.reg .b64 %%rd<2>;\n"
@@ -161,7 +161,7 @@ TEST_IMPL(register_reuse_shares_slots) {
   }
   ft_ptx_module_free(m);
   ASSERT(slots[1] >= 60);
-  ASSERT(slots[0] <= 4);
+  ASSERT(slots[0] <= 5);
   /* and it runs the same (hz_run compares) */
   uint32_t out = 0;
   hz_clear_buffers();
