@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "wide.h"
 
 #define CANON_NAN32 0x7fffffffu
 #define CANON_NAN64 0x7fffffffffffffffull
@@ -22,7 +23,7 @@ static inline uint64_t st32(float f, bool ftz, bool sat) {
   if (sat) f = !(f > 0.0f) ? 0.0f : f > 1.0f ? 1.0f : f; /* NaN and -0 give +0 */
   uint32_t u;
   memcpy(&u, &f, 4);
-  if (f != f) return CANON_NAN32;
+  if ((u & 0x7fffffffu) > 0x7f800000u) return CANON_NAN32; /* NaN (a test on bits: vectorises) */
   if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
   return u;
 }
@@ -147,6 +148,19 @@ static void fma32_fast(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 __attribute__((target("avx2,fma"))) static void fma32_fast_hw(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
+#ifdef SIM_AVX2
+  if (m == 0xffffffffu) { /* 8 lanes an instruction; NaN results canonical as st32 makes them */
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    for (unsigned l = 0; l < 32; l += 8) {
+      __m256 r = _mm256_fmadd_ps(_mm256_castsi256_ps(sim_lo32x8(A + l)), _mm256_castsi256_ps(sim_lo32x8(B + l)),
+                                 _mm256_castsi256_ps(sim_lo32x8(C + l)));
+      __m256i u = _mm256_castps_si256(r);
+      __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs), inf);
+      sim_st32x8(D + l, _mm256_blendv_epi8(u, abs, nan));
+    }
+    return;
+  }
+#endif
   SIM_LANES(m, l, D[l] = st32(fmaf(ld32(A[l], false), ld32(B[l], false), ld32(C[l], false)), false, false));
 }
 __attribute__((target("avx2,fma"))) static void fma64_fast_hw(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {

@@ -22,14 +22,23 @@ static inline int64_t sext(uint64_t v, unsigned bits) {
     SIM_LANES(m, l, uint32_t a = (uint32_t)A[l]; uint32_t b = (uint32_t)B[l];   \
               D[l] = (uint32_t)(expr));                                          \
   }
-BIN32(add32, a + b)
-BIN32(sub32, a - b)
-BIN32(mullo32, a * b)
-BIN32(and32, a & b)
-BIN32(or32, a | b)
-BIN32(xor32, a ^ b)
-BIN32(shl32, b > 31 ? 0 : a << b)
-BIN32(shru32, b > 31 ? 0 : a >> b)
+/* The same on whole slots, the result cut to 32 bits (the low 32 bits of a sum,
+ * difference, product or bitwise result depend on the operands' low 32 bits
+ * only): the compiler keeps 64-bit lanes instead of packing and unpacking. */
+#define M32 0xffffffffull
+#define BIN32W(name, expr)                                                         \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {             \
+    OPS3;                                                                          \
+    SIM_LANES(m, l, uint64_t a = A[l]; uint64_t b = B[l]; D[l] = (expr) & M32);   \
+  }
+BIN32W(add32, a + b)
+BIN32W(sub32, a - b)
+BIN32W(mullo32, a * b)
+BIN32W(and32, a & b)
+BIN32W(or32, a | b)
+BIN32W(xor32, a ^ b)
+BIN32W(shl32, (b & M32) > 31 ? 0 : (a & M32) << (b & M32))
+BIN32W(shru32, (b & M32) > 31 ? 0 : (a & M32) >> (b & M32))
 BIN32(shrs32, (uint32_t)((int32_t)a >> (b > 31 ? 31 : b)))
 BIN32(minu32, a < b ? a : b)
 BIN32(maxu32, a > b ? a : b)

@@ -130,12 +130,21 @@ SETP32(setp_lt_s, int32_t, <)
 SETP32(setp_le_s, int32_t, <=)
 SETP32(setp_gt_s, int32_t, >)
 SETP32(setp_ge_s, int32_t, >=)
-SETP32(setp_lt_u, uint32_t, <)
-SETP32(setp_le_u, uint32_t, <=)
-SETP32(setp_gt_u, uint32_t, >)
-SETP32(setp_ge_u, uint32_t, >=)
-SETP32(setp_eq, uint32_t, ==)
-SETP32(setp_ne, uint32_t, !=)
+/* Unsigned 32-bit operands compared as the 64-bit numbers they are once cut to 32
+ * bits: the same answer, and the compiler keeps 64-bit lanes. */
+#define SETP32U(name, op)                                                          \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {             \
+    uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);                     \
+    const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);              \
+    SIM_LANES(m, l, bool x = (int64_t)(A[l] & 0xffffffffu) op (int64_t)(B[l] & 0xffffffffu); \
+              P[l] = x; Q[l] = !x);                                                \
+  }
+SETP32U(setp_lt_u, <)
+SETP32U(setp_le_u, <=)
+SETP32U(setp_gt_u, >)
+SETP32U(setp_ge_u, >=)
+SETP32U(setp_eq, ==)
+SETP32U(setp_ne, !=)
 
 /* set.cmp[.bool].dtype.stype d, a, b[, c]: all ones (integer) or 1.0 (f32) if true. */
 static void set(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {

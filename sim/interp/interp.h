@@ -95,6 +95,10 @@ typedef struct sim_kprog_s {
    * B and C registers), at the instruction's target. */
   uint32_t *xregs;
   uint32_t n_xregs;
+  bool wide;             /* lowered for AVX2 (the warp loop uses it too) */
+  /* Register reuse (regalloc.c) lists the variable slots some lane may read
+   * before writing: only those start at 0 (NULL: every variable slot does). */
+  uint32_t *zero_slots, n_zero;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -268,6 +272,31 @@ void sim_interp_run_coop(sim_grid_t *g, unsigned slots);
 void *sim_coop_ws(sim_warp_t *w, uint64_t addr, unsigned n, bool store);
 /* After that instruction: waits until every block of the grid arrived. */
 void sim_coop_arrive(sim_warp_t *w);
+/* The files of the hottest executors (alu_int, alu_float, compare, cvt, mem) are
+ * compiled twice: as they are, and with SIM_AVX2 for hosts with AVX2 (CMake's
+ * siminterp_avx2), where the full-warp loops run 4 lanes a host instruction. Their
+ * exported names get a suffix there; the lowering picks a set (sim_interp_wide). */
+#ifdef SIM_AVX2
+#define sim_choose_int sim_choose_int_avx2
+#define sim_choose_float sim_choose_float_avx2
+#define sim_choose_compare sim_choose_compare_avx2
+#define sim_choose_cvt sim_choose_cvt_avx2
+#define sim_choose_mem sim_choose_mem_avx2
+#define sim_interp_resolve sim_interp_resolve_avx2
+#define sim_round_enter sim_round_enter_avx2
+#define sim_round_leave sim_round_leave_avx2
+#define sim_half_value sim_half_value_avx2
+#endif
+sim_exec_fn sim_choose_int_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_float_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_compare_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_cvt_avx2(sim_insn_t *in);
+sim_exec_fn sim_choose_mem_avx2(sim_insn_t *in);
+
+/* lower.c: the reference interpreter for the next lowerings: no register reuse, no
+ * AVX2 executors, every ld/st lane by lane (false by default; tests and
+ * interp_bench compare both ways). */
+extern bool sim_interp_plain;
 
 /* alu_float.c: host dynamic rounding for .rz/.rm/.rp (-1: left as is). */
 int sim_round_enter(unsigned rnd);
@@ -296,10 +325,18 @@ sim_exec_fn sim_choose_async(sim_insn_t *in);
 sim_exec_fn sim_choose_matrix(sim_insn_t *in, const uint32_t *x);
 void sim_async_release(sim_warp_t *w); /* async.c: a warp's pending copies, at block end */
 
-/* Lane loop: the full-warp case is a plain loop the compiler vectorises. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SIM_IVDEP _Pragma("GCC ivdep")
+#else
+#define SIM_IVDEP
+#endif
+/* Lane loop: the full-warp case is a plain loop the compiler vectorises. Lane l
+ * of a body reads and writes lane l of registers only (rows of 32 never overlap
+ * but whole), which is what ivdep promises the compiler. */
 #define SIM_LANES(mask, l, ...)                            \
   do {                                                      \
     if ((mask) == 0xffffffffu) {                            \
+      SIM_IVDEP                                             \
       for (uint32_t l = 0; l < 32; l++) { __VA_ARGS__; }           \
     } else {                                                \
       for (uint32_t _mm = (mask); _mm; _mm &= _mm - 1) {    \

@@ -3,8 +3,9 @@
  * against a plain C loop doing the same arithmetic in the same run; then the same
  * grid with its blocks on every core (as the driver's pool runs them), against the
  * one-core run; then NVIDIA's matrixMul and scan kernels (bench_kernels.cu, as nvcc
- * compiles them) on one thread and on every core, results checked against the host.
- * Arguments pick parts: loop, matrixMul, scan (default: all). */
+ * compiles them), each beside its baseline, the reference interpreter (no register
+ * reuse, no AVX2 executors, ld/st lane by lane), results checked against the host. Arguments pick
+ * parts: loop, matrixMul, scan (default: all); --once [--plain]: one run each. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "bench_kernels.h"
 #include "harness.h"
+#include "lower.h"
 
 static const char *ptx =
     ".version 7.5\n.target sm_75\n.address_size 64\n"
@@ -60,32 +62,49 @@ static __attribute__((noinline)) uint32_t c_thread(uint32_t id, uint32_t iters) 
   return x ^ u;
 }
 
-/* One kernel of bench_kernels.h on one host thread and on `nthreads`, alternating,
- * best of `reps` each (the machine may be shared); every run's output checked. */
+/* --once: one run of each kernel on one thread, lowered by default or (--plain)
+ * for the reference interpreter (for valgrind --tool=callgrind). */
+static bool once, once_plain;
+
+/* One kernel of bench_kernels.h, alternating: the reference interpreter (no
+ * register reuse, no AVX2 executors, ld/st lane by lane: the baseline) on one host thread, the default
+ * lowering on one thread and on `nthreads`; best of `reps` each (the machine may
+ * be shared); every run's output checked against the host's. */
 static int bench_pair(const char *what, const char *kernel, const hz_launch_t *l, const void *params, void *out,
                       const void *ref, size_t out_bytes, unsigned nthreads, int reps) {
-  double best[2] = {1e30, 1e30}, cpu[2] = {1e30, 1e30};
+  enum { PLAIN, ONE, ALL, N_RUNS };
+  double best[N_RUNS] = {1e30, 1e30, 1e30}, cpu[N_RUNS] = {1e30, 1e30, 1e30};
   uint64_t insns = 0;
   char msg[512];
-  for (int rep = 0; rep < reps; rep++)
-    for (int par = 0; par < 2; par++) {
-      hz_threads = par ? nthreads : 1;
+  for (int rep = 0; rep < (once ? 1 : reps); rep++)
+    for (int k = 0; k < N_RUNS; k++) {
+      if (once && k != (once_plain ? PLAIN : ONE)) continue;
+      hz_threads = k == ALL ? nthreads : 1;
+      sim_interp_plain = k == PLAIN;
       memset(out, 0, out_bytes);
       int r = hz_run(bench_kernels_ptx, kernel, l, params, msg, sizeof msg, &insns);
+      sim_interp_plain = false;
       if (r || memcmp(out, ref, out_bytes) != 0) {
         fprintf(stderr, "interp_bench: %s on %u threads: %s\n", kernel, hz_threads, r ? msg : "wrong results");
         return 1;
       }
-      if (hz_run_seconds < best[par]) best[par] = hz_run_seconds;
-      if (hz_run_cpu_seconds < cpu[par]) cpu[par] = hz_run_cpu_seconds;
+      if (hz_run_seconds < best[k]) best[k] = hz_run_seconds;
+      if (hz_run_cpu_seconds < cpu[k]) cpu[k] = hz_run_cpu_seconds;
     }
   hz_threads = 1;
-  printf("interp_bench: %s: %.1f M thread-instructions (best of %d each)\n", what, insns / 1e6, reps);
-  printf("interp_bench:   one thread %.3f s: %.1f M thread-instr/s (%.1f M per CPU-second)\n", best[0],
-         insns / best[0] / 1e6, insns / cpu[0] / 1e6);
-  printf("interp_bench:   %u threads %.3f s: %.1f M thread-instr/s (%.1f M per CPU-second); "
-         "speed-up over one thread %.2fx\n", nthreads, best[1], insns / best[1] / 1e6, insns / cpu[1] / 1e6,
-         best[0] / best[1]);
+  printf("interp_bench: %s: %.1f M thread-instructions (best of %d each)\n", what, insns / 1e6, once ? 1 : reps);
+  static const char *name[N_RUNS] = {"reference interpreter, one thread", "default, one thread", "default"};
+  for (int k = 0; k < N_RUNS; k++) {
+    if (best[k] == 1e30) continue;
+    printf("interp_bench:   %s", name[k]);
+    if (k == ALL) printf(", %u threads", nthreads);
+    printf(" %.3f s: %.1f M thread-instr/s (%.1f M per CPU-second)", best[k], insns / best[k] / 1e6,
+           insns / cpu[k] / 1e6);
+    if (k == ONE && best[PLAIN] < 1e30)
+      printf("; %.2fx the reference (per CPU-second %.2fx)", best[PLAIN] / best[ONE], cpu[PLAIN] / cpu[ONE]);
+    if (k == ALL) printf("; speed-up over one thread %.2fx", best[ONE] / best[ALL]);
+    printf("\n");
+  }
   return 0;
 }
 
@@ -147,12 +166,20 @@ static bool wanted(int argc, char **argv, const char *part) {
 
 static int bench_loop(void);
 
+static int usage(void) {
+  fprintf(stderr, "usage: interp_bench [--once [--plain]] [loop] [matrixMul] [scan]\n");
+  return 2;
+}
+
 int main(int argc, char **argv) {
+  hz_compare_plain = 0; /* timed runs: one lowering each (bench_pair picks) */
+  for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+    if (!strcmp(argv[1], "--plain")) once_plain = true;
+    else if (strcmp(argv[1], "--once")) return usage();
+    once = true;
+  }
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "loop") && strcmp(argv[i], "matrixMul") && strcmp(argv[i], "scan")) {
-      fprintf(stderr, "usage: interp_bench [loop] [matrixMul] [scan]\n");
-      return 2;
-    }
+    if (strcmp(argv[i], "loop") && strcmp(argv[i], "matrixMul") && strcmp(argv[i], "scan")) return usage();
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned nthreads = ncpu < 1 ? 1 : (unsigned)ncpu;
   if (wanted(argc, argv, "loop") && bench_loop()) return 1;

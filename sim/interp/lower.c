@@ -43,6 +43,7 @@ typedef struct {
   uint32_t *xregs; /* sim_kprog_t.xregs */
   uint32_t n_x, cap_x;
   uint8_t *taken;  /* per function definition: its address is taken (indirect calls); NULL: not scanned */
+  bool wide;       /* the AVX2 executors (use_wide) */
 } lctx_t;
 
 /* A function being emitted: where its registers and symbols live. */
@@ -931,6 +932,25 @@ static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_
   if (!s->exec && !c->failed) fail(c, fn, in, "the interpreter does not support `%s`", form);
 }
 
+bool sim_interp_plain;
+
+/* The executors compiled for AVX2 (interp.h) where they were built and the host
+ * has AVX2; PICK(chooser) calls the set the lowering uses. */
+static bool use_wide(void) {
+#ifdef SIM_HAVE_AVX2
+  if (sim_interp_plain) return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+#ifdef SIM_HAVE_AVX2
+#define PICK(chooser) (wide ? chooser##_avx2(s) : chooser(s))
+#else
+#define PICK(chooser) ((void)wide, chooser(s))
+#endif
+
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
   if (in->op == FT_PTX_OP_CALL) {
@@ -1096,17 +1116,18 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   s->na = (uint8_t)na;
   if (c->failed) return;
   sim_exec_fn f = NULL;
+  bool wide = c->wide;
   switch ((ft_ptx_family_t)oi->family) {
-    case FT_PTX_FAM_CVT: f = sim_choose_cvt(s); break;
-    case FT_PTX_FAM_CMP: f = sim_choose_compare(s); break;
-    case FT_PTX_FAM_MEM: f = sim_choose_mem(s); break;
+    case FT_PTX_FAM_CVT: f = PICK(sim_choose_cvt); break;
+    case FT_PTX_FAM_CMP: f = PICK(sim_choose_compare); break;
+    case FT_PTX_FAM_MEM: f = PICK(sim_choose_mem); break;
     case FT_PTX_FAM_COLL: f = sim_choose_collective(s); break;
     case FT_PTX_FAM_SPECIAL: f = sim_choose_special(s); break;
-    case FT_PTX_FAM_FLOAT: f = sim_choose_float(s); break;
-    case FT_PTX_FAM_INT: f = sim_choose_int(s); break;
+    case FT_PTX_FAM_FLOAT: f = PICK(sim_choose_float); break;
+    case FT_PTX_FAM_INT: f = PICK(sim_choose_int); break;
     case FT_PTX_FAM_ASYNC: f = sim_choose_async(s); break;
     case FT_PTX_FAM_MATRIX: f = sim_choose_matrix(s, NULL); break;
-    case FT_PTX_FAM_ARITH: f = ft_ptx_type_is_float(in->type) ? sim_choose_float(s) : sim_choose_int(s); break;
+    case FT_PTX_FAM_ARITH: f = ft_ptx_type_is_float(in->type) ? PICK(sim_choose_float) : PICK(sim_choose_int); break;
     default: break; /* CTRL and CALL: handled above; the others: not run */
   }
   if (!f && oi->family == FT_PTX_FAM_MATRIX) {
@@ -1164,12 +1185,13 @@ void sim_kprog_free(sim_kprog_t *p) {
   free(p->calls);
   free(p->bodies);
   free(p->xregs);
+  free(p->zero_slots);
   free(p);
 }
 
 int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry, const uint64_t *var_addr,
                      sim_kprog_t **out, char *err, size_t errlen) {
-  lctx_t c = {.mod = mod, .var_addr = var_addr, .err = err, .errlen = errlen};
+  lctx_t c = {.mod = mod, .var_addr = var_addr, .err = err, .errlen = errlen, .wide = use_wide()};
   if (errlen) err[0] = 0;
   c.mod_shared_off = calloc(mod->nvars + 1, sizeof *c.mod_shared_off);
   if (!c.mod_shared_off) abort();
@@ -1251,6 +1273,8 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
   p->n_bodies = c.n_ool;
   p->calls = c.calls;
   p->n_calls = c.n_calls;
+  p->wide = c.wide;
+  if (!sim_interp_plain) sim_interp_reuse(p);
   *out = p;
   return 0;
 }

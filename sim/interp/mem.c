@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "wide.h"
 
 #define ERR_ILLEGAL_ADDRESS 700
 #define ERR_MISALIGNED 716
@@ -202,24 +203,44 @@ static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, u
 
 /* A whole warp's access in one go: when all 32 addresses are aligned and inside
  * the block's shared memory (explicit .shared, no race tracking) or the cached
- * global allocation (no extents kept), true and *delta such that host address =
- * address + *delta (modulo 2^64), counted; false: go lane by lane. */
-static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off, unsigned n,
-                             bool store, uint64_t *delta) {
-  if (m != 0xffffffffu) return false;
+ * global allocation (no extents kept; lane 0's allocation is cached first), 1 and
+ * *delta such that host address = address + *delta (modulo 2^64), counted; 0: go
+ * lane by lane; -1: lane 0 faulted. */
+#ifndef SIM_AVX2
+typedef struct {
+  char unused;
+} sim_addr32_t; /* (the AVX2 build keeps the checked addresses for the gather: wide.h) */
+#endif
+static inline int full_warp(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, uint64_t off, unsigned n,
+                             bool store, uint64_t *delta, sim_addr32_t *addrs) {
+  if (m != 0xffffffffu) return 0;
   uint64_t lo, span;
   if (space == FT_PTX_SP_SHARED) {
     sim_block_t *b = w->blk;
-    if (b->shadow) return false;
+    if (b->shadow) return 0;
     lo = 0, span = b->shared_bytes, *delta = (uint64_t)(uintptr_t)b->shared;
   } else if (space == FT_PTX_SP_GLOBAL) {
     sim_xcache_t *x = &w->xc;
-    if (w->blk->g->mem->extents) return false;
+    if (w->blk->g->mem->extents) return 0;
+    uint64_t a0 = A[0] + off;
+    if (a0 < x->lo || a0 >= x->hi) {
+      /* lane 0 first, as lane by lane: it brings its allocation into the cache (a
+       * warp's first access, another buffer) or faults; its bytes are taken back,
+       * to be counted with the others' */
+      if (!sim_interp_resolve(w, space, 0, a0, n, store)) return -1;
+      if (store) x->st -= n;
+      else x->ld -= n;
+    }
     lo = x->lo, span = x->hi - x->lo, *delta = (uint64_t)x->delta;
   } else {
-    return false;
+    return 0;
   }
-  if (span < n) return false;
+  if (span < n) return 0;
+#ifdef SIM_AVX2
+  sim_addresses(addrs, A, off); /* kept for the gather */
+  if (!sim_within(addrs, lo, span, n)) return 0;
+#else
+  (void)addrs;
   /* every address in [lo, lo + span - n] and aligned: the lowest and highest are,
    * and their OR has no low bit */
   uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
@@ -229,14 +250,22 @@ static inline bool full_warp(sim_warp_t *w, unsigned space, uint32_t m, const ui
     mx = a > mx ? a : mx;
     bits |= a;
   }
-  if ((bits & (n - 1)) || mn < lo || mx - lo > span - n) return false;
+  if ((bits & (n - 1)) || mn < lo || mx - lo > span - n) return 0;
+#endif
   if (space != FT_PTX_SP_SHARED) {
     if (store) w->xc.st += 32u * n;
     else w->xc.ld += 32u * n;
   }
-  return true;
+  return 1;
 }
 #define HOST(a, delta) ((uint8_t *)(uintptr_t)((a) + (delta)))
+
+/* Do all 32 lanes hold the same address? */
+static inline bool same_address(const uint64_t *A) {
+  uint64_t diff = 0;
+  for (uint32_t l = 0; l < 32; l++) diff |= A[l] ^ A[0];
+  return !diff;
+}
 
 /* ld/st of 4- or 8-byte elements (no sign extension) in one space, chosen at
  * lowering so that the space and width are constants here. */
@@ -246,9 +275,32 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
   uint64_t off = (uint64_t)in->off;
   if (in->vec <= 1) {
     uint64_t *D = SIM_R(w, in->d[0]);
+    if (space == FT_PTX_SP_PARAM && m == 0xffffffffu && same_address(A)) {
+      /* a kernel argument, the same for every lane: lane 0 resolves (or faults
+       * first, as lane by lane) and its value goes to all */
+      const uint8_t *p = resolve_fast(w, space, 0, A[0] + off, n, false);
+      if (!p) return;
+      uint64_t v = load_elem(p, n);
+      for (uint32_t l = 0; l < 32; l++) D[l] = v;
+      return;
+    }
     uint64_t delta;
-    if (full_warp(w, space, m, A, off, n, false, &delta)) {
+    sim_addr32_t addrs;
+    int fw = full_warp(w, space, m, A, off, n, false, &delta, &addrs);
+    if (fw < 0) return;
+    if (fw) {
+#ifdef SIM_AVX2
+      if (sim_uniform(&addrs)) { /* one load for all: a gather costs several */
+        uint64_t v = load_elem(HOST(A[0] + off, delta), n);
+        for (uint32_t l = 0; l < 32; l++) D[l] = v;
+      } else if (sim_contiguous(&addrs, n)) { /* coalesced: plain vector loads */
+        sim_load_run(D, HOST(A[0] + off, delta), n);
+      } else {
+        sim_gather(D, &addrs, delta, n);
+      }
+#else
       for (uint32_t l = 0; l < 32; l++) D[l] = load_elem(HOST(A[l] + off, delta), n);
+#endif
       return;
     }
     SIM_LANES(m, l, {
@@ -259,6 +311,21 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
     return;
   }
   unsigned vec = in->vec;
+  uint64_t delta;
+  sim_addr32_t addrs;
+  int fw = full_warp(w, space, m, A, off, n * vec, false, &delta, &addrs);
+  if (fw < 0) return;
+  if (fw) {
+#ifdef SIM_AVX2
+    for (unsigned i = 0; i < vec; i++) sim_gather(SIM_R(w, in->d[i]), &addrs, delta + i * n, n);
+#else
+    for (uint32_t l = 0; l < 32; l++) { /* lane by lane: a destination may be the address register */
+      const uint8_t *p = HOST(A[l] + off, delta);
+      for (unsigned i = 0; i < vec; i++) SIM_R(w, in->d[i])[l] = load_elem(p + i * n, n);
+    }
+#endif
+    return;
+  }
   SIM_LANES(m, l, {
     const uint8_t *p = resolve_fast(w, space, l, A[l] + off, n * vec, false);
     if (!p) return;
@@ -272,8 +339,18 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
   if (in->vec <= 1) {
     const uint64_t *V = SIM_R(w, in->a[1]);
     uint64_t delta;
-    if (full_warp(w, space, m, A, off, n, true, &delta)) {
+    sim_addr32_t addrs;
+    int fw = full_warp(w, space, m, A, off, n, true, &delta, &addrs);
+    if (fw < 0) return;
+    if (fw) {
+#ifdef SIM_AVX2
+      uint64_t host[32]; /* the 32 host addresses in vectors, then a store each (no scatter in AVX2) */
+      sim_host_addresses(host, &addrs, delta);
+#pragma GCC unroll 4
+      for (uint32_t l = 0; l < 32; l++) store_elem((uint8_t *)(uintptr_t)host[l], V[l], n);
+#else
       for (uint32_t l = 0; l < 32; l++) store_elem(HOST(A[l] + off, delta), V[l], n);
+#endif
       return;
     }
     SIM_LANES(m, l, {
@@ -284,6 +361,17 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
     return;
   }
   unsigned vec = in->vec;
+  uint64_t delta;
+  sim_addr32_t addrs;
+  int fw = full_warp(w, space, m, A, off, n * vec, true, &delta, &addrs);
+  if (fw < 0) return;
+  if (fw) {
+    for (uint32_t l = 0; l < 32; l++) {
+      uint8_t *p = HOST(A[l] + off, delta);
+      for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, SIM_R(w, in->a[1 + i])[l], n);
+    }
+    return;
+  }
   SIM_LANES(m, l, {
     uint8_t *p = resolve_fast(w, space, l, A[l] + off, n * vec, true);
     if (!p) return;
@@ -303,6 +391,7 @@ static void ld_param8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec
 
 /* The specialised form for an ld/st, NULL when the general one must run it. */
 static sim_exec_fn choose_ldst(const sim_insn_t *in, bool store) {
+  if (sim_interp_plain) return NULL; /* the reference goes lane by lane */
   unsigned n = ft_ptx_type_size(in->type);
   if (n != 4 && n != 8) return NULL;
   if (!store && n == 4 && sim_type_signed(in->type) && ft_ptx_type_size(in->type2) == 8) return NULL; /* extends */

@@ -22,3 +22,8 @@ TEST_ENTRY(parallel_fault_lowest_block, 60)
 TEST_ENTRY(grid_barrier_orders_blocks, 60)
 TEST_ENTRY(grid_barrier_needs_cooperative_launch, 30)
 TEST_ENTRY(grid_barrier_left_early_fails, 30)
+/* The faster paths against the reference interpreter (test_fast.c). */
+TEST_ENTRY(fast_paths_match_reference, 30)
+TEST_ENTRY(fast_faults_match_reference, 30)
+TEST_ENTRY(register_reuse_shares_slots, 30)
+TEST_ENTRY(special_registers_every_block, 30)

@@ -9,6 +9,10 @@
 
 #include "interp.h"
 
+#ifdef SIM_HAVE_AVX2
+#include <immintrin.h>
+#endif
+
 #define SIM_CUDA_ERROR_ILLEGAL_INSTRUCTION 715
 
 void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) {
@@ -111,6 +115,10 @@ static inline void advance(sim_warp_t *w) {
 }
 
 static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
+  if (!taken && !w->waiting && !w->in_call) { /* taken by none, every live lane here: what follows */
+    w->pc++;
+    return;
+  }
   uint32_t not_taken = w->active & ~taken;
   if (!not_taken) {
     w->pc = target;
@@ -125,10 +133,29 @@ static void branch(sim_warp_t *w, uint32_t taken, uint32_t target) {
   reschedule(w);
 }
 
-static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in) {
+#ifdef SIM_HAVE_AVX2
+/* The low bits of 32 lanes' slots, 4 lanes an instruction (programs lowered for
+ * AVX2 hosts only). */
+__attribute__((target("avx2"))) static uint32_t low_bits_avx2(const uint64_t *p) {
+  uint32_t m = 0;
+  for (unsigned k = 0; k < 8; k++) {
+    __m256i v = _mm256_slli_epi64(_mm256_loadu_si256((const __m256i *)(p + 4 * k)), 63);
+    m |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(v)) << (4 * k);
+  }
+  return m;
+}
+#endif
+
+static inline uint32_t guard_mask(const sim_warp_t *w, const sim_insn_t *in, bool wide) {
   if (in->guard < 0) return w->active;
   const uint64_t *p = SIM_R(w, in->guard);
-  uint32_t m = 0, flip = in->guard_neg ? 1 : 0;
+  uint32_t m = 0;
+#ifdef SIM_HAVE_AVX2
+  if (wide) return (low_bits_avx2(p) ^ (in->guard_neg ? ~0u : 0u)) & w->active;
+#else
+  (void)wide;
+#endif
+  uint32_t flip = in->guard_neg ? 1 : 0;
   for (uint32_t l = 0; l < 32; l++) m |= (uint32_t)((p[l] ^ flip) & 1) << l; /* branch-free, all lanes */
   return m & w->active;
 }
@@ -284,25 +311,36 @@ static void barrier_release(sim_block_t *b) {
   b->red_popc = 0;
 }
 
+/* UB check: lanes of the instruction just run raced with another warp on shared memory. */
+static void report_race(sim_warp_t *w) {
+  char who[32] = "several warps";
+  if (w->race_other != UINT32_MAX) snprintf(who, sizeof who, "warp %u", w->race_other);
+  sim_interp_ub(w, w->race_lanes, "data race on shared memory: this %s and an access by %s (one of them a store) with no barrier between them",
+                w->race_store ? "store" : "load", who);
+  w->race_lanes = 0;
+}
+
 /* Runs a warp until it waits at a barrier, ends, or the launch faults. */
 static void run_warp(sim_warp_t *w) {
-  const sim_insn_t *code = w->blk->g->prog->code;
+  const sim_block_t *b = w->blk;
+  const sim_insn_t *code = b->g->prog->code;
+  bool wide = b->g->prog->wide;
   uint64_t n = 0;
-  while (!w->done && !w->blk->faulted) {
+  while (!w->done && !b->faulted) {
     const sim_insn_t *in = &code[w->pc];
-    uint32_t m = guard_mask(w, in);
+    uint32_t m = guard_mask(w, in, wide);
     /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
     n += w->active == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(w->active);
+    if (in->kind == SIM_K_EXEC) { /* most instructions: before the switch's table */
+      if (m) in->exec(w, in, m);
+      if (w->race_lanes) report_race(w);
+      advance(w);
+      continue;
+    }
     switch ((sim_kind_op_t)in->kind) {
       case SIM_K_EXEC:
         if (m) in->exec(w, in, m);
-        if (w->race_lanes) {
-          char who[32] = "several warps";
-          if (w->race_other != UINT32_MAX) snprintf(who, sizeof who, "warp %u", w->race_other);
-          sim_interp_ub(w, w->race_lanes, "data race on shared memory: this %s and an access by %s (one of them a store) with no barrier between them",
-                        w->race_store ? "store" : "load", who);
-          w->race_lanes = 0;
-        }
+        if (w->race_lanes) report_race(w);
         advance(w);
         break;
       case SIM_K_BRA:
@@ -401,11 +439,34 @@ static void *buf_get(sim_buf_t *b, size_t n) {
 #define SIM_SR_PER_BLOCK \
   ((1u << SIM_SR_CTAID_X) | (1u << SIM_SR_CTAID_Y) | (1u << SIM_SR_CTAID_Z) | (1u << SIM_SR_SMID))
 
+/* Special registers that differ between the lanes of a warp. */
+#define SIM_SR_LANEWISE                                                                                  \
+  ((1u << SIM_SR_TID_X) | (1u << SIM_SR_TID_Y) | (1u << SIM_SR_TID_Z) | (1u << SIM_SR_LANEID) |           \
+   (1u << SIM_SR_LANEMASK_EQ) | (1u << SIM_SR_LANEMASK_LT) | (1u << SIM_SR_LANEMASK_LE) |                 \
+   (1u << SIM_SR_LANEMASK_GT) | (1u << SIM_SR_LANEMASK_GE))
+
+/* The special registers of thread t, lane l of warp `id`. */
+static void sreg_values(const sim_block_t *b, unsigned id, unsigned t, unsigned l, uint64_t *v) {
+  const sim_grid_t *g = b->g;
+  uint64_t x[SIM_SR_COUNT] = {
+      [SIM_SR_TID_X] = t % g->block[0], [SIM_SR_TID_Y] = t / g->block[0] % g->block[1],
+      [SIM_SR_TID_Z] = t / (g->block[0] * g->block[1]), [SIM_SR_NTID_X] = g->block[0],
+      [SIM_SR_NTID_Y] = g->block[1], [SIM_SR_NTID_Z] = g->block[2], [SIM_SR_CTAID_X] = b->ctaid[0],
+      [SIM_SR_CTAID_Y] = b->ctaid[1], [SIM_SR_CTAID_Z] = b->ctaid[2], [SIM_SR_NCTAID_X] = g->grid[0],
+      [SIM_SR_NCTAID_Y] = g->grid[1], [SIM_SR_NCTAID_Z] = g->grid[2], [SIM_SR_LANEID] = l,
+      [SIM_SR_WARPID] = id, [SIM_SR_NWARPID] = 48, [SIM_SR_LANEMASK_EQ] = 1u << l,
+      [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
+      [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
+      [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1,
+      /* a cooperative launch's grid workspace (gridsync.c), 0 for any other */
+      [SIM_SR_ENVREG1] = g->coop ? SIM_WIN_GRIDWS >> 32 : 0, [SIM_SR_ENVREG2] = g->coop ? (uint32_t)SIM_WIN_GRIDWS : 0};
+  memcpy(v, x, sizeof x);
+}
+
 /* warm: regs already hold this grid's constants and launch-wide special registers
  * for warp `id` (the host thread's previous block was of the same grid). */
 static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs, bool warm) {
   const sim_kprog_t *p = b->g->prog;
-  const sim_grid_t *g = b->g;
   memset(w, 0, sizeof *w);
   w->r = regs;
   w->id = id;
@@ -415,30 +476,29 @@ static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs
   w->active = w->nlanes_mask;
   w->wait_min = UINT32_MAX;
   /* Registers start at 0 (a read before any write is the same whatever ran on this
-   * host thread before); constants and the special registers the kernel reads are
+   * host thread before; with register reuse, only the slots read before written
+   * on some path); constants and the special registers the kernel reads are
    * filled, the others never read. */
-  memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
+  if (!p->zero_slots) memset(regs, 0, (size_t)p->const_base * 32 * sizeof *regs);
+  for (uint32_t i = 0; i < p->n_zero; i++) memset(regs + (size_t)p->zero_slots[i] * 32, 0, 32 * sizeof *regs);
   memset(regs + (size_t)(p->n_regs - 1) * 32, 0, 32 * sizeof *regs); /* the sink (last) */
   if (!warm)
     for (uint32_t i = 0; i < p->n_consts; i++)
       for (unsigned l = 0; l < 32; l++) regs[(size_t)(p->const_base + i) * 32 + l] = p->consts[i];
   uint64_t *s = regs + (size_t)p->sreg_base * 32;
   uint32_t fill = p->sreg_used & (warm ? SIM_SR_PER_BLOCK : ~0u);
-  if (!fill) return;
+  /* the same for all lanes of the warp: computed once (a warm block fills only those) */
+  uint32_t lanewise = fill & SIM_SR_LANEWISE, same = fill & ~SIM_SR_LANEWISE;
+  uint64_t v[SIM_SR_COUNT];
+  if (same) {
+    sreg_values(b, id, first, 0, v);
+    for (uint32_t u = same, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1)
+      for (unsigned l = 0; l < 32; l++) s[(size_t)k * 32 + l] = v[k];
+  }
+  if (!lanewise) return;
   for (unsigned l = 0; l < 32; l++) {
-    unsigned t = first + l;
-    uint64_t v[SIM_SR_COUNT] = {
-        [SIM_SR_TID_X] = t % g->block[0], [SIM_SR_TID_Y] = t / g->block[0] % g->block[1],
-        [SIM_SR_TID_Z] = t / (g->block[0] * g->block[1]), [SIM_SR_NTID_X] = g->block[0],
-        [SIM_SR_NTID_Y] = g->block[1], [SIM_SR_NTID_Z] = g->block[2], [SIM_SR_CTAID_X] = b->ctaid[0],
-        [SIM_SR_CTAID_Y] = b->ctaid[1], [SIM_SR_CTAID_Z] = b->ctaid[2], [SIM_SR_NCTAID_X] = g->grid[0],
-        [SIM_SR_NCTAID_Y] = g->grid[1], [SIM_SR_NCTAID_Z] = g->grid[2], [SIM_SR_LANEID] = l,
-        [SIM_SR_WARPID] = id, [SIM_SR_NWARPID] = 48, [SIM_SR_LANEMASK_EQ] = 1u << l,
-        [SIM_SR_LANEMASK_LT] = (1u << l) - 1, [SIM_SR_LANEMASK_LE] = (uint32_t)((2ull << l) - 1),
-        [SIM_SR_LANEMASK_GT] = (uint32_t)~((2ull << l) - 1), [SIM_SR_LANEMASK_GE] = ~((1u << l) - 1),
-        [SIM_SR_SMID] = (b->ctaid[0] + b->ctaid[1] * 7u) % 128u, [SIM_SR_NSMID] = 128, [SIM_SR_GRIDID] = 1,
-        [SIM_SR_ENVREG1] = g->coop ? SIM_WIN_GRIDWS >> 32 : 0, [SIM_SR_ENVREG2] = g->coop ? (uint32_t)SIM_WIN_GRIDWS : 0};
-    for (uint32_t u = fill, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
+    sreg_values(b, id, first + l, l, v);
+    for (uint32_t u = lanewise, k; u && ((k = (uint32_t)__builtin_ctz(u)), 1); u &= u - 1) s[(size_t)k * 32 + l] = v[k];
   }
 }
 

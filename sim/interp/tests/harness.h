@@ -28,6 +28,15 @@ extern bool hz_coop;
  * and lowering left out). */
 extern double hz_run_seconds, hz_run_cpu_seconds;
 
+/* Each hz_run runs the kernel twice, on the reference interpreter (sim_interp_plain:
+ * no register reuse, no AVX2 executors) and then as lowered by default, from the
+ * same buffer contents, and fails (-3, msg saying what differs) unless both give
+ * the same buffers, result, message, instruction count, UB reports and bytes
+ * counted for the driver (runs on
+ * one host thread; blocks on several may race as GPU blocks do). On by
+ * default (every test kernel checks the faster paths); interp_bench turns it off. */
+extern int hz_compare_plain;
+
 /* Makes buf (n bytes) addressable by kernels; returns 0. */
 int hz_add_buffer(void *buf, size_t n);
 void hz_clear_buffers(void);
