@@ -247,13 +247,21 @@ static CUdeviceptr copy_end(CUmemorytype t, CUdeviceptr dev, size_t x, size_t y,
                             size_t height, int *host) {
   if (t == CU_MEMORYTYPE_HOST) *host = 1;
   if (t != CU_MEMORYTYPE_DEVICE && t != CU_MEMORYTYPE_UNIFIED) return 0;
-  return dev + x + y * pitch + z * pitch * height;
+  CUdeviceptr p = dev + x + y * pitch + z * pitch * height;
+  /* unified (cudaMemcpyDefault): host memory unless the driver says device */
+  unsigned type = 0;
+  if (t == CU_MEMORYTYPE_UNIFIED &&
+      (ft_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS ||
+       type != CU_MEMORYTYPE_DEVICE))
+    *host = 1;
+  return p;
 }
 
 /* The merged uses of the nodes: their count, or -1 (unknown). *side: why the launch
- * cannot be replayed (host nodes, copies to or from host memory, impure kernels). */
+ * cannot be replayed (host nodes, copies from host memory, impure kernels);
+ * *host_writes: nodes copy to host memory (replayable until the program may look). */
 static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *refs, const char **side,
-                      int *facts) FT_REQUIRES(ft_eng_lock) {
+                      int *facts, int *host_writes) FT_REQUIRES(ft_eng_lock) {
   int n = 0;
   for (size_t i = 0; i < nn && n >= 0; i++) {
     CUgraphNodeType t;
@@ -271,12 +279,14 @@ static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *r
       case CU_GRAPH_NODE_TYPE_MEMCPY: {
         CUDA_MEMCPY3D c;
         if (ft_drv.cuGraphMemcpyNodeGetParams(nodes[i], &c) != CUDA_SUCCESS) return -1;
-        int host = 0;
+        int from_host = 0, to_host = 0;
         CUdeviceptr src = copy_end(c.srcMemoryType, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ,
-                                   c.srcPitch, c.srcHeight, &host);
+                                   c.srcPitch, c.srcHeight, &from_host);
         CUdeviceptr dst = copy_end(c.dstMemoryType, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ,
-                                   c.dstPitch, c.dstHeight, &host);
-        if (host && !*side) *side = "a graph copying to or from host memory";
+                                   c.dstPitch, c.dstHeight, &to_host);
+        /* (a relaunch would read what the program may have changed since) */
+        if (from_host && !*side) *side = "a graph copying from host memory";
+        if (to_host) *host_writes = 1;
         n = use_whole(src, 0, refs, n);
         if (n >= 0) n = use_whole(dst, 1, refs, n);
         break;
@@ -327,10 +337,10 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
     size_t nn = 0;
     ref_t refs[MAX_REFS];
     const char *side = NULL;
-    int facts = 1;
+    int facts = 1, host_writes = 0;
     /* (the clone's nodes are gpuft's own: read under the lock, as destroyed() and changed() drop it) */
     int n = d && x && x->clone && nodes_of(x->clone, nodes, &nn, 0) == 0
-                ? graph_refs(d, nodes, nn, refs, &side, &facts)
+                ? graph_refs(d, nodes, nn, refs, &side, &facts, &host_writes)
                 : -1;
     if (n < 0) {
       FT_DEBUG("graph %p: %s", (void *)g, !d || !x ? "not instantiated under gpuft"
@@ -340,7 +350,7 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
       ft_op_end();
       break;
     }
-    if ((side || !ft_epoch_replayable()) && !FT_OPT(VERIFY_BEFORE_USE)) {
+    if ((side || host_writes || !ft_epoch_replayable()) && !FT_OPT(VERIFY_BEFORE_USE)) {
       /* it cannot be replayed (its nodes reach host memory or run host code, or the
        * epoch already cannot), and what its nodes read is checked only after them:
        * damage they read could not be undone, so it stays an unknown writer,
@@ -363,7 +373,7 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
     ft_st.launches++;
     ft_st.graph_launches_protected++; /* (launches_protected: ft_protect_refs) */
     ft_count_call(id);
-    const ft_logged_t lg = {.graph = g, .facts = facts};
+    const ft_logged_t lg = {.graph = g, .facts = facts, .host_writes = host_writes};
     CUresult r = ft_protect_refs(d, NULL, refs, n, st, real_graph, &call, side, &lg);
     ft_unlock();
     ft_op_end();

@@ -443,7 +443,7 @@ CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ref_t *refs, int nref, CUst
         if (nw == FT_OP_WRITES) nw = -1;
         else w[nw++] = (ft_span_t){refs[i].a->base, g0, g1};
       }
-      if (lg->graph) ft_log_graph(lg->graph, w, nw);
+      if (lg->graph) ft_log_graph(lg->graph, w, nw, s, lg->host_writes);
       else ft_log_launch(lg->f, lg->coop, lg->grid, lg->block, lg->shmem, lg->buf, lg->len, fn, w, nw);
     }
     for (int i = 0; i < nref; i++) {
@@ -556,7 +556,7 @@ static CUresult protect_launch(CUfunction f, void **params, void **extra, CUstre
   }
   const char *side = impure(fn, buf, len);
   if (!side && coop == 2) side = "a launch with attributes (cuLaunchKernelEx)";
-  const ft_logged_t lg = {f, coop, grid, block, shmem, buf, len, NULL, 0};
+  const ft_logged_t lg = {f, coop, grid, block, shmem, buf, len, NULL, 0, 0};
   CUresult r = ft_protect_refs(d, fn, refs, nref, s, real, call, side, &lg);
   ft_unlock();
   ft_op_end();

@@ -30,6 +30,7 @@ typedef struct {
   size_t len;
   CUgraphExec graph;
   int facts; /* a graph: every kernel node's uses come from its PTX (checks before use may repair) */
+  int host_writes; /* a graph: nodes copy to host memory */
 } ft_logged_t;
 
 /* The parameter buffer of a launch of fn as the kernel will see it (from the

@@ -159,6 +159,19 @@ static void event_put(CUevent e) {
   else ft_drv.cuEventDestroy_v2(e);
 }
 
+/* When o's stream is known to the host to be past it (its order, or else an event
+ * behind it): 0, or -1 (then nothing can tell: never replayed into the host). */
+static int track_done(op_t *o, CUstream s, int tick) {
+  o->ord_s = tick ? ft_ord_advance(s) : ft_ord_stream_index(s);
+  o->ord_t = o->ord_s >= 0 ? ft_ord_tick(o->ord_s) : 0;
+  o->done = event_get();
+  if (o->done && ft_drv.cuEventRecord(o->done, s) == CUDA_SUCCESS) return 0;
+  event_put(o->done);
+  o->done = NULL;
+  o->settled = 1;
+  return -1;
+}
+
 void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   op_t *o = push(FT_OP_D2H);
   if (!o) return;
@@ -168,16 +181,9 @@ void ft_log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync) {
   o->sync = sync;
   o->ord_s = -1;
   if (sync) return; /* settled by its caller, when it returns (ft_epoch_settle_sync) */
-  o->ord_s = ft_ord_advance(s); /* (the read-back is enqueued) */
-  o->ord_t = ft_ord_tick(o->ord_s);
-  o->done = event_get();
-  if (!o->done || ft_drv.cuEventRecord(o->done, s) != CUDA_SUCCESS) {
-    /* cannot tell when the program may use the buffer: never replay into it */
-    event_put(o->done);
-    o->done = NULL;
-    o->settled = 1;
-    ft_epoch_unreplayable("a read-back whose completion cannot be tracked");
-  }
+  /* (the read-back is enqueued); cannot tell when the program may use the buffer:
+   * never replay into it */
+  if (track_done(o, s, 1) != 0) ft_epoch_unreplayable("a read-back whose completion cannot be tracked");
 }
 
 /* A hash of the bytes the program received: a difference in a single 8-byte word
@@ -210,11 +216,18 @@ uint64_t ft_bytes_hash(const void *p, size_t n) {
   return ((h[0] * K + h[1]) * K + h[2]) * K + h[3];
 }
 
-/* The program may look at o's host buffer from now on: remember what it holds. */
+/* Operations that write host memory: read-backs, and graphs copying to the host. */
+static int writes_host(const op_t *o) {
+  return o->kind == FT_OP_D2H || (o->kind == FT_OP_GRAPH && o->host_writes);
+}
+
+/* The program may look at o's host buffer from now on: remember what it holds (a
+ * graph's: nothing; it is never relaunched once settled). */
 static void settle(op_t *o) {
   o->settled = 1;
   event_put(o->done);
   o->done = NULL;
+  if (o->kind == FT_OP_GRAPH) return;
   if (ft_host_readable(o->host, o->n)) o->seen = ft_bytes_hash(o->host, o->n);
   else ft_epoch_unreplayable("a read-back into host memory gpuft cannot read");
 }
@@ -222,7 +235,7 @@ static void settle(op_t *o) {
 void ft_epoch_settle(void) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
-    if (o->kind != FT_OP_D2H || o->settled || !o->done) continue;
+    if (!writes_host(o) || o->settled || !o->done) continue;
     /* Not merely complete: the program learns that from a synchronisation covering
      * it (another thread's unrelated one does not tell it). Untracked streams: once
      * complete. */
@@ -236,7 +249,7 @@ void ft_epoch_host_fn(uint64_t seq, int si) {
   for (size_t i = 0; i < g_nops; i++) {
     op_t *o = &g_ops[i];
     /* only what its stream is ordered after can have completed when it runs */
-    if (o->kind == FT_OP_D2H && !o->sync && !o->settled && !o->fn_seen &&
+    if (writes_host(o) && !o->sync && !o->settled && !o->fn_seen &&
         (o->ord_s < 0 || si < 0 || ft_ord_covers(si, o->ord_s, o->ord_t)))
       o->fn_seen = seq;
   }
@@ -277,7 +290,7 @@ void ft_log_memset(CUdeviceptr dst, uint32_t pattern, size_t n_elems, int elem_b
   o->elem = elem_bytes;
 }
 
-void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites) {
+void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites, CUstream s, int host_writes) {
   if (nwrites < 0) {
     ft_epoch_unreplayable("a graph launch writing more allocations than its log entry holds");
     return;
@@ -287,6 +300,10 @@ void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites) {
   o->graph = g;
   o->nw = nwrites;
   memcpy(o->w, writes, (size_t)nwrites * sizeof *writes);
+  o->host_writes = host_writes;
+  /* (its launch already advanced the stream's clock) */
+  if (host_writes && track_done(o, s, 0) != 0)
+    ft_epoch_unreplayable("a graph copying to host memory whose completion cannot be tracked");
 }
 
 int ft_oplog_forget_graph(CUgraphExec g) {
@@ -312,6 +329,10 @@ ft_op_t *ft_oplog_take(int keep, size_t *n, const char **why) {
      * not returned from the synchronisation that shows it */
     for (size_t i = 0; i < g_nops; i++) {
       op_t *o = &g_ops[i];
+      /* (a graph that copied to the host cannot be compared in the snapshot's log:
+       * the program saw what it wrote, and a relaunch would write it again) */
+      if (o->kind == FT_OP_GRAPH && o->host_writes)
+        ft_epoch_unreplayable("a graph copying to host memory (closed: the program may have looked)");
       if (o->kind == FT_OP_D2H && !o->settled) {
         /* complete (every job is done), though the program may not know it yet:
          * what it will see is in the buffer now */
@@ -495,7 +516,9 @@ static CUresult op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
     }
     case FT_OP_GRAPH:
       /* the same executable graph (never changed since: ft_oplog_forget_graph), on
-       * gpuft's stream; what its nodes write is encoded as its launch did */
+       * gpuft's stream; what its nodes write is encoded as its launch did. One that
+       * copied to the host is relaunched only while the program cannot have looked */
+      if (o->host_writes && (o->settled || mode == FT_REPLAY_LOGGED)) return CUDA_ERROR_NOT_PERMITTED;
       r = ft_real.cuGraphLaunch(o->graph, s);
       for (int k = 0; r == CUDA_SUCCESS && k < o->nw; k++) {
         ft_alloc_t *a = ft_reg_find_base(o->w[k].base);
@@ -550,7 +573,7 @@ int ft_oplog_seen_again(void) {
  * settled now, as if returned (one held back, ops_sync.c, runs after the replay). */
 void ft_oplog_settle_seen(void) {
   for (size_t i = 0; i < g_nops; i++)
-    if (g_ops[i].kind == FT_OP_D2H && g_ops[i].fn_seen && !g_ops[i].settled &&
+    if (writes_host(&g_ops[i]) && g_ops[i].fn_seen && !g_ops[i].settled &&
         ft_host_fn_ran(g_ops[i].fn_seen))
       settle(&g_ops[i]);
 }

@@ -21,6 +21,8 @@ typedef struct ft_op_s {
   ft_span_t w[FT_OP_WRITES]; /* the groups it may write, per allocation (by base) */
   int nw;                    /* -1: not known (more than fit): all of what it writes */
   CUgraphExec graph;         /* a graph launch: the executable graph (its writes in w) */
+  int host_writes;           /* it copies to host memory: replayed only while the program
+                              * cannot have looked (not settled, as a read-back) */
   CUgraphNode node;          /* FT_OP_GRAPH_SET: the kernel node of `graph` given the launch above */
   /* copies and memsets */
   ft_alloc_t *a; /* H2D: destination (its checkpoint holds the bytes) */

@@ -32,9 +32,11 @@ void ft_log_launch(CUfunction f, int coop, const unsigned grid[3], const unsigne
                    unsigned shmem, const uint8_t *params, size_t len, struct ft_func_s *fn,
                    const ft_span_t *writes, int nwrites);
 void ft_log_h2d(ft_alloc_t *a, size_t off, size_t n);
-/* A launch of executable graph g, with the groups its nodes may write (nwrites -1:
- * more than fit, the epoch cannot be replayed). */
-void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites);
+/* A launch of executable graph g on stream s, with the groups its nodes may write
+ * (nwrites -1: more than fit, the epoch cannot be replayed); host_writes: nodes of it
+ * copy to host memory (relaunched by a replay only while the program cannot have
+ * looked at what they wrote, as read-backs are). */
+void ft_log_graph(CUgraphExec g, const ft_span_t *writes, int nwrites, CUstream s, int host_writes);
 /* The parameters of kernel node `node` of executable graph g (the node of the graph g
  * was instantiated from), logged: a replay sets them again there, so that each logged
  * launch of g runs with the parameters it had. first: they are those g's operations
