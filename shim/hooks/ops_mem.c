@@ -62,44 +62,17 @@ CUresult ft_on_cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags) {
   return after_alloc(ft_real.cuMemAllocManaged(dptr, n, flags), dptr, n, 1);
 }
 
-/* Release: results of work that read the allocation must be in before its code
- * goes (a commit point). The driver judges the pointer: an invalid one, an
- * interior pointer or a second free gets the driver's error and changes nothing. */
-static CUresult before_free(CUdeviceptr p) {
-  ft_lock();
-  ft_alloc_t *a = p ? ft_reg_find_base(p) : NULL;
-  int used = a && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
-  CUevent snap = a ? ft_snap_copying(a) : NULL;
-  if (a) a->freeing = 1;
-  ft_unlock();
-  if (snap) ft_real.cuEventSynchronize(snap); /* a snapshot copy still reads it */
-  for (;;) { /* a repair before use may still copy from its checkpoint */
-    ft_lock();
-    ft_alloc_t *b = p ? ft_reg_find_base(p) : NULL;
-    CUevent ev = b ? ft_jobs_fix_copying(b) : NULL;
-    ft_unlock();
-    if (!ev) break;
-    ft_real.cuEventSynchronize(ev);
-  }
-  /* the epoch must not outlive memory it may have to restore or re-read */
-  return used ? ft_commit_quiet() : CUDA_SUCCESS;
-}
-
+/* Release (policy/lifecycle.c): results of work that read the allocation must be
+ * in before its code goes (a commit point). */
 static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
-  if (p) {
-    ft_lock();
-    ft_alloc_t *a = ft_reg_find_base(p);
-    if (a && r == CUDA_SUCCESS) ft_alloc_untrack(a);
-    else if (a) a->freeing = 0; /* the driver refused: it stays */
-    ft_unlock();
-  }
+  ft_free_end(p, r == CUDA_SUCCESS);
   return r != CUDA_SUCCESS ? r : verdict;
 }
 
 #define FREE(name, ARGS, CALL, STREAM)         \
   CUresult ft_on_##name ARGS {                 \
     if (STREAM) FT_CAPTURED(STREAM, CALL);     \
-    CUresult v = before_free(p);               \
+    CUresult v = ft_free_begin(p);             \
     FT_OP_BEGIN();                             \
     CUresult r = after_free(CALL, p, v);       \
     ft_op_end();                               \

@@ -88,6 +88,62 @@ static void drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
 
 void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) { drop(a); }
 
+/* The records a release concerns: the allocation at base lo, or (runs) every run of
+ * mapped memory touching [lo, hi]. */
+static int released(const ft_alloc_t *a, CUdeviceptr lo, CUdeviceptr hi, int runs) {
+  return runs ? a->vmm && a->base <= hi && a->base + a->size >= lo : a->base == lo;
+}
+
+void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs) {
+  /* (records found again after each wait: by address, never by pointer) */
+  for (size_t k = 0;; k++) { /* a snapshot copy of the k-th may still be reading it */
+    ft_lock();
+    CUevent ev = NULL;
+    int found = 0;
+    for (size_t i = 0, seen = 0; i < ft_reg_count() && !found; i++) {
+      ft_alloc_t *a = ft_reg_at(i);
+      if (!released(a, lo, hi, runs) || seen++ < k) continue;
+      a->freeing = 1; /* no new snapshot copy of it */
+      ev = ft_snap_copying(a);
+      found = 1;
+    }
+    ft_unlock();
+    if (!found) break;
+    if (ev) ft_real.cuEventSynchronize(ev);
+  }
+  for (;;) { /* a repair before use may still copy from a checkpoint */
+    ft_lock();
+    CUevent ev = NULL;
+    for (size_t i = 0; i < ft_reg_count() && !ev; i++) {
+      ft_alloc_t *a = ft_reg_at(i);
+      if (released(a, lo, hi, runs)) ev = ft_jobs_fix_copying(a);
+    }
+    ft_unlock();
+    if (!ev) break;
+    ft_real.cuEventSynchronize(ev);
+  }
+}
+
+CUresult ft_free_begin(CUdeviceptr p) {
+  if (!p) return CUDA_SUCCESS;
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find_base(p);
+  int used = a && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
+  ft_unlock();
+  ft_release_drain(p, p, 0);
+  /* the epoch must not outlive memory it may have to restore or re-read */
+  return used ? ft_commit_quiet() : CUDA_SUCCESS;
+}
+
+void ft_free_end(CUdeviceptr p, int freed) {
+  if (!p) return;
+  ft_lock();
+  ft_alloc_t *a = ft_reg_find_base(p);
+  if (a && freed) ft_alloc_untrack(a);
+  else if (a) a->freeing = 0; /* the driver refused: it stays */
+  ft_unlock();
+}
+
 int ft_alloc_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock) {
   ft_dev_t *d = a->dev;
   size_t old = a->size, old_cb = a->code_bytes;

@@ -47,6 +47,17 @@ void ft_alloc_untrack(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
 /* The same in two steps: out of the registry (ft_reg_remove: its code can still be
  * read, a new record may take its place), then its end. */
 void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+/* Before memory goes (a free, an unmap): no new snapshot copy of the records it
+ * concerns (the allocation at base lo, or with runs every run of mapped memory
+ * touching [lo, hi]), and the snapshot copies and repairs reading them finished. No
+ * lock held; takes the engine lock. */
+void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs);
+/* A free of the allocation at p (the driver judges p: an invalid one, an interior
+ * pointer or a second free changes nothing): before it, the results of work that
+ * used it are taken in (a commit point) and nothing of gpuft's reads it; after it
+ * (freed: the driver freed it), its record goes, or stays as it was. */
+CUresult ft_free_begin(CUdeviceptr p);
+void ft_free_end(CUdeviceptr p, int freed);
 /* a stays tracked (its uses, its place in the registry) but leaves protection, with
  * one warning saying why: memory gpuft cannot watch every writer of (why NULL: the
  * memory was said unprotected before, as another record: no warning, not counted). */

@@ -26,36 +26,10 @@ static int any_touching(CUdeviceptr lo, CUdeviceptr hi) FT_REQUIRES(ft_eng_lock)
 }
 
 /* The runs touching [lo, hi] at rest under their codes (a commit), and no copy of
- * gpuft's reading them still running. Records are found again after each wait (by
- * address, never by pointer across an unlock). */
+ * gpuft's reading them still running. */
 static void settle(CUdeviceptr lo, CUdeviceptr hi) {
   ft_commit_all();
-  for (size_t k = 0;; k++) { /* a snapshot copy of the k-th may still be running */
-    ft_lock();
-    CUevent ev = NULL;
-    int found = 0;
-    for (size_t i = 0, seen = 0; i < ft_reg_count() && !found; i++) {
-      ft_alloc_t *a = ft_reg_at(i);
-      if (!touching(a, lo, hi) || seen++ < k) continue;
-      a->freeing = 1; /* no new snapshot copy of it */
-      ev = ft_snap_copying(a);
-      found = 1;
-    }
-    ft_unlock();
-    if (!found) break;
-    if (ev) ft_real.cuEventSynchronize(ev);
-  }
-  for (;;) { /* a repair before use may still copy from a checkpoint */
-    ft_lock();
-    CUevent ev = NULL;
-    for (size_t i = 0; i < ft_reg_count() && !ev; i++) {
-      ft_alloc_t *a = ft_reg_at(i);
-      if (touching(a, lo, hi)) ev = ft_jobs_fix_copying(a);
-    }
-    ft_unlock();
-    if (!ev) break;
-    ft_real.cuEventSynchronize(ev);
-  }
+  ft_release_drain(lo, hi, 1);
 }
 
 int ft_vmm_change_begin(CUdeviceptr lo, size_t n) {
