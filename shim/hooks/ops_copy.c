@@ -265,13 +265,11 @@ static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
                   (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size)) &&
                   ft_coded_all_in(sa, ft_group_of(soff), ft_groups_of(soff + n));
     if (!whole) ft_coded_begin(da); /* never written: only the range */
-    if (aligned && (da->state == FT_ST_CLEAN || whole)) {
-      /* same block and group structure: the codes travel with the data, so an
-       * error in the source stays detectable in the copy */
-      uint64_t ds[6], ss[6], bytes[6];
-      ft_code_groups_span(da->size, ft_group_of(doff), ft_groups_of(doff + n), ds, bytes);
-      ft_code_group_offsets(sa->size, ft_group_of(soff), ss);
-      for (int k = 0; k < 6; k++) ft_real.cuMemcpyDtoDAsync_v2(da->code + ds[k], sa->code + ss[k], bytes[k], s);
+    /* same block and group structure: the codes travel with the data, so an error in
+     * the source stays detectable in the copy */
+    if (aligned && (da->state == FT_ST_CLEAN || whole) &&
+        ft_code_copy(NULL, sa->code, sa->size, ft_group_of(soff), ft_groups_of(soff + n), da->code, da->size,
+                     ft_group_of(doff), s) == 0) {
       ft_coded_mark(da, ft_group_of(doff), ft_groups_of(doff + n));
     } else if (da->state == FT_ST_CLEAN || whole) {
       ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);

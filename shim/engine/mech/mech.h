@@ -23,8 +23,9 @@ void ft_reencode_written(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
 
 /* ---- Code words between layouts (codecopy.c) ---- */
 /* The code of groups [g0, g1) of a from_len-byte allocation (code buffer `from`) into
- * the code buffer `to` of a to_len-byte one, from its group tg0, on stream s of d's
- * context. Both lengths whole groups: 0, else -1 (nothing copied). */
+ * the code buffer `to` of a to_len-byte one, from its group tg0, on stream s (of d's
+ * context, entered; d NULL: of the current one). The groups must hold the same bytes
+ * on both sides: 0, else -1 (nothing copied). */
 int ft_code_copy(ft_dev_t *d, CUdeviceptr from, uint64_t from_len, uint64_t g0, uint64_t g1,
                  CUdeviceptr to, uint64_t to_len, uint64_t tg0, CUstream s);
 /* The same between host buffers. */
