@@ -3,7 +3,8 @@
  * of a growing pool may span two mappings). When the runs change (a mapping made
  * accessible or unmapped) they are brought to rest and formed again: a run that grew
  * or shrank at its end keeps its record; others are tracked anew with the old codes
- * copied in. No pass over the data either way (docs/design.md "VMM"). */
+ * copied in. No pass over the data either way (docs/design.md, "Memory mapped with
+ * the VMM API"). */
 #include <stdlib.h>
 
 #include "policy.h"
