@@ -43,6 +43,8 @@ TEST_ENTRY(texture_blur, 60)
 /* CUDA arrays (1-D, 2-D, 3-D, layered) written through surface objects and read
  * through texture objects, copied with cudaMemcpy2D/3D, out-of-range surface modes. */
 TEST_ENTRY(surface_array, 60)
+/* The same program on the simulator's own runtime (nvcc -cudart shared). */
+TEST_ENTRY(surface_array_shared, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
