@@ -211,6 +211,11 @@ bool sim_texobj_interp_find(void *launch, uint64_t h, sim_tex_t *out) {
   pthread_rwlock_rdlock(&tab_lock);
   texobj_t *o = find(h, ((sim_launch_t *)launch)->ctx, false);
   if (!o) o = find(h, ((sim_launch_t *)launch)->ctx, true);
+  /* An object whose array was destroyed is no object: its memory may be another's now. */
+  sim_array_info_t a;
+  if (o && o->res.resType == CU_RESOURCE_TYPE_ARRAY &&
+      (!sim_array_get(o->res.res.array.hArray, &a) || a.dev != o->t.ptr))
+    o = NULL;
   if (o) *out = o->t;
   pthread_rwlock_unlock(&tab_lock);
   return o != NULL;

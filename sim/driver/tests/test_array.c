@@ -316,7 +316,8 @@ TEST_IMPL(surf_ptx_modes) {
 }
 
 /* The .clamp and .zero loads past the end of a row and above the first row
- * (x = 8 * SW - 8 + 8i: thread 0 the last texel, the others past it). */
+ * (x = 8 * SW - 8 + 8i: thread 0 the last texel, the others past it); then the
+ * surface of a destroyed array. */
 TEST_IMPL(surf_ptx_out_of_range_loads) {
   st_setup();
   uint64_t img[SH][SW];
@@ -341,9 +342,10 @@ TEST_IMPL(surf_ptx_out_of_range_loads) {
   CK(cuMemcpyDtoH(got, out, sizeof got));
   ASSERT(got[0][0] == img[2][SW - 1] && got[0][1] == img[2][SW - 1]); /* thread 0: in range */
   for (int i = 1; i < SW; i++) ASSERT(got[i][0] == img[2][SW - 1] && got[i][1] == 0);
-  CUarray a = array_of(s);
-  CK(cuSurfObjectDestroy(s));
-  CK(cuArrayDestroy(a));
-  CK(cuMemFree(out));
+  /* A surface whose array is gone faults (its memory may be another allocation's). */
+  CK(cuArrayDestroy(array_of(s)));
+  CK(cuLaunchKernel(f, 1, 1, 1, SW, 1, 1, 0, NULL, args, NULL));
+  ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CK(cuDevicePrimaryCtxReset(0));
   return TEST_OK;
 }
