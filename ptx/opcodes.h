@@ -44,7 +44,7 @@ typedef enum {
   FT_PTX_FAM_CALL,     /* inlined, real (recursive) or external calls */
   FT_PTX_FAM_ASYNC,    /* cp.async and its groups */
   FT_PTX_FAM_MATRIX,   /* ldmatrix, mma, wmma */
-  FT_PTX_FAM_TEX       /* tex on texture objects */
+  FT_PTX_FAM_TEX       /* tex, suld, sust on texture and surface objects */
 } ft_ptx_family_t;
 
 #define FT_PTX_OPCODES(X) \
@@ -147,8 +147,8 @@ typedef enum {
   X(TEX, "tex", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, TEX) \
   X(TLD4, "tld4", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, NONE) \
   X(TXQ, "txq", 0, FT_PTX_ANY, 1, 0, NONE) \
-  X(SULD, "suld", 0, FT_PTX_ANY, 1, FT_PTX_MEM, NONE) \
-  X(SUST, "sust", 0, FT_PTX_ANY, 0, FT_PTX_MEM, NONE) \
+  X(SULD, "suld", 0, FT_PTX_ANY, 1, FT_PTX_MEM, TEX) \
+  X(SUST, "sust", 0, FT_PTX_ANY, 0, FT_PTX_MEM, TEX) \
   X(SURED, "sured", 0, FT_PTX_ANY, 0, FT_PTX_MEM, NONE) \
   X(SUQ, "suq", 0, FT_PTX_ANY, 1, 0, NONE) \
   X(MULTIMEM_LD_REDUCE, "multimem.ld_reduce", 0, FT_PTX_ANY, 1, FT_PTX_MEM, NONE) \

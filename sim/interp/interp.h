@@ -128,11 +128,15 @@ enum { SIM_TEXFMT_U8 = 1, SIM_TEXFMT_U16, SIM_TEXFMT_U32, SIM_TEXFMT_S8, SIM_TEX
        SIM_TEXFMT_F16, SIM_TEXFMT_F32 };
 enum { SIM_TEXADDR_WRAP = 0, SIM_TEXADDR_CLAMP, SIM_TEXADDR_MIRROR, SIM_TEXADDR_BORDER }; /* CUaddress_mode */
 typedef struct sim_tex_s {
-  uint64_t ptr;            /* device address of texel (0, 0) */
+  uint64_t ptr;            /* device address of texel (0, 0, 0) */
   uint64_t width, height;  /* texels (1-D: height 1) */
-  uint64_t pitch;          /* bytes from one row to the next */
+  uint64_t depth;          /* 3-D: texels; layered: layers; else 1 */
+  uint64_t pitch, slice;   /* bytes from one row, one slice or layer, to the next */
   uint8_t fmt, channels;   /* SIM_TEXFMT_*, 1/2/4 */
-  uint8_t addr[2];         /* SIM_TEXADDR_* per dimension */
+  uint8_t addr[3];         /* SIM_TEXADDR_* per dimension */
+  uint8_t dims;            /* a CUDA array's: 1, 2 or 3 (layers not counted); 0: linear or pitched memory */
+  bool layered;            /* an array of layers (tex.a1d/a2d, suld/sust .a1d/.a2d) */
+  bool surface;            /* a surface object (suld/sust), not a texture object */
   bool linear_filter, normalized, as_integer;
   bool linear_res;         /* a linear (1-D, tex1Dfetch) resource: no addressing, 0 outside */
   float border[4];
@@ -150,7 +154,7 @@ typedef struct {
    * Called by blocks on several host threads at once. */
   uint64_t (*malloc)(void *ctx, uint64_t n);  /* 0 when no room */
   bool (*free)(void *ctx, uint64_t p);        /* false: p is not a heap block */
-  /* The texture object `handle` of the launch's context: false when none. */
+  /* The texture or surface object `handle` of the launch's context: false when none. */
   bool (*tex)(void *ctx, uint64_t handle, sim_tex_t *out);
   /* cudaGraphSetConditional(handle, value): 0 when set, else the CUresult the
    * launch faults with (*why: what was wrong). NULL: no conditional handles. */
@@ -307,7 +311,24 @@ sim_exec_fn sim_choose_printf(void); /* printf.c: the external vprintf */
 sim_exec_fn sim_choose_assertfail(void); /* printf.c: the external __assertfail (device assert) */
 sim_exec_fn sim_choose_heap(bool is_free); /* heap.c: the external malloc / free */
 sim_exec_fn sim_choose_setcond(void); /* setcond.c: the external cudaGraphSetConditional */
-sim_exec_fn sim_choose_texture(sim_insn_t *in); /* texture.c: tex.1d / tex.2d */
+sim_exec_fn sim_choose_texture(sim_insn_t *in); /* texture.c: tex.1d/2d/3d/a1d/a2d */
+unsigned sim_tex_elem_bytes(const sim_tex_t *t);  /* texture.c: bytes of one texel, all channels */
+/* texture.c: the texture (or surface) object h for a tex (suld/sust) of geometry
+ * geom (FT_PTX_GEOM_*) in lane's hands; false after faulting the launch when it is
+ * none of this context, of the other kind, or of another layering or dimension. */
+bool sim_tex_lookup(sim_warp_t *w, uint32_t lane, uint64_t h, unsigned geom, bool surface, sim_tex_t *t);
+/* The same for the lanes of one instruction in turn: looked up again only when a
+ * lane's handle differs from the one before (c zeroed first; the object in c->t). */
+typedef struct {
+  uint64_t h;
+  bool valid;
+  sim_tex_t t;
+} sim_tex_cache_t;
+bool sim_tex_cached(sim_warp_t *w, uint32_t lane, uint64_t h, unsigned geom, bool surface, sim_tex_cache_t *c);
+/* texture.c: the coordinates of geometry geom other than a layer (1-3); *layered: .a1d/.a2d. */
+unsigned sim_tex_dims(unsigned geom, bool *layered);
+/* surface.c: suld.b/sust.b; x: the instruction's xregs record (lower.c's lower_surf) */
+sim_exec_fn sim_choose_surface(const sim_insn_t *in, const uint32_t *x);
 /* mem.c: host address of [addr, addr+n) of a space for a lane (checked, counted),
  * NULL after raising the fault. */
 void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t addr, unsigned n, bool store);

@@ -907,8 +907,9 @@ static void lower_wmma(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn
   if (!s->exec) fail(c, fn, in, "the interpreter does not support `%s`", form);
 }
 
-/* tex.{1d,2d}.v4.<d>.<c> {d0, d1, d2, d3}, [handle, {x(, y)}]: d[] the results,
- * a[0] the texture object's register, a[1..] the coordinates, mode the geometry. */
+/* tex.<geom>.v4.<d>.<c> {d0, d1, d2, d3}, [handle, {coordinates}]: d[] the results,
+ * a[0] the texture object's register, a[1..] the coordinates (a layered geometry's
+ * layer first, an integer), mode the geometry. */
 static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
   const ft_ptx_function_t *fn = it->fn;
   char form[160];
@@ -917,8 +918,8 @@ static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_
   const ft_ptx_operand_t *h = d ? ft_ptx_opd(fn, in, 2) : NULL, *x = d ? ft_ptx_opd(fn, in, 3) : NULL;
   if (!d || d->kind != FT_PTX_OPD_VEC || d->count != 4 || ft_ptx_opd(fn, in, 1)->kind != FT_PTX_OPD_NONE ||
       h->kind != FT_PTX_OPD_ADDR || h->base_kind != FT_PTX_OPD_REG || h->value || h->count != 1 ||
-      x->kind != FT_PTX_OPD_VEC || x->count < 1 || x->count > 2 || in->layout) {
-    fail(c, fn, in, "the interpreter does not support `%s` in this form (texture objects, .v4, 1-D/2-D, no lod or gradients)", form);
+      x->kind != FT_PTX_OPD_VEC || x->count < 1 || x->count > 4 || in->layout) {
+    fail(c, fn, in, "the interpreter does not support `%s` in this form (texture objects, .v4, no lod or gradients)", form);
     return;
   }
   s->kind = SIM_K_EXEC;
@@ -926,7 +927,9 @@ static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_
   for (unsigned k = 0; k < 4; k++) s->d[k] = dst_reg(c, it, in, &fn->operands[d->index + k]);
   s->nd = 4;
   s->a[0] = it->reg_base + h->index;
-  for (unsigned k = 0; k < x->count; k++) s->a[1 + k] = src_reg(c, it, in, &fn->operands[x->index + k], in->type2, NULL);
+  bool layered = in->shape == FT_PTX_GEOM_A1D || in->shape == FT_PTX_GEOM_A2D;
+  for (unsigned k = 0; k < x->count; k++)
+    s->a[1 + k] = src_reg(c, it, in, &fn->operands[x->index + k], layered && k == 0 ? FT_PTX_T_S32 : in->type2, NULL);
   s->na = (uint8_t)(1 + x->count);
   s->exec = sim_choose_texture(s);
   if (!s->exec && !c->failed) fail(c, fn, in, "the interpreter does not support `%s`", form);
@@ -950,6 +953,48 @@ static bool use_wide(void) {
 #else
 #define PICK(chooser) ((void)wide, chooser(s))
 #endif
+
+/* suld.b.<geom>{.v2,.v4}.<b8..b64>.<oob> {d..}, [handle, {coordinates}] and
+ * sust.b.<geom>... [handle, {coordinates}], {values}: the registers go to xregs
+ * (surface.c): a header word (geometry | out-of-range mode << 4 | coordinates << 8),
+ * the handle, 3 coordinates (unused ones 0), 4 data registers (unused ones sinks). */
+static void lower_surf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  char form[160];
+  form_name(in, form, sizeof form);
+  bool store = in->op == FT_PTX_OP_SUST;
+  unsigned ai = 0;
+  while (ai < in->nops && ft_ptx_opd(fn, in, ai)->kind != FT_PTX_OPD_ADDR) ai++;
+  const ft_ptx_operand_t *h = ai + 1 < in->nops ? ft_ptx_opd(fn, in, ai) : NULL;
+  const ft_ptx_operand_t *x = h ? ft_ptx_opd(fn, in, ai + 1) : NULL;
+  const ft_ptx_operand_t *v = !h ? NULL : store ? (ai + 2 < in->nops ? ft_ptx_opd(fn, in, ai + 2) : NULL)
+                                                 : (ai > 0 ? ft_ptx_opd(fn, in, 0) : NULL);
+  unsigned nv = v && v->kind == FT_PTX_OPD_VEC ? v->count : 1, nx = x && x->kind == FT_PTX_OPD_VEC ? x->count : 1;
+  if (!v || h->base_kind != FT_PTX_OPD_REG || h->value || h->count != 1 || !in->layout ||
+      (x->kind != FT_PTX_OPD_VEC && x->kind != FT_PTX_OPD_REG) || nx > 4 || nv != (in->vec ? in->vec : 1u) ||
+      nv > 4 || (in->flags & FT_PTX_F_EXTRA_MOD)) {
+    fail(c, fn, in, "the interpreter does not support `%s` in this form (surface objects, unformatted .b)", form);
+    return;
+  }
+  s->kind = SIM_K_EXEC;
+  s->mode = in->shape;
+  s->target = c->n_x;
+  xreg_push(c, in->shape | (uint32_t)in->layout << 4 | nx << 8);
+  xreg_push(c, it->reg_base + h->index);
+  for (unsigned k = 0; k < 3; k++) {
+    const ft_ptx_operand_t *e = x->kind == FT_PTX_OPD_VEC ? &fn->operands[x->index + k] : x;
+    xreg_push(c, k < nx ? src_reg(c, it, in, e, FT_PTX_T_S32, NULL) : konst(c, 0));
+  }
+  for (unsigned k = 0; k < 4; k++) {
+    const ft_ptx_operand_t *e = v->kind == FT_PTX_OPD_VEC ? &fn->operands[v->index + k] : v;
+    uint32_t r = TAG_SINK;
+    if (k < nv) r = store ? src_reg(c, it, in, e, in->type, NULL) : dst_reg(c, it, in, e);
+    xreg_push(c, r);
+  }
+  if (c->failed) return;
+  s->exec = sim_choose_surface(s, c->xregs + s->target);
+  if (!s->exec) fail(c, fn, in, "the interpreter does not support `%s`", form);
+}
 
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   const ft_ptx_function_t *fn = it->fn;
@@ -1015,6 +1060,9 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
       return;
     case FT_PTX_OP_TEX:
       lower_tex(c, it, in, s);
+      return;
+    case FT_PTX_OP_SULD: case FT_PTX_OP_SUST:
+      lower_surf(c, it, in, s);
       return;
     case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
       if (in->mode == FT_PTX_BAR_WARP_SYNC) break;

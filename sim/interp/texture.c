@@ -1,6 +1,7 @@
-/* texture.c: tex.1d and tex.2d on texture objects (the handle in a register):
- * .v4 results (.f32, .s32, .u32), .f32 or .s32 coordinates, point and linear
- * filtering, normalised coordinates, address modes wrap/clamp/mirror/border, the
+/* texture.c: tex.1d, .2d, .3d, .a1d and .a2d on texture objects (the handle in a
+ * register; 3-D and layered ones on CUDA arrays): .v4 results (.f32, .s32, .u32),
+ * .f32 or .s32 coordinates (a layer index is an integer, clamped to the layers),
+ * point and linear (bilinear, trilinear) filtering, normalised coordinates, address modes wrap/clamp/mirror/border, the
  * element formats 8/16/32-bit integers, half and float, 1, 2 or 4 channels, read
  * as integers or as normalised floats. The rules are the CUDA Programming Guide's
  * ("Texture Fetching"): linear filtering at x - 0.5 with the fraction kept in 8
@@ -21,6 +22,8 @@ static unsigned fmt_size(unsigned f) {
     default: return 4;
   }
 }
+
+unsigned sim_tex_elem_bytes(const sim_tex_t *t) { return fmt_size(t->fmt) * t->channels; }
 
 /* One channel's raw value: as an integer (sign-extended) or as its float. */
 static void channel(const sim_tex_t *t, const uint8_t *p, int64_t *iv, double *fv) {
@@ -54,49 +57,70 @@ static int64_t address(int64_t i, int64_t n, unsigned m) {
   }
 }
 
-/* Texel (x, y) into four channels; false after raising a fault. */
-static bool texel(sim_warp_t *w, uint32_t lane, const sim_tex_t *t, int64_t x, int64_t y, int64_t iv[4], double fv[4]) {
+/* Texel (x, y, z) into four channels; false after raising a fault. */
+static bool texel(sim_warp_t *w, uint32_t lane, const sim_tex_t *t, int64_t x, int64_t y, int64_t z, int64_t iv[4],
+                  double fv[4]) {
   for (unsigned c = 0; c < 4; c++) iv[c] = 0, fv[c] = 0;
-  if (x < 0 || y < 0) {
+  if (x < 0 || y < 0 || z < 0) {
     for (unsigned c = 0; c < 4 && !t->linear_res; c++) fv[c] = t->border[c], iv[c] = (int64_t)t->border[c];
     return true;
   }
   unsigned es = fmt_size(t->fmt);
-  uint64_t a = t->ptr + (uint64_t)y * t->pitch + (uint64_t)x * es * t->channels;
+  uint64_t a = t->ptr + (uint64_t)z * t->slice + (uint64_t)y * t->pitch + (uint64_t)x * es * t->channels;
   const uint8_t *p = sim_interp_resolve(w, FT_PTX_SP_GLOBAL, lane, a, es * t->channels, false);
   if (!p) return false;
   for (unsigned c = 0; c < t->channels; c++) channel(t, p + c * es, &iv[c], &fv[c]);
   return true;
 }
 
-/* tex.{1d,2d}.v4.<d>.<c> {d0..d3}, [a0, {a1(, a2)}]: a[0] the handle, a[1..] the
- * coordinates; in->type the result type, in->type2 the coordinates'. */
-static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+unsigned sim_tex_dims(unsigned geom, bool *layered) {
+  *layered = geom == FT_PTX_GEOM_A1D || geom == FT_PTX_GEOM_A2D;
+  return geom == FT_PTX_GEOM_3D ? 3 : geom == FT_PTX_GEOM_2D || geom == FT_PTX_GEOM_A2D ? 2 : 1;
+}
+
+bool sim_tex_lookup(sim_warp_t *w, uint32_t lane, uint64_t h, unsigned geom, bool surface, sim_tex_t *t) {
   const sim_mem_iface_t *mem = w->blk->g->mem;
+  bool layered;
+  sim_tex_dims(geom, &layered);
+  bool valid = mem && mem->tex && mem->tex(mem->ctx, h, t) && t->surface == surface;
+  const char *why = valid ? NULL : surface ? "is not a surface object of this context" : "is not a texture object of this context";
+  if (valid && t->layered != layered) why = layered ? "is not layered" : "is layered (the .a1d/.a2d forms address it)";
+  else if (valid && geom == FT_PTX_GEOM_3D && t->dims != 3) why = "is not a 3-D array";
+  if (!why) return true;
+  w->active = 1u << lane;
+  sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "%s: 0x%llx %s", surface ? "suld/sust" : "tex", (unsigned long long)h, why);
+  return false;
+}
+
+bool sim_tex_cached(sim_warp_t *w, uint32_t lane, uint64_t h, unsigned geom, bool surface, sim_tex_cache_t *c) {
+  if (c->valid && c->h == h) return true;
+  c->h = h;
+  return c->valid = sim_tex_lookup(w, lane, h, geom, surface, &c->t);
+}
+
+/* tex.<geom>.v4.<d>.<c> {d0..d3}, [a0, {a1..}]: a[0] the handle, a[1..] the
+ * coordinates (layered: the layer first); in->type the result type, in->type2
+ * the coordinates'. */
+static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const uint64_t *H = SIM_R(w, in->a[0]);
-  unsigned dims = in->na - 1;
+  bool layered;
+  unsigned dims = sim_tex_dims(in->mode, &layered);
+  unsigned c0 = 1 + layered; /* the first coordinate's operand */
   bool fcoord = in->type2 == FT_PTX_T_F32, fout = in->type == FT_PTX_T_F32;
-  sim_tex_t t;
-  uint64_t have = 0;
-  bool valid = false;
+  sim_tex_cache_t tc = {0};
   SIM_FOR_LANES(m, l) {
-    if (!valid || H[l] != have) {
-      have = H[l];
-      valid = mem && mem->tex && mem->tex(mem->ctx, have, &t);
-      if (!valid) {
-        w->active = 1u << l;
-        sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "tex: 0x%llx is not a texture object of this context",
-                         (unsigned long long)have);
-        return;
-      }
-    }
-    int64_t n[2] = {(int64_t)t.width, (int64_t)t.height};
-    int64_t i0[2] = {0, 0}, i1[2] = {0, 0};
-    double frac[2] = {0, 0};
+    if (!sim_tex_cached(w, l, H[l], in->mode, false, &tc)) return;
+    const sim_tex_t t = tc.t;
+    int64_t n[3] = {(int64_t)t.width, (int64_t)t.height, (int64_t)t.depth};
+    int64_t i0[3] = {0, 0, 0}, i1[3] = {0, 0, 0};
+    double frac[3] = {0, 0, 0};
     bool lin = t.linear_filter && fcoord && fout;
-    for (unsigned d = 0; d < 2; d++) {
-      if (d >= dims) continue;
-      uint64_t raw = SIM_R(w, in->a[1 + d])[l];
+    if (layered) { /* the layer: an integer, clamped */
+      int64_t k = (int32_t)SIM_R(w, in->a[1])[l];
+      i0[2] = i1[2] = k < 0 ? 0 : k >= n[2] ? n[2] - 1 : k;
+    }
+    for (unsigned d = 0; d < dims; d++) {
+      uint64_t raw = SIM_R(w, in->a[c0 + d])[l];
       unsigned mode = t.normalized ? t.addr[d] : (t.addr[d] == SIM_TEXADDR_BORDER ? SIM_TEXADDR_BORDER : SIM_TEXADDR_CLAMP);
       if (!fcoord) {
         i0[d] = (int32_t)raw;
@@ -120,13 +144,19 @@ static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     int64_t iv[4], acc_i[4] = {0};
     double fv[4], acc_f[4] = {0};
     if (!lin) {
-      if (!texel(w, l, &t, i0[0], i0[1], iv, fv)) return;
+      if (!texel(w, l, &t, i0[0], i0[1], i0[2], iv, fv)) return;
       memcpy(acc_i, iv, sizeof iv), memcpy(acc_f, fv, sizeof fv);
     } else {
-      for (unsigned k = 0; k < (dims == 2 ? 4u : 2u); k++) {
-        int64_t x = k & 1 ? i1[0] : i0[0], y = dims == 2 ? (k & 2 ? i1[1] : i0[1]) : 0;
-        double wt = (k & 1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (k & 2 ? frac[1] : 1 - frac[1]) : 1.0);
-        if (!texel(w, l, &t, x, y, iv, fv)) return;
+      /* 2, 4 or 8 texels: bit d of k picks i1 over i0 in dimension d */
+      for (unsigned k = 0; k < 1u << dims; k++) {
+        int64_t at[3];
+        double wt = 1;
+        for (unsigned d = 0; d < 3; d++) {
+          bool hi = d < dims && (k >> d & 1);
+          at[d] = hi ? i1[d] : i0[d];
+          if (d < dims) wt *= hi ? frac[d] : 1 - frac[d];
+        }
+        if (!texel(w, l, &t, at[0], at[1], at[2], iv, fv)) return;
         for (unsigned c = 0; c < 4; c++) acc_f[c] += wt * fv[c];
       }
     }
@@ -145,8 +175,11 @@ static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   }
 }
 
+/* Operands: the handle, then 1 (1d), 2 (2d, a1d) or 4 (3d, a2d: the last unused). */
 sim_exec_fn sim_choose_texture(sim_insn_t *in) {
-  bool dims_ok = (in->mode == FT_PTX_GEOM_1D && in->na == 2) || (in->mode == FT_PTX_GEOM_2D && in->na == 3);
+  static const uint8_t na[] = {[FT_PTX_GEOM_1D] = 2, [FT_PTX_GEOM_2D] = 3, [FT_PTX_GEOM_3D] = 5,
+                               [FT_PTX_GEOM_A1D] = 3, [FT_PTX_GEOM_A2D] = 5};
+  bool dims_ok = in->mode < sizeof na && na[in->mode] && in->na == na[in->mode];
   bool types_ok = (in->type == FT_PTX_T_F32 || in->type == FT_PTX_T_S32 || in->type == FT_PTX_T_U32) &&
                   (in->type2 == FT_PTX_T_F32 || in->type2 == FT_PTX_T_S32);
   return in->op == FT_PTX_OP_TEX && dims_ok && types_ok && in->nd == 4 ? tex : NULL;

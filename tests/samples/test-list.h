@@ -40,6 +40,11 @@ TEST_ENTRY(virtual_calls, 60)
  * point sampling with normalised coordinates in every address mode, uchar4 read
  * as normalised floats by tex1Dfetch, shorts read as integers. */
 TEST_ENTRY(texture_blur, 60)
+/* CUDA arrays (1-D, 2-D, 3-D, layered) written through surface objects and read
+ * through texture objects, copied with cudaMemcpy2D/3D, out-of-range surface modes. */
+TEST_ENTRY(surface_array, 60)
+/* The same program on the simulator's own runtime (nvcc -cudart shared). */
+TEST_ENTRY(surface_array_shared, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
@@ -82,6 +87,8 @@ TEST_ENTRY(grid_sync_failures, 120)
 TEST_ENTRY(refused_launch_not_counted, 120)
 TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
+/* CUDA arrays, surfaces and textures on them pass through gpuft untouched. */
+TEST_ENTRY(arrays_under_gpuft, 120)
 TEST_ENTRY(devices_under_gpuft, 240)
 TEST_ENTRY(injection_says_unprotected, 120)
 TEST_ENTRY(restart_after_lost_context, 300)

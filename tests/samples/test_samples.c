@@ -56,6 +56,8 @@ SAMPLE_TEST(gemm_mma)
 SAMPLE_TEST(device_heap)
 SAMPLE_TEST(virtual_calls)
 SAMPLE_TEST(texture_blur)
+SAMPLE_TEST(surface_array)
+SAMPLE_TEST(surface_array_shared)
 SAMPLE_TEST(device_assert)
 SAMPLE_TEST(occupancy)
 SAMPLE_TEST(stream_attrs)
@@ -306,6 +308,18 @@ TEST_IMPL(graphs_under_gpuft) {
   both_modes_and_flip("graph_memnodes", SAMPLE_graph_memnodes, NULL, NULL);
   both_modes_and_flip("graph_conditional", SAMPLE_graph_conditional, NULL,
                       "GPUFT_INJECT=at=d2h:1,target=src,bits=1,seed=11");
+  return TEST_OK;
+}
+
+/* CUDA arrays under gpuft: array memory is no linear allocation, gpuft does not
+ * protect it, and copies to and from arrays (its cuMemcpy2D/3D hooks) and the
+ * launches with texture and surface objects must pass through untouched: the
+ * sample's own PASSED and nothing detected in both modes. The flip strikes the
+ * second read-back's source, a linear buffer a kernel wrote through a texture
+ * (the first reads the array back): gpuft still protects those around arrays. */
+TEST_IMPL(arrays_under_gpuft) {
+  if (!*SAMPLE_surface_array) return TEST_SKIPF("samples not built (no nvcc)");
+  both_modes_and_flip("surface_array", SAMPLE_surface_array, NULL, "GPUFT_INJECT=at=d2h:2,target=src,bits=1,seed=11");
   return TEST_OK;
 }
 

@@ -427,6 +427,50 @@ static int mode_late(void) {
   return 0;
 }
 
+// CUDA arrays and surface objects: the runtime's argument errors (the driver's
+// own are test_simdrv's), an array's description read back, a 2-D round trip.
+static int mode_arrays(void) {
+  cudaArray_t a;
+  cudaChannelFormatDesc three = cudaCreateChannelDesc(8, 8, 8, 0, cudaChannelFormatKindUnsigned);
+  cudaChannelFormatDesc mixed = cudaCreateChannelDesc(8, 16, 0, 0, cudaChannelFormatKindUnsigned);
+  cudaChannelFormatDesc f2 = cudaCreateChannelDesc<float2>();
+  CHECK_ERR(cudaMallocArray(&a, &three, 4, 4, 0), cudaErrorInvalidChannelDescriptor);
+  CHECK_ERR(cudaMallocArray(&a, &mixed, 4, 4, 0), cudaErrorInvalidChannelDescriptor);
+  CHECK_ERR(cudaMallocArray(&a, &f2, 0, 4, 0), cudaErrorInvalidValue);
+  CHECK_ERR(cudaMalloc3DArray(&a, &f2, make_cudaExtent(4, 4, 0), cudaArrayLayered), cudaErrorInvalidValue);
+  OK(cudaFreeArray(NULL));
+  OK(cudaMalloc3DArray(&a, &f2, make_cudaExtent(5, 3, 2), cudaArraySurfaceLoadStore));
+  cudaChannelFormatDesc got;
+  cudaExtent e;
+  unsigned flags;
+  OK(cudaArrayGetInfo(&got, &e, &flags, a));
+  CHECK(got.x == 32 && got.y == 32 && got.z == 0 && got.w == 0 && got.f == cudaChannelFormatKindFloat);
+  CHECK(e.width == 5 && e.height == 3 && e.depth == 2 && flags == cudaArraySurfaceLoadStore);
+  float2 in[3][5], out[3][5];
+  for (int i = 0; i < 15; i++) in[i / 5][i % 5] = make_float2((float)i, -(float)i);
+  CHECK_ERR(cudaMemcpy2DToArray(a, 0, 0, in, 8, 40, 3, cudaMemcpyHostToDevice), cudaErrorInvalidPitchValue);
+  CHECK_ERR(cudaMemcpy2DToArray(a, 4, 0, in, 40, 32, 3, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  CHECK_ERR(cudaMemcpy2DToArray(a, 8, 0, in, 40, 40, 3, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  OK(cudaMemcpy2DToArray(a, 0, 0, in, 40, 40, 3, cudaMemcpyHostToDevice));
+  OK(cudaMemcpy2DFromArray(out, 40, a, 0, 0, 40, 3, cudaMemcpyDeviceToHost));
+  CHECK(memcmp(in, out, sizeof in) == 0);
+  cudaResourceDesc rd;
+  memset(&rd, 0, sizeof rd);
+  rd.resType = cudaResourceTypeLinear;
+  cudaSurfaceObject_t s;
+  CHECK_ERR(cudaCreateSurfaceObject(&s, &rd), cudaErrorInvalidValue);
+  rd.resType = cudaResourceTypeArray;
+  rd.res.array.array = a;
+  OK(cudaCreateSurfaceObject(&s, &rd));
+  OK(cudaDestroySurfaceObject(s));
+  OK(cudaFreeArray(a));
+  OK(cudaMallocArray(&a, &f2, 4, 4, 0));
+  rd.res.array.array = a;
+  CHECK_ERR(cudaCreateSurfaceObject(&s, &rd), cudaErrorInvalidValue);  // no cudaArraySurfaceLoadStore
+  OK(cudaFreeArray(a));
+  return 0;
+}
+
 // Without libcuda.so.1 (run with only the runtime on the library path).
 static int mode_nodriver(void) {
   int n = 7, v = 7;
@@ -442,13 +486,14 @@ static int mode_nodriver(void) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: rt_probe errors|notwin|sticky|props|streams|funcs|late|reset\n");
+    fprintf(stderr, "usage: rt_probe errors|notwin|sticky|props|streams|funcs|late|reset|arrays\n");
     return 64;
   }
   static const struct { const char *name; int (*fn)(void); } modes[] = {
       {"errors", mode_errors}, {"notwin", mode_notwin}, {"sticky", mode_sticky},
       {"props", mode_props},   {"streams", mode_streams}, {"funcs", mode_funcs},
-      {"late", mode_late},     {"nodriver", mode_nodriver}, {"reset", mode_reset}};
+      {"late", mode_late},     {"nodriver", mode_nodriver}, {"reset", mode_reset},
+      {"arrays", mode_arrays}};
   for (auto &m : modes)
     if (strcmp(argv[1], m.name) == 0) {
       int r = m.fn();

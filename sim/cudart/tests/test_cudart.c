@@ -76,6 +76,7 @@ TEST_IMPL(device_properties) { return probe("props"); }
 TEST_IMPL(streams_events_memory) { return probe("streams"); }
 TEST_IMPL(func_queries_and_launch_apis) { return probe("funcs"); }
 TEST_IMPL(late_twin_registration) { return probe("late"); }
+TEST_IMPL(arrays_and_surfaces) { return probe("arrays"); }
 
 TEST_IMPL(launch_reset_launch) {
   const char *why = app_skip_reason(RT_PROBE);

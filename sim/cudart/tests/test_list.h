@@ -9,6 +9,8 @@ TEST_ENTRY(device_properties, 60)
 TEST_ENTRY(streams_events_memory, 60)
 TEST_ENTRY(func_queries_and_launch_apis, 60)
 TEST_ENTRY(late_twin_registration, 60)
+/* cudaMallocArray and friends: channel descriptions, extents, 2-D copies, surfaces */
+TEST_ENTRY(arrays_and_surfaces, 60)
 /* launch, cudaDeviceReset, launch again; a launch still queued at exit */
 TEST_ENTRY(launch_reset_launch, 60)
 TEST_ENTRY(no_driver_insufficient, 30)

@@ -106,6 +106,12 @@ cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_ptsz cuStrea
 cuStreamUpdateCaptureDependencies_v2_ptsz cuThreadExchangeStreamCaptureMode
 cuDeviceGetGraphMemAttribute cuDeviceSetGraphMemAttribute cuDeviceGraphMemTrim cuGraphNodeSetEnabled cuGraphNodeGetEnabled
 """),
+    ("CUDA arrays and surface objects", """
+cuArrayCreate_v2 cuArray3DCreate_v2 cuArrayGetDescriptor_v2 cuArray3DGetDescriptor_v2 cuArrayDestroy
+cuMemcpyHtoA_v2 cuMemcpyHtoA_v2_ptds cuMemcpyHtoAAsync_v2 cuMemcpyHtoAAsync_v2_ptsz cuMemcpyDtoA_v2 cuMemcpyDtoA_v2_ptds
+cuMemcpyAtoH_v2 cuMemcpyAtoH_v2_ptds cuMemcpyAtoHAsync_v2 cuMemcpyAtoHAsync_v2_ptsz cuMemcpyAtoA_v2 cuMemcpyAtoA_v2_ptds
+cuSurfObjectCreate cuSurfObjectDestroy cuSurfObjectGetResourceDesc
+"""),
 ]
 
 def emit(base, by_base, impl, used):

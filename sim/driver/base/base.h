@@ -52,7 +52,8 @@ extern atomic_int sim_initialized;
  * use, so stale or garbage handles give an error instead of a crash ---- */
 typedef enum {
   SIM_OBJ_CTX = 1, SIM_OBJ_STREAM, SIM_OBJ_EVENT, SIM_OBJ_MODULE, SIM_OBJ_FUNC,
-  SIM_OBJ_LIBRARY, SIM_OBJ_KERNEL, SIM_OBJ_GRAPH, SIM_OBJ_GRAPHEXEC, SIM_OBJ_NODE, SIM_OBJ_POOL
+  SIM_OBJ_LIBRARY, SIM_OBJ_KERNEL, SIM_OBJ_GRAPH, SIM_OBJ_GRAPHEXEC, SIM_OBJ_NODE, SIM_OBJ_POOL,
+  SIM_OBJ_ARRAY
 } sim_kind_t;
 typedef struct sim_ctx_s sim_ctx_t;
 typedef struct sim_obj_s sim_obj_t;

@@ -376,12 +376,34 @@ typedef struct {
   const void *host;
   CUdeviceptr dev;
   size_t x, y, z, pitch, rows; /* rows: height of a slice (3-D) */
+  CUarray arr;                 /* CU_MEMORYTYPE_ARRAY */
 } desc_t;
 
-static CUresult side_desc(const desc_t *d, size_t w, size_t h, size_t dep, side_t *s, size_t *slice) {
+/* An array operand becomes its memory (array.c's packed layout): the box must lie
+ * inside the array, x and the width whole elements (as the driver requires). */
+static CUresult array_desc(desc_t *d, size_t w, size_t h, size_t dep) {
+  sim_array_info_t a;
+  if (!sim_array_get(d->arr, &a)) return CUDA_ERROR_INVALID_VALUE;
+  if (d->x % a.elem || w % a.elem || d->x + w > a.pitch || d->y + h > a.rows || d->z + dep > a.slices)
+    return CUDA_ERROR_INVALID_VALUE;
+  *d = (desc_t){CU_MEMORYTYPE_DEVICE, NULL, a.dev, d->x, d->y, d->z, a.pitch, a.rows, NULL};
+  return CUDA_SUCCESS;
+}
+
+/* Resolves operand d of a (w, h, dep) box; its row pitch and slice pitch in *pitch, *slice. */
+static CUresult side_desc(const desc_t *dp, size_t w, size_t h, size_t dep, side_t *s, size_t *pitch, size_t *slice) {
+  desc_t da;
+  const desc_t *d = dp;
+  if (dp->type == CU_MEMORYTYPE_ARRAY) {
+    da = *dp;
+    CUresult r = array_desc(&da, w, h, dep);
+    if (r) return r;
+    d = &da;
+  }
   if (h > 1 && d->pitch < w + d->x) return CUDA_ERROR_INVALID_VALUE;
   if (d->pitch > 2147483647u) return CUDA_ERROR_INVALID_VALUE;
   if (dep > 1 && d->rows < h + d->y) return CUDA_ERROR_INVALID_VALUE;
+  *pitch = d->pitch;
   *slice = d->pitch * d->rows;
   size_t off = d->z * *slice + d->y * d->pitch + d->x;
   size_t n = extent(w, h, dep, d->pitch, *slice);
@@ -389,7 +411,7 @@ static CUresult side_desc(const desc_t *d, size_t w, size_t h, size_t dep, side_
     case CU_MEMORYTYPE_HOST: return side_get(K_HOST, U(d->host) + off, n, s);
     case CU_MEMORYTYPE_DEVICE: return side_get(K_DEV, d->dev + off, n, s);
     case CU_MEMORYTYPE_UNIFIED: return side_get(K_UNIFIED, d->dev + off, n, s);
-    default: return CUDA_ERROR_INVALID_VALUE; /* CUDA arrays are not simulated */
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
@@ -405,10 +427,9 @@ static CUresult copy3d(const desc_t *sd, const desc_t *dd, size_t w, size_t h, s
     return r;
   }
   side_t s, d;
-  size_t ss, ds;
-  if ((r = side_desc(sd, w, h, dep, &s, &ss)) || (r = side_desc(dd, w, h, dep, &d, &ds))) return r;
-  sim_copy_t c = {.width = w, .height = h, .depth = dep, .spitch = sd->pitch, .dpitch = dd->pitch,
-                  .sslice = ss, .dslice = ds};
+  size_t sp, dp, ss, ds;
+  if ((r = side_desc(sd, w, h, dep, &s, &sp, &ss)) || (r = side_desc(dd, w, h, dep, &d, &dp, &ds))) return r;
+  sim_copy_t c = {.width = w, .height = h, .depth = dep, .spitch = sp, .dpitch = dp, .sslice = ss, .dslice = ds};
   return submit(ctx, hs, ptds, async, &c, &s, &d);
 }
 
@@ -417,8 +438,8 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream hs, int ptds, bool async
     SIM_CHECK_INIT();
     return CUDA_ERROR_INVALID_VALUE;
   }
-  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height};
-  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height};
+  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height, p->srcArray};
+  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height, p->dstArray};
   if (p->Height <= 1) {
     if (!sd.pitch) sd.pitch = p->WidthInBytes + p->srcXInBytes;
     if (!dd.pitch) dd.pitch = p->WidthInBytes + p->dstXInBytes;
@@ -444,9 +465,9 @@ static CUresult copy3d_params(desc_t sd, desc_t dd, size_t w, size_t h, size_t d
 /* CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER name their common fields alike. */
 #define COPY3D_OF(p, hs, ptds, async)                                                       \
   copy3d_params((desc_t){(p)->srcMemoryType, (p)->srcHost, (p)->srcDevice, (p)->srcXInBytes, \
-                         (p)->srcY, (p)->srcZ, (p)->srcPitch, (p)->srcHeight},              \
+                         (p)->srcY, (p)->srcZ, (p)->srcPitch, (p)->srcHeight, (p)->srcArray}, \
                 (desc_t){(p)->dstMemoryType, (p)->dstHost, (p)->dstDevice, (p)->dstXInBytes, \
-                         (p)->dstY, (p)->dstZ, (p)->dstPitch, (p)->dstHeight},              \
+                         (p)->dstY, (p)->dstZ, (p)->dstPitch, (p)->dstHeight, (p)->dstArray}, \
                 (p)->WidthInBytes, (p)->Height, (p)->Depth, hs, ptds, async)
 
 static CUresult copy3d_api(const CUDA_MEMCPY3D *p, CUstream hs, int ptds, bool async) {
@@ -460,8 +481,10 @@ static CUresult copy3d_api(const CUDA_MEMCPY3D *p, CUstream hs, int ptds, bool a
  * node runs it at each launch; a pageable host side is read then). */
 CUresult sim_copy_resolve3d(const CUDA_MEMCPY3D *p, sim_copy_t *c) {
   if (!p || p->reserved0 || p->reserved1 || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
-  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
-  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
+  desc_t sd = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight,
+               p->srcArray};
+  desc_t dd = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight,
+               p->dstArray};
   size_t w = p->WidthInBytes, h = p->Height, dep = p->Depth;
   if (!w || !h || !dep) return CUDA_ERROR_INVALID_VALUE; /* an empty node: the driver refuses it too */
   if (h <= 1 && dep <= 1) {
@@ -469,11 +492,10 @@ CUresult sim_copy_resolve3d(const CUDA_MEMCPY3D *p, sim_copy_t *c) {
     if (!dd.pitch) dd.pitch = w + dd.x;
   }
   side_t s, d;
-  size_t ss, ds;
+  size_t sp, dp, ss, ds;
   CUresult r;
-  if ((r = side_desc(&sd, w, h, dep, &s, &ss)) || (r = side_desc(&dd, w, h, dep, &d, &ds))) return r;
-  *c = (sim_copy_t){.width = w, .height = h, .depth = dep, .spitch = sd.pitch, .dpitch = dd.pitch,
-                    .sslice = ss, .dslice = ds};
+  if ((r = side_desc(&sd, w, h, dep, &s, &sp, &ss)) || (r = side_desc(&dd, w, h, dep, &d, &dp, &ds))) return r;
+  *c = (sim_copy_t){.width = w, .height = h, .depth = dep, .spitch = sp, .dpitch = dp, .sslice = ss, .dslice = ds};
   fill_sides(c, &s, &d);
   return CUDA_SUCCESS;
 }
@@ -595,7 +617,7 @@ static CUresult operand(const CUmemcpy3DOperand *o, const CUextent3D *e, desc_t 
   size_t row = o->op.ptr.rowLength, layer = o->op.ptr.layerHeight;
   if ((row && row < e->width) || (layer && layer < e->height)) return CUDA_ERROR_INVALID_VALUE;
   *d = (desc_t){CU_MEMORYTYPE_UNIFIED, NULL, o->op.ptr.ptr, 0, 0, 0, row ? row : e->width,
-                layer ? layer : e->height};
+                layer ? layer : e->height, NULL};
   return CUDA_SUCCESS;
 }
 
@@ -613,18 +635,18 @@ static CUresult batch3d(size_t n_ops, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long
     const CUDA_MEMCPY3D_BATCH_OP *o = &ops[i];
     const CUextent3D *e = &o->extent;
     desc_t sd, dd;
-    size_t ss, ds;
+    size_t sp, dp, ss, ds;
     if (!e->width || !e->height || !e->depth || !order_ok(o->srcAccessOrder) ||
         (o->flags & ~(unsigned)CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE)) {
       r = CUDA_ERROR_INVALID_VALUE;
       break;
     }
     if ((r = operand(&o->src, e, &sd)) || (r = operand(&o->dst, e, &dd))) break;
-    if ((r = side_desc(&sd, e->width, e->height, e->depth, &it[i].s, &ss)) ||
-        (r = side_desc(&dd, e->width, e->height, e->depth, &it[i].d, &ds)))
+    if ((r = side_desc(&sd, e->width, e->height, e->depth, &it[i].s, &sp, &ss)) ||
+        (r = side_desc(&dd, e->width, e->height, e->depth, &it[i].d, &dp, &ds)))
       break;
-    it[i].c = (sim_copy_t){.width = e->width, .height = e->height, .depth = e->depth, .spitch = sd.pitch,
-                           .dpitch = dd.pitch, .sslice = ss, .dslice = ds};
+    it[i].c = (sim_copy_t){.width = e->width, .height = e->height, .depth = e->depth, .spitch = sp,
+                           .dpitch = dp, .sslice = ss, .dslice = ds};
     it[i].stage = o->srcAccessOrder != CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
   }
   if (!r) r = batch_submit(ctx, h, ptds, it, n_ops);
@@ -645,13 +667,49 @@ CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, uns
   return batch3d(n, ops, f, h, 1);
 }
 
-/* ---- CUDA arrays: none exist, so every array handle (NULL included) is invalid ---- */
-static CUresult atod(CUdeviceptr dst, CUarray src, size_t off, size_t n, int ptds) {
-  (void)dst, (void)src, (void)off, (void)n, (void)ptds;
+/* ---- linear copies to and from arrays: a byte offset into the array's packed
+ * elements (array.c's layout: rows, then slices, one after the other) ---- */
+static CUresult array_at(CUarray h, size_t off, size_t n, uint64_t *p) {
   sim_ctx_t *ctx;
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
-  return CUDA_ERROR_INVALID_VALUE;
+  sim_array_info_t a;
+  if (!sim_array_get(h, &a) || off > a.slice * a.slices || n > a.slice * a.slices - off) return CUDA_ERROR_INVALID_VALUE;
+  *p = a.dev + off;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemcpyAtoD_v2(CUdeviceptr d, CUarray a, size_t off, size_t n) { return atod(d, a, off, n, 0); }
-CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr d, CUarray a, size_t off, size_t n) { return atod(d, a, off, n, 1); }
+
+static CUresult to_array(CUarray d, size_t off, sidekind_t sk, uint64_t src, size_t n, CUstream h, int ptds,
+                         bool async) {
+  uint64_t p;
+  CUresult r = array_at(d, off, n, &p);
+  return r ? r : copy1d(K_DEV, p, sk, src, n, h, ptds, async);
+}
+
+static CUresult from_array(sidekind_t dk, uint64_t dst, CUarray s, size_t off, size_t n, CUstream h, int ptds,
+                           bool async) {
+  uint64_t p;
+  CUresult r = array_at(s, off, n, &p);
+  return r ? r : copy1d(dk, dst, K_DEV, p, n, h, ptds, async);
+}
+
+static CUresult atoa(CUarray d, size_t doff, CUarray s, size_t soff, size_t n, int ptds) {
+  uint64_t p;
+  CUresult r = array_at(s, soff, n, &p);
+  return r ? r : to_array(d, doff, K_DEV, p, n, NULL, ptds, false);
+}
+
+CUresult cuMemcpyHtoA_v2(CUarray d, size_t off, const void *s, size_t n) { return to_array(d, off, K_HOST, U(s), n, NULL, 0, false); }
+CUresult cuMemcpyHtoA_v2_ptds(CUarray d, size_t off, const void *s, size_t n) { return to_array(d, off, K_HOST, U(s), n, NULL, 1, false); }
+CUresult cuMemcpyHtoAAsync_v2(CUarray d, size_t off, const void *s, size_t n, CUstream h) { return to_array(d, off, K_HOST, U(s), n, h, 0, true); }
+CUresult cuMemcpyHtoAAsync_v2_ptsz(CUarray d, size_t off, const void *s, size_t n, CUstream h) { return to_array(d, off, K_HOST, U(s), n, h, 1, true); }
+CUresult cuMemcpyDtoA_v2(CUarray d, size_t off, CUdeviceptr s, size_t n) { return to_array(d, off, K_DEV, s, n, NULL, 0, false); }
+CUresult cuMemcpyDtoA_v2_ptds(CUarray d, size_t off, CUdeviceptr s, size_t n) { return to_array(d, off, K_DEV, s, n, NULL, 1, false); }
+CUresult cuMemcpyAtoH_v2(void *d, CUarray s, size_t off, size_t n) { return from_array(K_HOST, U(d), s, off, n, NULL, 0, false); }
+CUresult cuMemcpyAtoH_v2_ptds(void *d, CUarray s, size_t off, size_t n) { return from_array(K_HOST, U(d), s, off, n, NULL, 1, false); }
+CUresult cuMemcpyAtoHAsync_v2(void *d, CUarray s, size_t off, size_t n, CUstream h) { return from_array(K_HOST, U(d), s, off, n, h, 0, true); }
+CUresult cuMemcpyAtoHAsync_v2_ptsz(void *d, CUarray s, size_t off, size_t n, CUstream h) { return from_array(K_HOST, U(d), s, off, n, h, 1, true); }
+CUresult cuMemcpyAtoD_v2(CUdeviceptr d, CUarray s, size_t off, size_t n) { return from_array(K_DEV, d, s, off, n, NULL, 0, false); }
+CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr d, CUarray s, size_t off, size_t n) { return from_array(K_DEV, d, s, off, n, NULL, 1, false); }
+CUresult cuMemcpyAtoA_v2(CUarray d, size_t doff, CUarray s, size_t soff, size_t n) { return atoa(d, doff, s, soff, n, 0); }
+CUresult cuMemcpyAtoA_v2_ptds(CUarray d, size_t doff, CUarray s, size_t soff, size_t n) { return atoa(d, doff, s, soff, n, 1); }

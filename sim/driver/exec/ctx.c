@@ -95,7 +95,7 @@ static void ctx_teardown(sim_ctx_t *c) {
     sim_obj_unref(&ss[i]->obj); /* the list's reference */
   }
   free(ss);
-  static const sim_kind_t kinds[] = {SIM_OBJ_EVENT, SIM_OBJ_FUNC, SIM_OBJ_MODULE, SIM_OBJ_GRAPHEXEC};
+  static const sim_kind_t kinds[] = {SIM_OBJ_EVENT, SIM_OBJ_FUNC, SIM_OBJ_MODULE, SIM_OBJ_GRAPHEXEC, SIM_OBJ_ARRAY};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     sim_obj_t *objs[256];
     size_t m;

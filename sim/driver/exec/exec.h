@@ -281,9 +281,24 @@ bool sim_heap_interp_free(void *launch, uint64_t p);
 /* ---- graph_cond.c: cudaGraphSetConditional in kernels (sim_mem_iface_t.set_cond) ---- */
 int sim_cond_interp_set(void *launch, uint64_t handle, uint32_t value, const char **why);
 
-/* ---- texobj.c: texture objects (cuTexObject*) ---- */
+/* ---- texobj.c: texture and surface objects (cuTexObject*, cuSurfObject*) ---- */
 struct sim_tex_s; /* sim/interp/interp.h */
-bool sim_texobj_interp_find(void *launch, uint64_t h, struct sim_tex_s *out); /* sim_mem_iface_t.tex */
+/* sim_mem_iface_t.tex: texture and surface objects share one table of handles. */
+bool sim_texobj_interp_find(void *launch, uint64_t h, struct sim_tex_s *out);
+/* The interpreter's SIM_TEXFMT_* of an array format, and its size in bytes (0: not modelled). */
+unsigned sim_texfmt_of(CUarray_format f, unsigned *size);
+
+/* ---- array.c: CUDA arrays ---- */
+typedef struct sim_array_s sim_array_t;
+typedef struct {
+  CUDA_ARRAY3D_DESCRIPTOR desc; /* as created (cuArrayCreate: Depth and Flags 0) */
+  bool is3d;                    /* made by cuArray3DCreate */
+  uint64_t dev;                 /* its memory: element (x, y, z) at dev + z*slice + y*pitch + x*elem */
+  size_t elem, pitch, slice;    /* bytes */
+  size_t rows, slices;          /* Height, Depth (or layers), at least 1 */
+} sim_array_info_t;
+bool sim_array_get(CUarray h, sim_array_info_t *out); /* false: not a live array */
+int sim_array_limit(CUdevice_attribute a); /* texture/surface limits (device.c); -1: not one */
 void sim_launch_retire(sim_launch_t *l); /* executed or skipped: drops the function */
 
 /* ---- accesscheck.c: SIMCUDA_CHECK_ACCESS, the check of gpuft's PTX analysis ----

@@ -168,10 +168,14 @@ TEST_IMPL(library_forms_refused) {
     {"fence.proxy.async.shared::cta;", "fence.proxy"},
     {"cp.async.bulk.commit_group;", "cp.async.bulk.commit_group"},
     {"multimem.red.relaxed.sys.global.add.u32 [%rd0], %r0;", "multimem.red"},
-    /* texture forms texture.c does not run (no CUDA arrays: 3-D, layered, gathers) */
-    {"tex.3d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5, %f6, %f7}];", "tex"},
+    /* texture and surface forms texture.c and surface.c do not run (cubemaps, levels,
+     * gathers, formatted stores, reductions, queries) */
+    {"tex.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5, %f6, %f7}];", "tex"},
+    {"tex.level.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}], %f6;", "tex"},
     {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}];", "tld4"},
-    {"suld.b.1d.b32.trap {%r0}, [%rd0, {%r1}];", "suld"},
+    {"sust.p.2d.v4.b32.trap [%rd0, {%r1, %r2}], {%r0, %r1, %r2, %r3};", "sust"},
+    {"sured.b.add.2d.u32.trap [%rd0, {%r1, %r2}], %r3;", "sured"},
+    {"suq.width.b32 %r0, [%rd0];", "suq"},
     {"mov.u32 %r0, %reserved_smem_offset_begin;", "reserved_smem_offset_begin"},
     {"brx.idx %r0, $ts;", "brx.idx"},
   };

@@ -1,0 +1,116 @@
+/* surface.c: suld.b and sust.b on surface objects (the handle in a register) over
+ * CUDA arrays: .1d, .2d, .3d, .a1d, .a2d; .b8, .b16, .b32, .b64 and .v2/.v4.
+ * x is a byte offset (not scaled), y and z rows and slices, a layer index first
+ * for the layered forms (PTX ISA, "Surface Instructions"). Out of range, .trap
+ * faults the launch, .clamp moves to the nearest position inside the surface and
+ * .zero loads zeros and drops stores. An in-range x that is not a multiple of the
+ * access size faults as a misaligned address. */
+#include <string.h>
+
+#include "interp.h"
+
+#define ERR_ILLEGAL_ADDRESS 700
+#define ERR_MISALIGNED 716
+enum { OOB_TRAP = 1, OOB_CLAMP, OOB_ZERO };
+
+/* The xregs record lower.c writes: header, handle, 3 coordinates, 4 data registers. */
+typedef struct {
+  unsigned geom, oob;
+  const uint32_t *r; /* r[0] handle, r[1..3] coordinates, r[4..7] data */
+} surf_rec_t;
+
+static surf_rec_t record(const sim_warp_t *w, const sim_insn_t *in) {
+  const uint32_t *x = w->blk->g->prog->xregs + in->target;
+  return (surf_rec_t){x[0] & 15, x[0] >> 4 & 15, x + 1};
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Copies n bytes between the lane's registers' bytes (buf) and the surface at a,
+ * in the largest aligned pieces (array rows are packed: a piece of an element may
+ * sit at any alignment); false after a fault. */
+static bool access(sim_warp_t *w, uint32_t lane, uint64_t a, uint8_t *buf, unsigned n, bool store) {
+  unsigned g = n;
+  while (a % g) g >>= 1;
+  for (unsigned o = 0; o < n; o += g) {
+    uint8_t *p = sim_interp_resolve(w, FT_PTX_SP_GLOBAL, lane, a + o, g, store);
+    if (!p) return false;
+    if (store) memcpy(p, buf + o, g);
+    else memcpy(buf + o, p, g);
+  }
+  return true;
+}
+
+static void surf(sim_warp_t *w, const sim_insn_t *in, uint32_t m, bool store) {
+  surf_rec_t rec = record(w, in);
+  const uint64_t *H = SIM_R(w, rec.r[0]);
+  bool layered;
+  unsigned dims = sim_tex_dims(rec.geom, &layered);
+  unsigned cs = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1, n = cs * vec;
+  const char *name = store ? "sust" : "suld";
+  sim_tex_cache_t tc = {0};
+  SIM_FOR_LANES(m, l) {
+    if (!sim_tex_cached(w, l, H[l], rec.geom, true, &tc)) return;
+    const sim_tex_t t = tc.t;
+    /* c[0] x in bytes, c[1] y, c[2] z or the layer; each against its limit */
+    int64_t c[3] = {0, 0, 0}, lim[3];
+    lim[0] = (int64_t)(t.width * sim_tex_elem_bytes(&t)) - n;
+    lim[1] = (int64_t)t.height - 1;
+    lim[2] = (int64_t)t.depth - 1;
+    for (unsigned k = 0; k < dims; k++) c[k] = (int32_t)SIM_R(w, rec.r[1 + layered + k])[l];
+    if (layered) c[2] = (int32_t)SIM_R(w, rec.r[1])[l];
+    bool out = false;
+    for (unsigned k = 0; k < 3; k++) out |= c[k] < 0 || c[k] > lim[k];
+    if (out && rec.oob == OOB_TRAP) {
+      w->active = 1u << l;
+      sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "%s.trap: (%lld, %lld, %lld) is outside the surface (%llu bytes x %llu x %llu)",
+                       name, (long long)c[0], (long long)c[1], (long long)c[2],
+                       (unsigned long long)(t.width * sim_tex_elem_bytes(&t)), (unsigned long long)t.height,
+                       (unsigned long long)t.depth);
+      return;
+    }
+    uint8_t buf[32] = {0};
+    if (out && rec.oob == OOB_CLAMP) {
+      for (unsigned k = 0; k < 3; k++) c[k] = clamp(c[k], 0, lim[k]);
+      c[0] -= c[0] % n;
+      out = false;
+    }
+    if (!out && c[0] % n) {
+      w->active = 1u << l;
+      sim_interp_fault(w, ERR_MISALIGNED, "%s: x = %lld bytes is not a multiple of the %u-byte access", name,
+                       (long long)c[0], n);
+      return;
+    }
+    if (store) {
+      if (out) continue; /* .zero: dropped */
+      for (unsigned k = 0; k < vec; k++) {
+        uint64_t v = SIM_R(w, rec.r[4 + k])[l];
+        memcpy(buf + k * cs, &v, cs);
+      }
+    }
+    uint64_t a = t.ptr + (uint64_t)c[2] * t.slice + (uint64_t)c[1] * t.pitch + (uint64_t)c[0];
+    if (!out && !access(w, l, a, buf, n, store)) return;
+    if (!store) {
+      for (unsigned k = 0; k < vec; k++) {
+        uint64_t v = 0;
+        memcpy(&v, buf + k * cs, cs);
+        SIM_R(w, rec.r[4 + k])[l] = v;
+      }
+    }
+  }
+}
+
+static void suld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { surf(w, in, m, false); }
+static void sust(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { surf(w, in, m, true); }
+
+/* Coordinates: 1 (1d), 2 (2d, a1d), 4 (3d, a2d: the last unused). */
+sim_exec_fn sim_choose_surface(const sim_insn_t *in, const uint32_t *x) {
+  static const uint8_t nx[] = {[FT_PTX_GEOM_1D] = 1, [FT_PTX_GEOM_2D] = 2, [FT_PTX_GEOM_3D] = 4,
+                               [FT_PTX_GEOM_A1D] = 2, [FT_PTX_GEOM_A2D] = 4};
+  unsigned geom = x[0] & 15, oob = x[0] >> 4 & 15, n = x[0] >> 8;
+  unsigned vec = in->vec ? in->vec : 1, cs = ft_ptx_type_size(in->type);
+  bool ok = geom < sizeof nx && nx[geom] && n == nx[geom] && oob >= OOB_TRAP && oob <= OOB_ZERO &&
+            (cs == 1 || cs == 2 || cs == 4 || cs == 8) && (vec == 1 || vec == 2 || vec == 4) && cs * vec <= 16;
+  if (!ok) return NULL;
+  return in->op == FT_PTX_OP_SUST ? sust : in->op == FT_PTX_OP_SULD ? suld : NULL;
+}
