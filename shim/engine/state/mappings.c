@@ -58,6 +58,21 @@ static int map_at(CUdeviceptr p) {
   return -1;
 }
 
+/* Physical allocations the program released and no mapping shows any more are
+ * forgotten (a program that grows and shrinks a pool for hours makes many). */
+static void compact(void) {
+  int *to = malloc((size_t)(g_nphys ? g_nphys : 1) * sizeof *to);
+  if (!to) return;
+  for (int i = 0; i < g_nphys; i++) to[i] = g_phys[i].live ? 0 : -1;
+  for (int k = 0; k < g_nmap; k++) to[g_map[k].phys] = 0;
+  int n = 0;
+  for (int i = 0; i < g_nphys; i++)
+    if (to[i] == 0) g_phys[n] = g_phys[i], to[i] = n++;
+  for (int k = 0; k < g_nmap; k++) g_map[k].phys = to[g_map[k].phys];
+  g_nphys = n;
+  free(to);
+}
+
 void ft_vmm_created(CUmemGenericAllocationHandle h, int shared) FT_REQUIRES(ft_eng_lock) {
   int i = phys_add(h);
   if (i >= 0) g_phys[i].shared = shared;
@@ -66,6 +81,7 @@ void ft_vmm_created(CUmemGenericAllocationHandle h, int shared) FT_REQUIRES(ft_e
 void ft_vmm_released(CUmemGenericAllocationHandle h) FT_REQUIRES(ft_eng_lock) {
   int i = phys_of(h);
   if (i >= 0) g_phys[i].live = 0; /* (its mappings keep the memory) */
+  compact();
 }
 
 void ft_vmm_shared(CUmemGenericAllocationHandle h) FT_REQUIRES(ft_eng_lock) {
@@ -129,6 +145,7 @@ void ft_vmm_unmapped(CUdeviceptr va, size_t size) FT_REQUIRES(ft_eng_lock) {
   for (int i = 0; i < g_nmap; i++)
     if (g_map[i].va < va || g_map[i].va - va >= size) g_map[k++] = g_map[i];
   g_nmap = k;
+  compact();
 }
 
 void ft_vmm_access(CUdeviceptr va, size_t size, int rw) FT_REQUIRES(ft_eng_lock) {
