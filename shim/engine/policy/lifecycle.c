@@ -91,7 +91,7 @@ void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) { drop(a); }
 /* The records a release concerns: the allocation at base lo, or (runs) every run of
  * mapped memory touching [lo, hi]. */
 static int released(const ft_alloc_t *a, CUdeviceptr lo, CUdeviceptr hi, int runs) {
-  return runs ? a->vmm && a->base <= hi && a->base + a->size >= lo : a->base == lo;
+  return runs ? ft_run_touches(a, lo, hi) : a->base == lo;
 }
 
 void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs) {

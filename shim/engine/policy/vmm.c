@@ -11,10 +11,6 @@
 
 #define ALL_HI (~(CUdeviceptr)0)
 
-static int touching(const ft_alloc_t *a, CUdeviceptr lo, CUdeviceptr hi) {
-  return a->vmm && a->base <= hi && a->base + a->size >= lo;
-}
-
 static int overlaps(const ft_alloc_t *a, CUdeviceptr lo, CUdeviceptr hi) {
   return a->base < hi && a->base + a->size > lo;
 }
@@ -22,7 +18,7 @@ static int overlaps(const ft_alloc_t *a, CUdeviceptr lo, CUdeviceptr hi) {
 /* Whether a record of a VMM run touches [lo, hi]. */
 static int any_touching(CUdeviceptr lo, CUdeviceptr hi) FT_REQUIRES(ft_eng_lock) {
   for (size_t i = 0; i < ft_reg_count(); i++)
-    if (touching(ft_reg_at(i), lo, hi)) return 1;
+    if (ft_run_touches(ft_reg_at(i), lo, hi)) return 1;
   return 0;
 }
 
@@ -50,7 +46,7 @@ static void span(CUdeviceptr *lo, CUdeviceptr *hi) FT_REQUIRES(ft_eng_lock) {
     grew = 0;
     for (size_t i = 0; i < ft_reg_count(); i++) {
       ft_alloc_t *a = ft_reg_at(i);
-      if (!touching(a, *lo, *hi)) continue;
+      if (!ft_run_touches(a, *lo, *hi)) continue;
       if (a->base < *lo) *lo = a->base, grew = 1;
       if (a->base + a->size > *hi) *hi = a->base + a->size, grew = 1;
     }
@@ -156,7 +152,7 @@ static void reform(CUdeviceptr lo, CUdeviceptr hi) FT_REQUIRES(ft_eng_lock) {
     p = a->base;
     int same = a->vmm && ft_vmm_next_run(&p, a->base + 1, &r0, &r1, &ok) && r0 == a->base &&
                r1 == a->base + a->size && ft_protected(a) == ok;
-    if (!touching(a, lo, hi) || same) {
+    if (!ft_run_touches(a, lo, hi) || same) {
       if (same) a->freeing = 0;
       i++;
       continue;
@@ -198,7 +194,7 @@ void ft_vmm_change_end(int ex, CUdeviceptr lo, size_t n, int ok) {
   else /* the driver refused: nothing changed */
     for (size_t i = 0; i < ft_reg_count(); i++) {
       ft_alloc_t *a = ft_reg_at(i);
-      if (touching(a, lo, hi)) a->freeing = 0;
+      if (ft_run_touches(a, lo, hi)) a->freeing = 0;
     }
   ft_unlock();
   if (ex) ft_op_exclusive_end();

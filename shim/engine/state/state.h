@@ -106,6 +106,12 @@ enum {
   FT_RP_LOST       /* written, but no restore point could be taken */
 };
 
+/* Whether a is a run of VMM-mapped memory touching [lo, hi] (overlapping it, or
+ * ending or starting right at it: a run a change there may join or cut). */
+static inline int ft_run_touches(const ft_alloc_t *a, CUdeviceptr lo, CUdeviceptr hi) {
+  return a->vmm && a->base <= hi && a->base + a->size >= lo;
+}
+
 /* Whether a (may be NULL) is under protection: it has a code (and so a context's
  * state) and has not left protection. */
 static inline int ft_protected(const ft_alloc_t *a) {
