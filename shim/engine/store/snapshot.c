@@ -265,6 +265,12 @@ static int join(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
     d->snap_stream = NULL, ok = 0;
   if (ok && !d->snap_ev && ft_drv.cuEventCreate(&d->snap_ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
     d->snap_ev = NULL, ok = 0;
+  /* The copies come after gpuft's own work in this context: a replay that gave up
+   * can leave its restores in flight on gpuft's stream, and a copy beside them
+   * would read half-restored data (snap_ev is recorded again behind the copies: a
+   * wait takes the record current when it is made) */
+  ok = ok && ft_drv.cuEventRecord(d->snap_ev, d->stream) == CUDA_SUCCESS &&
+       ft_drv.cuStreamWaitEvent(d->snap_stream, d->snap_ev, 0) == CUDA_SUCCESS;
   ft_dev_leave(in);
   if (!ok) return -1;
   g_pdev[g_npdev++] = d;
