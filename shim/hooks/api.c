@@ -20,12 +20,11 @@ FT_API int gpuft_debug_code_range(unsigned long long dptr, unsigned long long *c
                                   unsigned long long *code_bytes) {
   ft_init();
   ft_lock();
-  ft_alloc_t *a = ft_reg_find((CUdeviceptr)dptr);
-  int ok = ft_protected(a);
-  if (ok) {
-    if (code) *code = a->code;
-    if (code_bytes) *code_bytes = a->code_bytes;
-  }
+  CUdeviceptr c = 0;
+  size_t cb = 0;
+  int ok = ft_code_of((CUdeviceptr)dptr, &c, &cb) == 0;
   ft_unlock();
+  if (ok && code) *code = c;
+  if (ok && code_bytes) *code_bytes = cb;
   return ok ? 0 : -1;
 }

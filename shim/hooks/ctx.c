@@ -33,11 +33,7 @@ static void forget(CUcontext c) {
   ft_lock();
   ft_dev_t *d = ft_dev_find(c);
   if (d) ft_jobs_forget(d, NULL);
-  for (size_t i = ft_reg_count(); i-- > 0;) {
-    ft_alloc_t *a = ft_reg_at(i);
-    if (a->ctx != c) continue;
-    ft_alloc_untrack(a); /* (its jobs too: registry.c) */
-  }
+  ft_ctx_untrack(c);
   if (d) ft_dev_release(d);
   ft_ord_forget_ctx(c);
   ft_unlock();

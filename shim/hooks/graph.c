@@ -12,7 +12,6 @@
 
 #include "access.h"
 #include "hooks.h"
-#include "launch.h"
 
 /* An executable graph gpuft instantiated a clone for (engine lock). */
 #define MAX_SET 32
@@ -225,13 +224,13 @@ static int nodes_of(CUgraph g, CUgraphNode *out, size_t *n, int depth) FT_REQUIR
 }
 
 /* All of the allocation holding p, read or written by a copy or memset node. */
-static int use_whole(CUdeviceptr p, int write, ref_t *refs, int n) FT_REQUIRES(ft_eng_lock) {
+static int use_whole(CUdeviceptr p, int write, ft_ref_t *refs, int n) FT_REQUIRES(ft_eng_lock) {
   ft_alloc_t *a = p ? ft_reg_find(p) : NULL;
   if (!ft_protected(a)) return n;
   int k = 0;
   while (k < n && refs[k].a != a) k++;
   if (k == n) {
-    if (n == MAX_REFS) return -1;
+    if (n == FT_MAX_REFS) return -1;
     memset(&refs[n], 0, sizeof refs[n]);
     refs[n].a = a;
     refs[n].acc = FT_ACC_READ;
@@ -260,7 +259,7 @@ static CUdeviceptr copy_end(CUmemorytype t, CUdeviceptr dev, size_t x, size_t y,
 /* The merged uses of the nodes: their count, or -1 (unknown). *side: why the launch
  * cannot be replayed (host nodes, copies from host memory, impure kernels);
  * *host_writes: nodes copy to host memory (replayable until the program may look). */
-static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *refs, const char **side,
+static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ft_ref_t *refs, const char **side,
                       int *facts, int *host_writes) FT_REQUIRES(ft_eng_lock) {
   int n = 0;
   for (size_t i = 0; i < nn && n >= 0; i++) {
@@ -273,7 +272,7 @@ static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ref_t *r
         CUfunction f = p.func ? p.func : (CUfunction)p.kern;
         const unsigned grid[3] = {p.gridDimX, p.gridDimY, p.gridDimZ};
         const unsigned block[3] = {p.blockDimX, p.blockDimY, p.blockDimZ};
-        n = ft_kernel_refs(d, f, p.kernelParams, p.extra, grid, block, refs, n, MAX_REFS, side, facts);
+        n = ft_kernel_refs(d, f, p.kernelParams, p.extra, grid, block, refs, n, FT_MAX_REFS, side, facts);
         break;
       }
       case CU_GRAPH_NODE_TYPE_MEMCPY: {
@@ -335,7 +334,7 @@ CUresult ft_graph_launch(CUgraphExec g, CUstream s, int ptsz, ft_hook_id_t id) {
     ft_dev_t *d = ft_dev_current();
     gx_t *x = *find(g);
     size_t nn = 0;
-    ref_t refs[MAX_REFS];
+    ft_ref_t refs[FT_MAX_REFS];
     const char *side = NULL;
     int facts = 1, host_writes = 0;
     /* (the clone's nodes are gpuft's own: read under the lock, as destroyed() and changed() drop it) */

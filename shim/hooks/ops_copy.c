@@ -11,14 +11,6 @@
 #include "hooks.h"
 #include "inject.h"
 
-/* The protected allocation holding all of [p, p+n), or NULL (lock held). */
-static ft_alloc_t *protected_range(CUdeviceptr p, size_t n) FT_REQUIRES(ft_eng_lock) {
-  ft_alloc_t *a = ft_reg_find(p);
-  if (!ft_protected(a)) return NULL;
-  if (n > a->size - (size_t)(p - a->base)) return NULL; /* the driver will refuse */
-  return a;
-}
-
 static int is_host_memory(const void *p) {
   unsigned type = 0;
   CUresult r = ft_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
@@ -49,8 +41,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   /* nothing to protect, or a source gpuft must not read: the driver answers */
   if (!n || !ft_host_readable(src, n)) return CUDA_SUCCESS;
   ft_lock();
-  ft_alloc_t *a = protected_range(dst, n);
-  int again = a && a->h2d_epoch == ft_epoch && !ft_log_h2d_supersede(a, dst - a->base, n);
+  int again = ft_upload_again(dst, n);
   ft_unlock();
   if (again) {
     /* a second upload to it in one epoch that does not replace the first: the
@@ -60,18 +51,7 @@ static CUresult h2d(CUdeviceptr dst, const void *src, size_t n, CUstream s, int 
   }
   FT_OP_BEGIN();
   ft_lock();
-  a = protected_range(dst, n);
-  CUresult r = CUDA_SUCCESS;
-  if (a) {
-    *handled = 1;
-    size_t off = (size_t)(dst - a->base);
-    /* (not at rest until the operation ends: the upload lets go of the lock
-     * between chunks) */
-    ft_rest_write_begin(a, FT_STREAM(s, ptsz), off == 0 && n == a->size, off, n);
-    r = ft_upload_relocking(a->dev, &a, off, src, n, FT_STREAM(s, ptsz), sync);
-    if (a && r == CUDA_SUCCESS) ft_log_h2d(a, off, n);
-    if (a) ft_rest_write_end(a, FT_STREAM(s, ptsz));
-  }
+  CUresult r = ft_copy_upload_relocking(dst, src, n, FT_STREAM(s, ptsz), sync, handled);
   ft_unlock();
   ft_op_end();
   if (sync && *handled && r == CUDA_SUCCESS) {
@@ -116,22 +96,8 @@ H2D_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, 1)
 
 /* After the DMA of [src, src+n) on stream s: verify the groups it read. */
 static void verify_read(CUdeviceptr src, size_t n, CUstream s, int why, ft_alloc_t **out) {
-  *out = NULL;
-  if (!n) return;
   ft_lock();
-  ft_alloc_t *a = protected_range(src, n);
-  if (a) a->read_since_upload = 1;
-  if (a && ft_rest_read(a, s)) {
-    uint64_t off = src - a->base;
-    if (ft_job_issue(a->dev, why, a, ft_group_of(off), ft_groups_of(off + n), s, NULL, -1) == 0)
-      *out = a;
-    else
-      ft_rest_verify_owed(a); /* not issued: verified when it comes to rest */
-  } else if (a && a->read_owed) {
-    /* what kernels read of it is owed a check (GPUFT_CHECK=epoch): a synchronous
-     * read-back settles it first, and is copied again if a replay rewrote it */
-    *out = a;
-  }
+  *out = ft_copy_read(src, n, s, why);
   ft_unlock();
 }
 
@@ -144,15 +110,12 @@ static void log_d2h(void *host, CUdeviceptr src, size_t n, CUstream s, int sync)
 
 /* The source of a synchronous read-back needed repairing after every copy: what
  * the program received is not known good. */
-static CUresult d2h_unsettled(ft_alloc_t *a, CUdeviceptr src) {
+static CUresult d2h_unsettled(CUdeviceptr src) {
   ft_lock();
-  ft_st.detected++; /* found again after its last repair: an error event of its own */
-  ft_st.uncorrectable++;
-  ft_event(a, src - a->base, -1, "damaged again at every copy of a read-back", FT_OUT_UNCORRECTABLE,
-           "device-to-host copy");
+  uint64_t id = ft_copy_read_unsettled(src);
   ft_unlock();
   FT_WARN_CAPPED(8, "a read-back from allocation #%ju was damaged at each of its copies: the "
-                 "program may have received damaged bytes", (uintmax_t)a->id);
+                 "program may have received damaged bytes", (uintmax_t)id);
   if (FT_OPT(ON_FAIL) == FT_ONFAIL_ABORT) abort();
   if (FT_OPT(ON_FAIL) == FT_ONFAIL_EXIT) exit(FT_ONFAIL_EXIT_STATUS); /* (the report at exit) */
   return FT_OPT(ON_FAIL) == FT_ONFAIL_WARN ? CUDA_SUCCESS : CUDA_ERROR_ECC_UNCORRECTABLE;
@@ -177,7 +140,7 @@ static CUresult d2h_settle(ft_alloc_t *a, CUstream s, void *dst, CUdeviceptr src
     FT_DEBUG("read-back of %zu bytes at %#llx: verified%s", n, (unsigned long long)src,
              repaired ? ", repaired: copying again" : "");
     if (!repaired) break;
-    if (copies > max) return d2h_unsettled(a, src);
+    if (copies > max) return d2h_unsettled(src);
     r = ptsz ? ft_real.cuMemcpyDtoH_v2_ptds(dst, src, n) : ft_real.cuMemcpyDtoH_v2(dst, src, n);
     if (r != CUDA_SUCCESS) return r;
     ft_lock();
@@ -237,49 +200,15 @@ D2H_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, 1)
 
 /* Before a device-to-device copy into [dst, dst+n) on stream s. */
 static void before_d2d(CUdeviceptr dst, size_t n, CUstream s) {
-  if (!n) return;
   ft_lock();
-  ft_alloc_t *da = protected_range(dst, n);
-  if (da) ft_rest_write_begin(da, s, dst == da->base && n == da->size, dst - da->base, n);
+  ft_copy_d2d_begin(dst, n, s);
   ft_unlock();
 }
 
 /* After [src, src+n) was copied to [dst, dst+n) on stream s. */
 static void after_d2d(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-  if (!n) return;
   ft_lock();
-  ft_log_d2d(dst, src, n);
-  ft_alloc_t *da = protected_range(dst, n), *sa = protected_range(src, n);
-  if (sa) sa->read_since_upload = 1;
-  int src_clean = sa && ft_rest_read(sa, s);
-  if (src_clean) {
-    uint64_t off = src - sa->base;
-    if (ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, ft_group_of(off),
-                     ft_groups_of(off + n), s, NULL, -1))
-      ft_rest_verify_owed(sa);
-  }
-  if (da) {
-    uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
-    int whole = doff == 0 && n == da->size;
-    int aligned = src_clean && doff % FT_GROUP_BYTES == 0 && soff % FT_GROUP_BYTES == 0 &&
-                  (n % FT_GROUP_BYTES == 0 || (doff + n == da->size && soff + n == sa->size)) &&
-                  ft_coded_all_in(sa, ft_group_of(soff), ft_groups_of(soff + n));
-    if (!whole) ft_coded_begin(da); /* never written: only the range */
-    /* same block and group structure: the codes travel with the data, so an error in
-     * the source stays detectable in the copy */
-    if (aligned && (da->state == FT_ST_CLEAN || whole) &&
-        ft_code_copy(NULL, sa->code, sa->size, ft_group_of(soff), ft_groups_of(soff + n), da->code, da->size,
-                     ft_group_of(doff), s) == 0) {
-      ft_coded_mark(da, ft_group_of(doff), ft_groups_of(doff + n));
-    } else if (da->state == FT_ST_CLEAN || whole) {
-      ft_reencode(da->dev, da, ft_group_of(doff), ft_groups_of(doff + n), s);
-    } else {
-      ft_reencode(da->dev, da, 0, ft_groups_of(da->size), s);
-    }
-    if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
-    ft_content_changed(da);
-    ft_rest_write_end(da, s);
-  }
+  ft_copy_d2d_end(dst, src, n, s);
   ft_unlock();
 }
 
@@ -355,23 +284,19 @@ UNIFIED(cuMemcpyAsync_ptsz, 0, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, C
 
 /* ---- 2-D, 3-D and peer copies: re-encode what they write, verify what they read ---- */
 
+static int on_device(CUmemorytype t) { return t == CU_MEMORYTYPE_DEVICE || t == CU_MEMORYTYPE_UNIFIED; }
+
 /* Before a 2-D, 3-D or peer copy writes into dptr: it is re-encoded whole after,
  * so what the copy does not overwrite is verified and repaired first. */
 static CUresult before_strided(const void *c, CUmemorytype dt, CUdeviceptr dptr, CUstream s) {
-  if (!c || (dt != CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_UNIFIED)) return CUDA_SUCCESS;
+  if (!c || !on_device(dt)) return CUDA_SUCCESS;
   return ft_rewrite_before(dptr, s, 1);
 }
 
 static void after_strided(CUmemorytype dt, CUdeviceptr dptr, CUmemorytype st, CUdeviceptr sptr,
                           CUstream s) {
   ft_lock();
-  ft_epoch_unreplayable("a 2-D, 3-D or peer copy");
-  ft_alloc_t *da = (dt == CU_MEMORYTYPE_DEVICE || dt == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(dptr) : NULL;
-  ft_alloc_t *sa = (st == CU_MEMORYTYPE_DEVICE || st == CU_MEMORYTYPE_UNIFIED) ? ft_reg_find(sptr) : NULL;
-  if (sa && sa->dev && sa->code && sa->state == FT_ST_CLEAN &&
-      ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, 0, ft_groups_of(sa->size), s, NULL, -1))
-    ft_rest_verify_owed(sa);
-  if (ft_protected(da)) ft_reencode_written(da, s);
+  ft_copy_strided_end(on_device(dt) ? dptr : 0, on_device(st) ? sptr : 0, s);
   ft_unlock();
 }
 

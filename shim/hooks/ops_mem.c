@@ -99,48 +99,11 @@ CUresult ft_on_cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
   return r;
 }
 
-/* ---- Memsets ----
- * A constant fill has a closed-form code: every full block of the fill has the
- * same V and D, every full group the same level-2 words, so the code arrays are
- * themselves filled (no device pass over the data). Groups at the edges of the
- * range are re-encoded on the device. */
+/* ---- Memsets: the engine's protocol around the driver's call (policy/copies.c) ---- */
 
-static void fill_code(ft_dev_t *d, ft_alloc_t *a, size_t off, size_t end, uint32_t pattern,
-                      CUstream s) FT_REQUIRES(ft_eng_lock) {
-  /* groups touched: [gfirst, glast); groups wholly inside (all 4 KiB): [gi0, gi1) */
-  uint64_t gfirst = ft_group_of(off), glast = ft_groups_of(end);
-  uint64_t gi0 = ft_groups_of(off), gi1 = ft_group_of(end);
-  if (gi1 <= gi0) {
-    ft_reencode(d, a, gfirst, glast, s);
-    return;
-  }
-  uint32_t w[FT_BLOCK_WORDS], vw[FT_GROUP_BLOCKS], dw[FT_GROUP_BLOCKS];
-  for (unsigned i = 0; i < FT_BLOCK_WORDS; i++) w[i] = pattern;
-  ft_pair_t blk = ft_encode_words(w, FT_BLOCK_WORDS);
-  for (unsigned i = 0; i < FT_GROUP_BLOCKS; i++) vw[i] = blk.v, dw[i] = blk.d;
-  ft_pair_t lv = ft_encode_words(vw, FT_GROUP_BLOCKS), ld = ft_encode_words(dw, FT_GROUP_BLOCKS);
-  uint64_t lo[6];
-  ft_code_group_offsets(a->size, gi0, lo);
-  uint64_t nblk = (gi1 - gi0) * FT_GROUP_BLOCKS, ngrp = gi1 - gi0;
-  const uint32_t val[6] = {blk.v, blk.d, lv.v, lv.d, ld.v, ld.d};
-  for (int k = 0; k < 6; k++) {
-    uint64_t count = k < 2 ? nblk : ngrp;
-    ft_real.cuMemsetD32Async(a->code + lo[k], val[k], count, s);
-  }
-  ft_coded_mark(a, gi0, gi1);
-  if (gfirst < gi0) ft_reencode(d, a, gfirst, gi0, s);
-  if (gi1 < glast) ft_reencode(d, a, gi1, glast, s);
-}
-
-/* Before a memset of [p, p+bytes) on stream s: the restore point, and the
- * verification of what it does not overwrite. dense: every byte of the range is
- * written (a 2-D memset leaves the bytes between its rows). */
 static void before_memset(CUdeviceptr p, size_t bytes, CUstream s, int dense) {
-  if (!bytes) return;
   ft_lock();
-  ft_alloc_t *a = ft_reg_find(p);
-  if (ft_protected(a) && bytes <= a->size - (p - a->base))
-    ft_rest_write_begin(a, s, dense && p == a->base && bytes == a->size, p - a->base, bytes);
+  ft_memset_begin(p, bytes, s, dense);
   ft_unlock();
 }
 
@@ -150,29 +113,10 @@ static void log_memset(CUdeviceptr p, uint32_t pattern, size_t n, int elem) {
   ft_unlock();
 }
 
-/* After a memset of [p, p+bytes) with 32-bit pattern on stream s (enqueued after
- * it in the same stream, so the code follows the data in stream order). */
 static void after_memset(CUdeviceptr p, size_t bytes, uint32_t pattern, int pattern_ok,
                          CUstream s) {
-  if (!bytes) return;
   ft_lock();
-  ft_alloc_t *a = ft_reg_find(p);
-  ft_dev_t *d = a ? a->dev : NULL;
-  if (!pattern_ok) ft_epoch_unreplayable("a 2-D memset");
-  if (d && ft_protected(a)) {
-    size_t off = (size_t)(p - a->base), end = off + bytes;
-    if (end > a->size) end = a->size;
-    if (!(off == 0 && end == a->size)) ft_coded_begin(a); /* never written: only the range */
-    if (a->state != FT_ST_CLEAN && !(off == 0 && end == a->size))
-      ft_reencode(d, a, 0, ft_groups_of(a->size), s);
-    else if (pattern_ok && off % 4 == 0)
-      fill_code(d, a, off, end, pattern, s);
-    else
-      ft_reencode(d, a, ft_group_of(off), ft_groups_of(end), s);
-    if (a->state != FT_ST_CLEAN) ft_set_state(a, FT_ST_CLEAN);
-    ft_content_changed(a); /* the checkpoint no longer equals the content */
-    ft_rest_write_end(a, s);
-  }
+  ft_memset_end(p, bytes, pattern, pattern_ok, s);
   ft_unlock();
 }
 

@@ -158,16 +158,13 @@ GRAPH(cuGraphLaunch_ptsz, 1)
  * leaves would otherwise be taken in as data, errors included). */
 static void touching(CUdeviceptr p, CUstream s) {
   ft_lock();
-  ft_alloc_t *a = ft_reg_find(p);
-  if (ft_protected(a)) ft_rest_write_begin(a, s, 0, 0, a->size);
+  ft_write_unmodelled_begin(p, s);
   ft_unlock();
 }
 
 static void touched(CUdeviceptr p, CUstream s) {
   ft_lock();
-  ft_epoch_unreplayable("an unmodelled write (stream memory operation, batch copy)");
-  ft_alloc_t *a = ft_reg_find(p);
-  if (ft_protected(a)) ft_reencode_written(a, s);
+  ft_write_unmodelled_end(p, s);
   ft_unlock();
 }
 
@@ -180,8 +177,7 @@ static void touch_all(const CUdeviceptr *p, size_t n, CUstream s, int after) {
   size_t nseen = 0;
   for (size_t i = 0; p && i < n; i++) {
     ft_lock();
-    ft_alloc_t *a = ft_reg_find(p[i]);
-    uint64_t id = a ? a->id : 0;
+    uint64_t id = ft_alloc_id_at(p[i]);
     ft_unlock();
     int dup = 0;
     for (size_t k = 0; id && seen && k < nseen && !dup; k++) dup = seen[k] == id;

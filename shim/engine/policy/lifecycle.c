@@ -220,3 +220,10 @@ void ft_engine_wire(void) {
   ft_obs.before_upload = ft_snap_before_upload;
   ft_obs.before_write = ft_snap_before_write;
 }
+
+void ft_ctx_untrack(CUcontext c) {
+  for (size_t i = ft_reg_count(); i-- > 0;) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->ctx == c) ft_alloc_untrack(a); /* (its jobs too: registry.c) */
+  }
+}

@@ -30,6 +30,101 @@ void ft_rest_write_end(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
  * rest under a code); an in-flight `a` that came to rest is encoded instead. */
 int ft_rest_read(ft_alloc_t *a, CUstream s) FT_REQUIRES(ft_eng_lock);
 
+/* ---- The protocol of a launch (launches.c) ---- */
+#define FT_MAX_REFS 64
+/* One allocation a launch uses. */
+typedef struct {
+  ft_alloc_t *a;
+  int acc;  /* FT_ACC_*: the most writing of its slots */
+  int slot; /* a slot of that access, for learning (-1: none) */
+  /* the bytes of a the launch may read and write, by the kernel's range facts
+   * (DESIGN.md 5): [lo, hi) from a's base per direction, empty when lo == hi;
+   * whole: unbounded, all of a */
+  int64_t lo[2], hi[2];
+  uint8_t whole[2];
+} ft_ref_t;
+
+/* Makes the program's own call (a launch, a graph launch) exactly as it was made. */
+typedef CUresult (*ft_launch_fn)(const void *call);
+
+/* What a launch's log entry needs (graph: an executable graph's launch). */
+typedef struct {
+  CUfunction f;
+  int coop;
+  const unsigned *grid, *block;
+  unsigned shmem;
+  const uint8_t *buf;
+  size_t len;
+  CUgraphExec graph;
+  int facts; /* a graph: every kernel node's uses come from its PTX (checks before use may repair) */
+  int host_writes; /* a graph: nodes copy to host memory */
+} ft_logged_t;
+
+/* The parameter buffer of a launch of fn as the kernel will see it (from the
+ * launch's params or extra): 0 with *len set, or -1 when it cannot be read. */
+int ft_param_bytes(const ft_func_t *fn, void **params, void **extra, uint8_t *buf, size_t *len);
+/* The uses of one launch of fn with parameter bytes buf (refs, at most FT_MAX_REFS):
+ * their count, or -1 when they cannot be known (more allocations than that); *side:
+ * why the launch could not be replayed (it writes managed or mapped host memory,
+ * or memory reached other than through its arguments), or NULL. Lock held. */
+int ft_launch_uses(ft_dev_t *d, ft_func_t *fn, const uint8_t *buf, size_t len, const unsigned grid[3],
+                   const unsigned block[3], ft_ref_t *refs, const char **side) FT_REQUIRES(ft_eng_lock);
+/* The uses of one launch of kernel f (its arguments as the launch gives them),
+ * merged into refs[0, n) (an allocation used twice: the more writing access, the
+ * union of the bytes). Returns the new count, or -1 when they cannot be known (the
+ * arguments unreadable, more than cap allocations); *side says why the launch could
+ * not be replayed, or stays; *facts is cleared when the kernel's uses do not come
+ * from its PTX. Engine lock held. */
+int ft_kernel_refs(ft_dev_t *d, CUfunction f, void **params, void **extra, const unsigned grid[3],
+                   const unsigned block[3], ft_ref_t *refs, int n, int cap, const char **side, int *facts)
+    FT_REQUIRES(ft_eng_lock);
+/* The protocol of a launch whose uses are known (refs: a kernel's, or the merged
+ * uses of a graph's nodes; fn NULL for a graph): restore points and checks before
+ * what it may write, the program's call made without the engine lock, then what it
+ * only read verified after it (or owed), what it wrote re-encoded behind it or left
+ * in flight, and the launch logged for replay (side: why it cannot be replayed, or
+ * NULL). Engine lock held, operation lock shared; both as they were on return. */
+CUresult ft_protect_refs(ft_dev_t *d, ft_func_t *fn, ft_ref_t *refs, int nref, CUstream s,
+                         ft_launch_fn real, const void *call, const char *side,
+                         const ft_logged_t *lg) FT_REQUIRES(ft_eng_lock);
+
+/* ---- Copies and memsets (copies.c); engine lock held ---- */
+/* The protected allocation holding all of [p, p+n), or NULL. */
+ft_alloc_t *ft_range_protected(CUdeviceptr p, size_t n) FT_REQUIRES(ft_eng_lock);
+/* The id of the allocation holding p, 0 if none. */
+uint64_t ft_alloc_id_at(CUdeviceptr p) FT_REQUIRES(ft_eng_lock);
+/* An upload to [dst, dst+n) would be the second one of its allocation in this epoch
+ * and not replace the first (the epoch must end first). */
+int ft_upload_again(CUdeviceptr dst, size_t n) FT_REQUIRES(ft_eng_lock);
+/* The upload of [src, src+n) to protected [dst, dst+n) on stream s through the
+ * upload pipeline (*handled: 1), or nothing (*handled: 0, not protected). Lets go
+ * of the lock between chunks. */
+CUresult ft_copy_upload_relocking(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync,
+                                  int *handled) FT_REQUIRES(ft_eng_lock);
+/* After the DMA of a read-back of [src, src+n) on stream s: the groups it read
+ * verified behind it. The allocation a synchronous read-back settles (commits,
+ * copies again if repaired), or NULL. */
+ft_alloc_t *ft_copy_read(CUdeviceptr src, size_t n, CUstream s, int why) FT_REQUIRES(ft_eng_lock);
+/* A read-back's source needed repairing after every copy: counted and reported;
+ * the allocation's id (0: freed meanwhile). */
+uint64_t ft_copy_read_unsettled(CUdeviceptr src) FT_REQUIRES(ft_eng_lock);
+/* Before and after a device-to-device (or peer) copy of n bytes from src to dst. */
+void ft_copy_d2d_begin(CUdeviceptr dst, size_t n, CUstream s) FT_REQUIRES(ft_eng_lock);
+void ft_copy_d2d_end(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) FT_REQUIRES(ft_eng_lock);
+/* After a 2-D, 3-D or peer copy into device address dptr from sptr (0: host memory
+ * or an array): the source verified behind it, the destination re-encoded whole. */
+void ft_copy_strided_end(CUdeviceptr dptr, CUdeviceptr sptr, CUstream s) FT_REQUIRES(ft_eng_lock);
+/* Before and after a write gpuft does not model (a stream memory operation, a
+ * batch copy) into the allocation holding p: verified before, re-encoded after. */
+void ft_write_unmodelled_begin(CUdeviceptr p, CUstream s) FT_REQUIRES(ft_eng_lock);
+void ft_write_unmodelled_end(CUdeviceptr p, CUstream s) FT_REQUIRES(ft_eng_lock);
+/* Before and after a memset of [p, p+bytes) on stream s (dense: every byte of the
+ * range is written, not a 2-D one's rows; pattern: the 32-bit fill, when
+ * pattern_ok, whose code is written in closed form). */
+void ft_memset_begin(CUdeviceptr p, size_t bytes, CUstream s, int dense) FT_REQUIRES(ft_eng_lock);
+void ft_memset_end(CUdeviceptr p, size_t bytes, uint32_t pattern, int pattern_ok, CUstream s)
+    FT_REQUIRES(ft_eng_lock);
+
 /* ---- Lifecycle (lifecycle.c) ---- */
 /* Release a context's gpuft state (module, stream, ledger, staging) while the
  * context still exists; the slot can serve a later context. Engine lock held. */
@@ -44,6 +139,8 @@ ft_alloc_t *ft_alloc_track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed)
 int ft_alloc_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock);
 /* Stop tracking an allocation: its code, checkpoint and shadow go (ops_mem.c). */
 void ft_alloc_untrack(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
+/* Every allocation of context c untracked (the context is going away). */
+void ft_ctx_untrack(CUcontext c) FT_REQUIRES(ft_eng_lock);
 /* The same in two steps: out of the registry (ft_reg_remove: its code can still be
  * read, a new record may take its place), then its end. */
 void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);

@@ -75,3 +75,11 @@ void ft_reg_remove(ft_alloc_t *a) {
 
 size_t ft_reg_count(void) { return g_n; }
 ft_alloc_t *ft_reg_at(size_t i) { return i < g_n ? g_v[i] : NULL; }
+
+int ft_code_of(CUdeviceptr p, CUdeviceptr *code, size_t *code_bytes) {
+  ft_alloc_t *a = ft_reg_find(p);
+  if (!ft_protected(a)) return -1;
+  *code = a->code;
+  *code_bytes = a->code_bytes;
+  return 0;
+}

@@ -158,6 +158,8 @@ void ft_coded_runs(const ft_alloc_t *a, ft_runs_t *out);
 /* All registry functions expect the engine lock held. */
 ft_alloc_t *ft_reg_find(CUdeviceptr p) FT_REQUIRES(ft_eng_lock); /* allocation containing p, or NULL */
 ft_alloc_t *ft_reg_find_base(CUdeviceptr base) FT_REQUIRES(ft_eng_lock);
+/* The code buffer of the protected allocation holding p: 0, or -1 (none). */
+int ft_code_of(CUdeviceptr p, CUdeviceptr *code, size_t *code_bytes) FT_REQUIRES(ft_eng_lock);
 ft_alloc_t *ft_reg_below(CUdeviceptr p) FT_REQUIRES(ft_eng_lock); /* the last allocation with base <= p, or NULL */
 ft_alloc_t *ft_reg_above(CUdeviceptr p) FT_REQUIRES(ft_eng_lock); /* the first allocation with base > p, or NULL */
 uint64_t ft_reg_generation(void);        /* changes whenever an allocation is tracked */
