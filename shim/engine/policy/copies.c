@@ -74,18 +74,10 @@ void ft_copy_d2d_begin(CUdeviceptr dst, size_t n, CUstream s) {
   if (da) ft_rest_write_begin(da, s, dst == da->base && n == da->size, dst - da->base, n);
 }
 
-void ft_copy_d2d_end(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-  if (!n) return;
-  ft_log_d2d(dst, src, n);
-  ft_alloc_t *da = ft_range_protected(dst, n), *sa = ft_range_protected(src, n);
-  if (sa) sa->read_since_upload = 1;
-  int src_clean = sa && ft_rest_read(sa, s);
-  if (src_clean) {
-    uint64_t off = src - sa->base;
-    if (ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, ft_group_of(off), ft_groups_of(off + n), s, NULL, -1))
-      ft_rest_verify_owed(sa);
-  }
-  if (!da) return;
+/* The destination of a device-to-device copy: the codes copied over when the
+ * layouts match, else re-encoded. */
+static void d2d_dst(ft_alloc_t *da, CUdeviceptr dst, ft_alloc_t *sa, CUdeviceptr src, size_t n, CUstream s,
+                    int src_clean) FT_REQUIRES(ft_eng_lock) {
   uint64_t doff = dst - da->base, soff = sa ? src - sa->base : 1;
   int whole = doff == 0 && n == da->size;
   int aligned = src_clean && doff % FT_GROUP_BYTES == 0 && soff % FT_GROUP_BYTES == 0 &&
@@ -106,6 +98,23 @@ void ft_copy_d2d_end(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   if (da->state != FT_ST_CLEAN) ft_set_state(da, FT_ST_CLEAN);
   ft_content_changed(da);
   ft_rest_write_end(da, s);
+}
+
+void ft_copy_d2d_end(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  if (!n) return;
+  ft_log_d2d(dst, src, n);
+  ft_alloc_t *da = ft_range_protected(dst, n), *sa = ft_range_protected(src, n);
+  if (sa) sa->read_since_upload = 1;
+  int src_clean = sa && ft_rest_read(sa, s);
+  if (da) d2d_dst(da, dst, sa, src, n, s, src_clean);
+  /* The source's check comes last on s, behind everything that reads the source
+   * (the codes copied over): a commit repairs what it finds on gpuft's stream once
+   * it sees the check done, and would otherwise write what a copy still reads */
+  if (src_clean) {
+    uint64_t off = src - sa->base;
+    if (ft_job_issue(sa->dev, FT_WHY_COPY_SRC, sa, ft_group_of(off), ft_groups_of(off + n), s, NULL, -1))
+      ft_rest_verify_owed(sa);
+  }
 }
 
 /* ---- strided and unmodelled writes: re-encoded whole ---- */
