@@ -56,6 +56,11 @@ typedef struct {
 } ft_drv_t;
 extern ft_drv_t ft_drv;
 extern int ft_drv_complete; /* every entry of reals.def was found */
+/* Fill ft_real and ft_drv from driver library lib (a dlopen handle) with
+ * ft_real_dlsym; is_own(id, p): p is gpuft's own hook for hook id, not the driver's
+ * (NULL: no check). Sets ft_drv_complete; returns how many hooked entry points the
+ * driver lacks. */
+size_t ft_real_fill(void *lib, int (*is_own)(int id, const void *p));
 /* The simulator's check of gpuft's launch decisions (sim/simcuda.h,
  * simcudaDeclareUnwritten); NULL on a real driver, or once the check said it is off. */
 typedef int (*ft_sim_declare_fn)(const uint64_t *bases, size_t n);

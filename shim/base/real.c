@@ -18,3 +18,26 @@ const char *const ft_hook_names[FT_N_HOOKS] = {
 #include "hooks.def"
 #undef FT_HOOK
 };
+
+size_t ft_real_fill(void *lib, int (*is_own)(int id, const void *p)) {
+  size_t missing = 0;
+  int id = 0;
+#define FT_HOOK(cls, name, pfn, params, args)                         \
+  ft_real.name = (pfn)ft_real_dlsym(lib, #name);                      \
+  if (is_own && is_own(id, (const void *)ft_real.name)) ft_real.name = NULL; \
+  if (!ft_real.name) missing++;                                       \
+  id++;
+#include "hooks.def"
+#undef FT_HOOK
+  size_t missing_drv = 0;
+#define FT_REAL(name, pfn)                                    \
+  ft_drv.name = (pfn)ft_real_dlsym(lib, #name);               \
+  if (!ft_drv.name) {                                         \
+    missing_drv++;                                            \
+    FT_DEBUG("the driver lacks %s", #name);                   \
+  }
+#include "reals.def"
+#undef FT_REAL
+  ft_drv_complete = missing_drv == 0;
+  return missing;
+}

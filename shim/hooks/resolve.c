@@ -63,6 +63,9 @@ void *ft_hook_for_real(const void *real) {
   return NULL;
 }
 
+/* dlsym gave back gpuft's own hook (the driver lacks the entry point) */
+static int is_own(int id, const void *p) { return p == ft_hooks[id].hook; }
+
 static void resolve(void) {
   ft_options_init();
   ft_resolve_dlsym();
@@ -75,24 +78,8 @@ static void resolve(void) {
     FT_DEBUG("no CUDA driver (libcuda.so.1): %s", dlerror());
     return;
   }
-  size_t missing = 0;
-#define FT_HOOK(cls, name, pfn, params, args)                      \
-  ft_real.name = (pfn)ft_real_dlsym(g_libcuda, #name);             \
-  if (ft_real.name == (pfn)(void *)name) ft_real.name = NULL;      \
-  if (!ft_real.name) missing++;
-#include "hooks.def"
-#undef FT_HOOK
+  size_t missing = ft_real_fill(g_libcuda, is_own);
   if (missing) FT_DEBUG("%zu hooked entry points are absent from this driver", missing);
-  size_t missing_drv = 0;
-#define FT_REAL(name, pfn)                                    \
-  ft_drv.name = (pfn)ft_real_dlsym(g_libcuda, #name);         \
-  if (!ft_drv.name) {                                         \
-    missing_drv++;                                            \
-    FT_DEBUG("the driver lacks %s", #name);                   \
-  }
-#include "reals.def"
-#undef FT_REAL
-  ft_drv_complete = missing_drv == 0;
   ft_sim_declare_unwritten = (ft_sim_declare_fn)ft_real_dlsym(g_libcuda, "simcudaDeclareUnwritten");
   ft_drv_is_sim = ft_real_dlsym(g_libcuda, "simcudaGetStats") != NULL;
   for (int i = 0; i < FT_N_HOOKS; i++) {

@@ -62,7 +62,7 @@ void ft_dev_teardown(ft_dev_t *d);
 int ft_dev_count(void);
 /* Drop the jobs of context d (it is gone: no result will come), or detach those of
  * allocation a (its memory is gone; they keep their slots until done). */
-void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a);
+void ft_jobs_forget(const ft_dev_t *d, ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
 extern ftk_driver_t ft_kdrv;
 
 /* ---- Jobs (ledger.c) ---- */
@@ -130,6 +130,12 @@ FT_MUST_CHECK int ft_job_issue_copy(ft_dev_t *d, int why, ft_alloc_t *a, uint64_
                                     CUdeviceptr dst, CUstream stream, struct ft_func_s *fn,
                                     int argslot, int fix) FT_REQUIRES(ft_eng_lock);
 int ft_jobs_pending(void);
+/* The jobs issued and not retired, oldest first (engine lock held); a job's result
+ * in the ledger (final once done is 1); retire j (prev: the one before it, or NULL),
+ * freeing its slot. */
+ft_job_rec_t *ft_job_head(void) FT_REQUIRES(ft_eng_lock);
+ftk_job_t *ft_job_result(ft_job_rec_t *j);
+void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j) FT_REQUIRES(ft_eng_lock);
 /* Set by a commit while it replays (engine lock). */
 extern int ft_replaying;
 /* Jobs one operation may issue at most (a launch, per referenced allocation: a

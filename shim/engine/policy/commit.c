@@ -13,10 +13,6 @@
 #include "access.h"
 #include "quarantine.h"
 
-ft_job_rec_t *ft_job_head(void);
-void ft_job_retire(ft_job_rec_t *prev, ft_job_rec_t *j);
-ftk_job_t *ft_job_result(ft_job_rec_t *j);
-
 static CUresult g_verdict = CUDA_SUCCESS;
 /* Damaged data was used, but the commit that found it ran inside an operation:
  * the next commit at a synchronisation point replays. */

@@ -1,0 +1,176 @@
+/* test_mech.c: the engine's mechanisms and stores called directly, the simulator as
+ * the driver (no hooks, nothing interposed): an upload through the store encodes,
+ * the ledger's jobs find bits flipped behind gpuft's back and name their groups, a
+ * check before use repairs them on the device, a full ledger refuses, and jobs of
+ * an allocation that goes keep their slots until they are done. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "engine.h"
+
+static unsigned long long g_rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void) { /* xorshift64 */
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return g_rng;
+}
+
+/* The driver's tables filled from the simulator, a context made current, gpuft's
+ * state in it (module, stream, ledger). */
+static ft_dev_t *start(void) {
+  ft_options_init();
+  ft_real_dlsym = dlsym;
+  void *lib = dlopen(SIMCUDA_LIB, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  ft_real_fill(lib, NULL);
+  ft_ready = ft_enabled = 1;
+  CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(lib, "cuInit");
+  CUresult (*device_get)(CUdevice *, int) = (CUresult(*)(CUdevice *, int))dlsym(lib, "cuDeviceGet");
+  CUresult (*set_current)(CUcontext) = (CUresult(*)(CUcontext))dlsym(lib, "cuCtxSetCurrent");
+  CUdevice dev;
+  CUcontext ctx;
+  if (!init || !device_get || !set_current || init(0) || device_get(&dev, 0) ||
+      ft_real.cuDevicePrimaryCtxRetain(&ctx, dev) || set_current(ctx))
+    return NULL;
+  ft_lock();
+  ft_dev_t *d = ft_dev_current();
+  ft_unlock();
+  return d && d->ok ? d : NULL;
+}
+
+/* A protected allocation of n bytes holding data, uploaded through the store (so
+ * encoded on the host, at rest under its code). */
+static ft_alloc_t *uploaded(ft_dev_t *d, const uint32_t *data, size_t n) FT_REQUIRES(ft_eng_lock) {
+  CUdeviceptr p = 0;
+  if (ft_real.cuMemAlloc_v2(&p, n)) return NULL;
+  ft_alloc_t *a = ft_alloc_track(d, p, n, 0);
+  if (!a || ft_upload_relocking(d, &a, 0, data, n, d->stream, 1) != CUDA_SUCCESS || !a) return NULL;
+  if (ft_real.cuStreamSynchronize(d->stream)) return NULL;
+  return a->state == FT_ST_CLEAN ? a : NULL;
+}
+
+/* Bit `bit` of the word at byte off flipped with the driver's own copies: what a
+ * fault in the memory does, unseen by gpuft. */
+static int flip(const ft_alloc_t *a, size_t off, unsigned bit) {
+  uint32_t w;
+  if (ft_real.cuMemcpyDtoH_v2(&w, a->base + off, 4)) return -1;
+  w ^= 1u << bit;
+  return ft_real.cuMemcpyHtoD_v2(a->base + off, &w, 4) ? -1 : 0;
+}
+
+/* The one job not retired yet, once done (its result in *res), retired. */
+static int finish_one(ft_dev_t *d, ftk_job_t *res) FT_REQUIRES(ft_eng_lock) {
+  if (ft_real.cuStreamSynchronize(d->stream)) return -1;
+  ft_job_rec_t *j = ft_job_head();
+  if (!j || j->next) return -1;
+  ftk_job_t *r = ft_job_result(j);
+  if (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) return -1;
+  *res = *r;
+  ft_job_retire(NULL, j);
+  return 0;
+}
+
+/* In a loop of random places: one flipped bit is found by a verification job in
+ * its group and no other; a check before use finds it, repairs it on the device
+ * (the word is back) and says so; a clean allocation shows nothing. */
+TEST_IMPL(ledger_jobs_find_and_repair_flips) {
+  ft_dev_t *d = start();
+  ASSERT(d != NULL); /* the simulator loaded, a context, gpuft's state in it */
+  enum { N = 256 * 1024 };
+  uint32_t *data = malloc(N), *back = malloc(N);
+  ASSERT(data && back);
+  for (size_t i = 0; i < N / 4; i++) data[i] = (uint32_t)rnd();
+  ft_lock();
+  ft_alloc_t *a = uploaded(d, data, N);
+  ASSERT(a != NULL);
+  uint64_t ng = ft_groups_of(N);
+  ftk_job_t res;
+  ASSERT_EQ(ft_job_issue(d, FT_WHY_AT_REST, a, 0, ng, d->stream, NULL, -1), 0);
+  ASSERT_EQ(finish_one(d, &res), 0);
+  ASSERT_EQ(res.n_bad, 0u); /* what the host encoded, the device's check accepts */
+  for (int k = 0; k < 24; k++) {
+    size_t off = (rnd() % (N / 4)) * 4;
+    unsigned bit = (unsigned)(rnd() % 32);
+    uint64_t g = ft_group_of(off);
+    ASSERT_EQ(flip(a, off, bit), 0);
+    /* a plain check: found, in its group, the data left as it is */
+    ASSERT_EQ(ft_job_issue(d, FT_WHY_AT_REST, a, 0, ng, d->stream, NULL, -1), 0);
+    ASSERT_EQ(finish_one(d, &res), 0);
+    ASSERT_EQ(res.n_bad, 1u);
+    ASSERT_EQ(FTK_BAD_GROUP(res.bad[0]), g);
+    ASSERT(ft_real.cuMemcpyDtoH_v2(back, a->base, N) == CUDA_SUCCESS);
+    ASSERT_EQ(back[off / 4], data[off / 4] ^ (1u << bit));
+    /* a check over other groups only: not found */
+    if (g + 1 < ng) {
+      ASSERT_EQ(ft_job_issue(d, FT_WHY_AT_REST, a, g + 1, ng, d->stream, NULL, -1), 0);
+      ASSERT_EQ(finish_one(d, &res), 0);
+      ASSERT_EQ(res.n_bad, 0u);
+    }
+    /* a check before use: repaired on the device, and reported repaired */
+    ASSERT_EQ(ft_job_issue_fix(d, FT_WHY_BEFORE_READ, a, 0, ng, d->stream, NULL, -1), 0);
+    ASSERT_EQ(finish_one(d, &res), 0);
+    ASSERT_EQ(res.n_bad, 1u);
+    ASSERT_EQ(FTK_BAD_GROUP(res.bad[0]), g);
+    ASSERT(res.bad[0] & FTK_BAD_REPAIRED);
+    ASSERT(ft_real.cuMemcpyDtoH_v2(back, a->base, N) == CUDA_SUCCESS);
+    ASSERT_EQ(memcmp(back, data, N), 0);
+  }
+  CUdeviceptr base = a->base;
+  ft_alloc_untrack(a);
+  ft_unlock();
+  ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
+  free(data);
+  free(back);
+  return TEST_OK;
+}
+
+/* Jobs issued without being retired fill the ledger: the next one is refused
+ * (nothing enqueued, counted), none is lost; once they are retired there is room
+ * again. An allocation untracked with jobs in flight leaves them as orphans that
+ * keep their slots until their kernels are done. */
+TEST_IMPL(ledger_full_refuses_and_orphans_keep_slots) {
+  ft_dev_t *d = start();
+  ASSERT(d != NULL); /* the simulator loaded, a context, gpuft's state in it */
+  enum { N = 8192 };
+  uint32_t data[N / 4];
+  for (size_t i = 0; i < N / 4; i++) data[i] = (uint32_t)rnd();
+  ft_lock();
+  ft_alloc_t *a = uploaded(d, data, N);
+  ASSERT(a != NULL);
+  uint64_t refused = ft_st.verifications_refused;
+  int issued = 0;
+  while (issued <= FT_LEDGER_SLOTS && ft_job_issue(d, FT_WHY_AT_REST, a, 0, 1, d->stream, NULL, -1) == 0)
+    issued++;
+  ASSERT(issued > 0 && issued <= FT_LEDGER_SLOTS);
+  ASSERT_EQ(ft_st.verifications_refused, refused + 1);
+  ASSERT_EQ(ft_jobs_pending(), issued);
+  ASSERT_EQ(a->pending, issued);
+  /* the allocation goes with its jobs in flight: they keep their slots */
+  CUdeviceptr base = a->base;
+  ft_alloc_untrack(a);
+  ASSERT_EQ(ft_jobs_pending(), issued);
+  int orphans = 0;
+  for (ft_job_rec_t *j = ft_job_head(); j; j = j->next) orphans += j->a == NULL;
+  ASSERT_EQ(orphans, issued);
+  ASSERT(ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS);
+  while (ft_job_head()) {
+    ft_job_rec_t *j = ft_job_head();
+    ASSERT(__atomic_load_n(&ft_job_result(j)->done, __ATOMIC_ACQUIRE));
+    ft_job_retire(NULL, j);
+  }
+  ASSERT_EQ(ft_jobs_pending(), 0);
+  ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
+  /* room again */
+  ft_alloc_t *b = uploaded(d, data, N);
+  ASSERT(b != NULL);
+  ASSERT_EQ(ft_job_issue(d, FT_WHY_AT_REST, b, 0, 1, d->stream, NULL, -1), 0);
+  ftk_job_t res;
+  ASSERT_EQ(finish_one(d, &res), 0);
+  ASSERT_EQ(res.n_bad, 0u);
+  base = b->base;
+  ft_alloc_untrack(b);
+  ft_unlock();
+  ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
+  return TEST_OK;
+}
