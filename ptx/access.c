@@ -632,9 +632,13 @@ static void do_call(A *a, size_t f, const ft_ptx_function_t *fn, const ft_ptx_in
       /* The CUDA runtime's device functions without a body in the module: printf and
        * assert only read what they are given (the FIFO they write is the driver's);
        * malloc returns memory of the device heap, which gpuft does not track (like
-       * the kernel's own storage); free writes nothing a kernel can see. */
+       * the kernel's own storage); free writes nothing a kernel can see;
+       * cudaGraphSetConditional sets a conditional node's value, the driver's state
+       * (gpuft counts what every body of the node may do, whichever runs). */
       const char *nm = callee->name;
-      if (!strcmp(nm, "vprintf") || !strcmp(nm, "__assertfail") || !strcmp(nm, "free")) return;
+      if (!strcmp(nm, "vprintf") || !strcmp(nm, "__assertfail") || !strcmp(nm, "free") ||
+          !strcmp(nm, "cudaGraphSetConditional"))
+        return;
       if (!strcmp(nm, "malloc")) {
         s_clear(a, a->t0);
         s_set(a->t0, bitP(a, o_special(a, O_SHLOC)));

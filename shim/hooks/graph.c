@@ -3,21 +3,197 @@
  * the clone's nodes and protects the launch as the launches it holds: what kernel,
  * copy and memset nodes may write gets restore points and checks before it and is
  * re-encoded after it, what they only read is verified after it, and the launch is
- * logged for replay (relaunched on gpuft's stream). An executable graph whose nodes
- * were changed since (exec updates), or holding a node gpuft cannot read
- * (conditional nodes, a kernel with unreadable arguments), is an unknown writer, as
- * every graph launch was before. */
+ * logged for replay (relaunched on gpuft's stream). A graph the driver cannot clone
+ * (conditional or memory nodes) is copied flat instead: its nodes, its child graphs'
+ * and its conditional nodes' bodies (which no getter returns: kept from the
+ * cuGraphAddNode that made them) in one graph of gpuft's; what any body may do
+ * counts, whichever runs and however often. An executable graph whose nodes were changed since (exec
+ * updates), or holding a node gpuft cannot read (a conditional node made by a clone
+ * of a graph, a kernel with unreadable arguments), is an unknown writer, as every
+ * graph launch was before. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "access.h"
 #include "hooks.h"
 
+/* ---- conditional nodes: their bodies, from the call that made them ---- */
+
+/* A conditional node made by cuGraphAddNode: the graph it is in and its bodies
+ * (owned by the node: they go with it, or with its graph). Engine lock. */
+#define MAX_BODIES 8
+typedef struct cond_s {
+  CUgraphNode node;
+  CUgraph parent;
+  CUgraph body[MAX_BODIES];
+  unsigned n; /* 0: more bodies than kept (a large switch): not known */
+  struct cond_s *next;
+} cond_t;
+static cond_t *g_cond;
+
+static void forget_graph(CUgraph g) FT_REQUIRES(ft_eng_lock);
+
+/* The record of node n (and of the nodes in its bodies) goes. */
+static void forget_node(CUgraphNode n) FT_REQUIRES(ft_eng_lock) {
+  for (cond_t **p = &g_cond; *p; p = &(*p)->next)
+    if ((*p)->node == n) {
+      cond_t *c = *p;
+      *p = c->next;
+      for (unsigned i = 0; i < c->n; i++) forget_graph(c->body[i]);
+      free(c);
+      return;
+    }
+}
+
+/* The records of g's conditional nodes go (g is destroyed: its handles may come back). */
+static void forget_graph(CUgraph g) FT_REQUIRES(ft_eng_lock) {
+  for (cond_t *c = g_cond, *next; c; c = next) {
+    next = c->next;
+    if (c->parent == g) {
+      forget_node(c->node);
+      next = g_cond; /* (the list changed: from the start) */
+    }
+  }
+}
+
+static CUresult added(CUresult r, const CUgraphNode *ph, CUgraph g, const CUgraphNodeParams *np) {
+  if (r != CUDA_SUCCESS || !ph || !np || np->type != CU_GRAPH_NODE_TYPE_CONDITIONAL) return r;
+  ft_lock();
+  forget_node(*ph); /* (a handle given again: the node it named is gone) */
+  cond_t *c = calloc(1, sizeof *c);
+  if (c) {
+    c->node = *ph;
+    c->parent = g;
+    unsigned k = np->conditional.size;
+    if (np->conditional.phGraph_out && k <= MAX_BODIES) {
+      c->n = k;
+      memcpy(c->body, np->conditional.phGraph_out, k * sizeof *c->body);
+    }
+    c->next = g_cond, g_cond = c;
+  }
+  ft_unlock();
+  return r;
+}
+
+CUresult ft_on_cuGraphAddNode(CUgraphNode *ph, CUgraph g, const CUgraphNode *dep, size_t ndep,
+                              CUgraphNodeParams *np) {
+  return added(ft_real.cuGraphAddNode(ph, g, dep, ndep, np), ph, g, np);
+}
+CUresult ft_on_cuGraphAddNode_v2(CUgraphNode *ph, CUgraph g, const CUgraphNode *dep, const CUgraphEdgeData *ed,
+                                 size_t ndep, CUgraphNodeParams *np) {
+  return added(ft_real.cuGraphAddNode_v2(ph, g, dep, ed, ndep, np), ph, g, np);
+}
+CUresult ft_on_cuGraphDestroyNode(CUgraphNode n) {
+  ft_lock();
+  forget_node(n);
+  ft_unlock();
+  return ft_real.cuGraphDestroyNode(n);
+}
+CUresult ft_on_cuGraphDestroy(CUgraph g) {
+  ft_lock();
+  forget_graph(g);
+  ft_unlock();
+  return ft_real.cuGraphDestroy(g);
+}
+
+/* The known record of conditional node n of graph g, or NULL. */
+static const cond_t *cond_of(CUgraphNode n, CUgraph g) FT_REQUIRES(ft_eng_lock) {
+  for (const cond_t *c = g_cond; c; c = c->next)
+    if (c->node == n && c->parent == g) return c->n ? c : NULL;
+  return NULL;
+}
+
+/* Adds g's nodes to `to` (gpuft's own graph, never launched: read at launches as a
+ * clone is), child graphs' and conditional nodes' bodies flattened into it, for a
+ * graph the driver cannot clone (conditional and memory nodes: the driver refuses).
+ * Dependencies are not kept: the uses of the nodes are what is read. 0, or -1 when
+ * a node cannot be read or copied (a conditional node gpuft did not see made). */
+static int flat_copy(CUgraph g, CUgraph to, CUcontext ctx, int depth) FT_REQUIRES(ft_eng_lock) {
+  size_t k = 0;
+  if (depth > 8 || ft_drv.cuGraphGetNodes(g, NULL, &k) != CUDA_SUCCESS) return -1;
+  CUgraphNode *v = k ? malloc(k * sizeof *v) : NULL;
+  if (k && (!v || ft_drv.cuGraphGetNodes(g, v, &k) != CUDA_SUCCESS)) {
+    free(v);
+    return -1;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < k && rc == 0; i++) {
+    CUgraphNodeType t;
+    CUgraphNode n;
+    if (ft_drv.cuGraphNodeGetType(v[i], &t) != CUDA_SUCCESS) {
+      rc = -1;
+      continue;
+    }
+    switch (t) {
+      case CU_GRAPH_NODE_TYPE_KERNEL: {
+        CUDA_KERNEL_NODE_PARAMS p;
+        rc = ft_drv.cuGraphKernelNodeGetParams_v2(v[i], &p) != CUDA_SUCCESS ||
+             ft_drv.cuGraphAddKernelNode_v2(&n, to, NULL, 0, &p) != CUDA_SUCCESS;
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_MEMCPY: {
+        CUDA_MEMCPY3D c;
+        rc = ft_drv.cuGraphMemcpyNodeGetParams(v[i], &c) != CUDA_SUCCESS ||
+             ft_drv.cuGraphAddMemcpyNode(&n, to, NULL, 0, &c, ctx) != CUDA_SUCCESS;
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_MEMSET: {
+        CUDA_MEMSET_NODE_PARAMS m;
+        rc = ft_drv.cuGraphMemsetNodeGetParams(v[i], &m) != CUDA_SUCCESS ||
+             ft_drv.cuGraphAddMemsetNode(&n, to, NULL, 0, &m, ctx) != CUDA_SUCCESS;
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_HOST: {
+        CUDA_HOST_NODE_PARAMS h;
+        rc = ft_drv.cuGraphHostNodeGetParams(v[i], &h) != CUDA_SUCCESS ||
+             ft_drv.cuGraphAddHostNode(&n, to, NULL, 0, &h) != CUDA_SUCCESS;
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_GRAPH: {
+        CUgraph child;
+        rc = ft_drv.cuGraphChildGraphNodeGetGraph(v[i], &child) != CUDA_SUCCESS ? -1
+                                                                                 : flat_copy(child, to, ctx, depth + 1);
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_CONDITIONAL: { /* what any body may do, whichever runs, however often */
+        const cond_t *c = cond_of(v[i], g);
+        rc = c ? 0 : -1;
+        for (unsigned b = 0; c && b < c->n && rc == 0; b++) rc = flat_copy(c->body[b], to, ctx, depth + 1);
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_EMPTY: /* no uses */
+      case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+      case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+      case CU_GRAPH_NODE_TYPE_MEM_ALLOC: /* graph memory: gpuft does not track it */
+      case CU_GRAPH_NODE_TYPE_MEM_FREE:
+        break;
+      default:
+        rc = -1;
+    }
+  }
+  free(v);
+  return rc;
+}
+
+/* gpuft's copy of g to read at its executable graph's launches: a clone, or where
+ * the driver cannot clone it, a flat copy. NULL if neither can be made. */
+static CUgraph copy_of(CUgraph g) FT_REQUIRES(ft_eng_lock) {
+  CUgraph c = NULL;
+  if (ft_drv.cuGraphClone(&c, g) == CUDA_SUCCESS) return c;
+  CUcontext ctx = NULL;
+  if (ft_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ft_drv.cuGraphCreate(&c, 0) != CUDA_SUCCESS) return NULL;
+  if (flat_copy(g, c, ctx, 0) == 0) return c;
+  ft_real.cuGraphDestroy(c);
+  return NULL;
+}
+
 /* An executable graph gpuft instantiated a clone for (engine lock). */
 #define MAX_SET 32
 typedef struct gx_s {
   CUgraphExec exec;
-  CUgraph clone; /* NULL: not known (changed since, or no clone) */
+  CUgraph clone; /* NULL: not known (changed since, or no copy); a flat copy where
+                  * the driver cannot clone (flat_copy: its nodes are found in
+                  * no clone, so a change to them drops it) */
   /* kernel nodes whose parameters the program set since instantiation: the node of
    * the graph it was instantiated from and the clone's; each epoch that launches it
    * logs their parameters first (a replay sets them again) */
@@ -48,14 +224,13 @@ static void destroyed(CUgraphExec e) {
   }
   ft_graph_forget(e);
   ft_unlock();
-  if (clone) ft_drv.cuGraphDestroy(clone);
+  if (clone) ft_real.cuGraphDestroy(clone);
 }
 
 static CUresult instantiated(CUresult r, CUgraphExec *pe, CUgraph g) {
   if (r != CUDA_SUCCESS || !pe || !*pe) return r;
-  CUgraph clone = NULL;
-  if (ft_drv.cuGraphClone(&clone, g) != CUDA_SUCCESS) clone = NULL;
   ft_lock();
+  CUgraph clone = copy_of(g);
   gx_t **p = find(*pe); /* (a handle the driver gives again: the old one was destroyed) */
   gx_t *x = *p ? *p : calloc(1, sizeof *x);
   CUgraph old = NULL;
@@ -69,7 +244,7 @@ static CUresult instantiated(CUresult r, CUgraphExec *pe, CUgraph g) {
     old = clone;
   }
   ft_unlock();
-  if (old) ft_drv.cuGraphDestroy(old);
+  if (old) ft_real.cuGraphDestroy(old);
   return r;
 }
 
@@ -106,7 +281,7 @@ static void changed(CUgraphExec e, CUgraphNode node, apply_fn apply, const void 
       (!apply || ft_drv.cuGraphNodeFindInClone(&cn, node, x->clone) != CUDA_SUCCESS || apply(cn, p) != 0))
     drop = x->clone, x->clone = NULL;
   ft_unlock();
-  if (drop) ft_drv.cuGraphDestroy(drop);
+  if (drop) ft_real.cuGraphDestroy(drop);
 }
 static int set_kernel(CUgraphNode n, const void *p) {
   return ft_drv.cuGraphKernelNodeSetParams_v2(n, p) != CUDA_SUCCESS;
@@ -306,7 +481,8 @@ static int graph_refs(ft_dev_t *d, const CUgraphNode *nodes, size_t nn, ft_ref_t
       case CU_GRAPH_NODE_TYPE_MEM_ALLOC: /* graph memory: gpuft does not track it */
       case CU_GRAPH_NODE_TYPE_MEM_FREE:
         break;
-      default: /* conditional nodes, external semaphores, batch memory operations */
+      default: /* conditional nodes (a flat copy has their bodies instead), external
+                * semaphores, batch memory operations */
         return -1;
     }
   }

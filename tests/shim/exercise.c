@@ -18,6 +18,7 @@
 /* cuda.h renames cuGetProcAddress to cuGetProcAddress_v2; the v1 entry point is
  * exercised by its own name. */
 #undef cuGetProcAddress
+#undef cuGraphAddNode /* cuda.h maps it to _v2: both ABIs are exported and hooked */
 
 static int failures;
 
@@ -410,6 +411,34 @@ int main(void) {
     CHECK(cuGraphDestroy(child));
   }
   CHECK(cuGraphDestroy(g));
+  {
+    /* conditional nodes: gpuft keeps their bodies from the call that made them; one
+     * removed again, the other's graph instantiated and launched (protected: its
+     * body's kernel is read with it) */
+    CUgraph g3;
+    CUgraphNode if1, if2, kn;
+    CUgraphConditionalHandle h;
+    CHECK(cuGraphCreate(&g3, 0));
+    CHECK(cuGraphConditionalHandleCreate(&h, g3, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+    CUgraphNodeParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    cp.conditional.handle = h;
+    cp.conditional.type = CU_GRAPH_COND_TYPE_IF;
+    cp.conditional.size = 1;
+    cp.conditional.ctx = ctx;
+    CALL(cuGraphAddNode, PFN_cuGraphAddNode_v12020, &if1, g3, NULL, 0, &cp);
+    CALL(cuGraphDestroyNode, PFN_cuGraphDestroyNode_v10000, if1);
+    memset(&cp.conditional.phGraph_out, 0, sizeof cp.conditional.phGraph_out);
+    CALL(cuGraphAddNode_v2, PFN_cuGraphAddNode_v12030, &if2, g3, NULL, NULL, 0, &cp);
+    CHECK(cuGraphAddKernelNode(&kn, cp.conditional.phGraph_out[0], NULL, 0, &kp));
+    CUgraphExec ge4;
+    CHECK(cuGraphInstantiateWithFlags(&ge4, g3, 0));
+    CHECK(cuGraphLaunch(ge4, s));
+    CHECK(cuCtxSynchronize());
+    CHECK(cuGraphExecDestroy(ge4));
+    CALL(cuGraphDestroy, PFN_cuGraphDestroy_v10000, g3);
+  }
 
   /* ---- writers gpuft does not model (counted as unprotected) ---- */
   CALL(cuStreamWriteValue32_v2, PFN_cuStreamWriteValue32_v11070, s, a, 7, 0);

@@ -161,12 +161,12 @@ TEST_IMPL(every_hook_reached) {
   uint64_t unprot = 0;
   ASSERT_EQ(json_u64(json, "unprotected_ops", &unprot), 0);
   /* graph launches are unprotected only where gpuft cannot read the graph: the
-   * exercise launches 5 graphs it can read (one with a host node and host copies,
-   * protected as its nodes but unreplayable; the last one captured from two batch
-   * copies) and 1 it changed since (graph.c) */
+   * exercise launches 6 graphs it can read (one with a host node and host copies,
+   * protected as its nodes but unreplayable; one with a conditional node; the last
+   * one captured from two batch copies) and 1 it changed since (graph.c) */
   uint64_t graphs = 0, captured = 0;
   ASSERT_EQ(json_u64(json, "graph_launches_protected", &graphs), 0);
-  ASSERT_EQ(graphs, 5u);
+  ASSERT_EQ(graphs, 6u);
   /* the batch copies on the capturing stream were passed through, untouched: gpuft's
    * own work there (a commit, an event) invalidates a real driver's capture */
   ASSERT_EQ(json_u64(json, "captured_ops", &captured), 0);
