@@ -43,6 +43,7 @@
   X(SNAPSHOT_EPOCHS, INT, "4096", 1, 10000000, 0, "a snapshot at least every this many epochs (bounds replay)") \
   X(SNAPSHOT_HOST_MAX, SIZE, "4GiB", 0, FT_TiB(64), 0, "pinned host memory for snapshot copies") \
   X(SNAPSHOT_LOG_MAX, SIZE, "256MiB", 0, FT_TiB(1), 0, "host memory for the log since the snapshot") \
+  X(FREE_HOLD_MAX, SIZE, "256MiB", 0, FT_TiB(64), 0, "device memory the program freed that gpuft may hold while the snapshot's log needs it") \
   X(RESTARTS, INT, "0", 0, 100, 0, "the launcher reruns the program, up to this many times, when it lost its GPU context")
 
 typedef enum {

@@ -25,14 +25,22 @@ static void before_alloc(void) {
   ft_unlock();
 }
 
+/* An allocation that failed for want of memory is tried once more after memory
+ * gpuft held for the snapshot's log went back (lifecycle.c): the program never
+ * lacks memory it freed. */
+#define RETRY_OOM(call) \
+  ({ CUresult r_ = (call); \
+     if (r_ == CUDA_ERROR_OUT_OF_MEMORY && ft_held_release(1)) r_ = (call); \
+     r_; })
+
 CUresult ft_on_cuMemAlloc_v2(CUdeviceptr *dptr, size_t n) {
   before_alloc();
-  return after_alloc(ft_real.cuMemAlloc_v2(dptr, n), dptr, n, 0);
+  return after_alloc(RETRY_OOM(ft_real.cuMemAlloc_v2(dptr, n)), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w, size_t h,
                                   unsigned elem) {
   before_alloc();
-  CUresult r = ft_real.cuMemAllocPitch_v2(dptr, pitch, w, h, elem);
+  CUresult r = RETRY_OOM(ft_real.cuMemAllocPitch_v2(dptr, pitch, w, h, elem));
   return after_alloc(r, dptr, r == CUDA_SUCCESS ? *pitch * h : 0, 0);
 }
 /* (on a capturing stream: a graph's memory node, alive only while a launch of the
@@ -40,26 +48,26 @@ CUresult ft_on_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w, si
 CUresult ft_on_cuMemAllocAsync(CUdeviceptr *dptr, size_t n, CUstream s) {
   FT_CAPTURED(s, ft_real.cuMemAllocAsync(dptr, n, s));
   before_alloc();
-  return after_alloc(ft_real.cuMemAllocAsync(dptr, n, s), dptr, n, 0);
+  return after_alloc(RETRY_OOM(ft_real.cuMemAllocAsync(dptr, n, s)), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t n, CUstream s) {
   FT_CAPTURED(FT_STREAM(s, 1), ft_real.cuMemAllocAsync_ptsz(dptr, n, s));
   before_alloc();
-  return after_alloc(ft_real.cuMemAllocAsync_ptsz(dptr, n, s), dptr, n, 0);
+  return after_alloc(RETRY_OOM(ft_real.cuMemAllocAsync_ptsz(dptr, n, s)), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t n, CUmemoryPool p, CUstream s) {
   FT_CAPTURED(s, ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s));
   before_alloc();
-  return after_alloc(ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s), dptr, n, 0);
+  return after_alloc(RETRY_OOM(ft_real.cuMemAllocFromPoolAsync(dptr, n, p, s)), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t n, CUmemoryPool p,
                                             CUstream s) {
   FT_CAPTURED(FT_STREAM(s, 1), ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s));
   before_alloc();
-  return after_alloc(ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s), dptr, n, 0);
+  return after_alloc(RETRY_OOM(ft_real.cuMemAllocFromPoolAsync_ptsz(dptr, n, p, s)), dptr, n, 0);
 }
 CUresult ft_on_cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags) {
-  return after_alloc(ft_real.cuMemAllocManaged(dptr, n, flags), dptr, n, 1);
+  return after_alloc(RETRY_OOM(ft_real.cuMemAllocManaged(dptr, n, flags)), dptr, n, 1);
 }
 
 /* Release (policy/lifecycle.c): results of work that read the allocation must be
@@ -69,20 +77,36 @@ static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
   return r != CUDA_SUCCESS ? r : verdict;
 }
 
-#define FREE(name, ARGS, CALL, STREAM)         \
-  CUresult ft_on_##name ARGS {                 \
-    if (STREAM) FT_CAPTURED(STREAM, CALL);     \
-    CUresult v = ft_free_begin(p);             \
-    FT_OP_BEGIN();                             \
-    CUresult r = after_free(CALL, p, v);       \
-    ft_op_end();                               \
-    return r;                                  \
+/* Whether gpuft holds the memory at p instead of freeing it (lifecycle.c: the
+ * snapshot's log needs it); a second free of held memory gets the driver's answer
+ * to one (*r). */
+static int held(CUdeviceptr p, CUresult *r) {
+  ft_lock();
+  int again = ft_free_held(p), hold = !again && ft_free_hold(p);
+  ft_unlock();
+  if (again) *r = CUDA_ERROR_INVALID_VALUE;
+  else if (hold) *r = ft_real.cuCtxSynchronize(); /* (as the driver's free waits for the context) */
+  return again || hold;
+}
+
+#define FREE(name, ARGS, CALL, STREAM, HOLD)              \
+  CUresult ft_on_##name ARGS {                            \
+    if (STREAM) FT_CAPTURED(STREAM, CALL);                \
+    CUresult v = CUDA_SUCCESS;                            \
+    if (ft_free_begin(p)) v = ft_commit_quiet();          \
+    FT_OP_BEGIN();                                        \
+    CUresult r;                                           \
+    if (HOLD && held(p, &r)) r = r != CUDA_SUCCESS ? r : v; \
+    else r = after_free(CALL, p, v);                      \
+    ft_op_end();                                          \
+    return r;                                             \
   }
 /* (a free captured into a graph happens when the graph runs: the allocation stays
- * tracked until then, and a new one over it replaces it) */
-FREE(cuMemFree_v2, (CUdeviceptr p), ft_real.cuMemFree_v2(p), 0)
-FREE(cuMemFreeAsync, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync(p, s), s)
-FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_ptsz(p, s), FT_STREAM(s, 1))
+ * tracked until then, and a new one over it replaces it; a stream-ordered free is
+ * never held) */
+FREE(cuMemFree_v2, (CUdeviceptr p), ft_real.cuMemFree_v2(p), 0, 1)
+FREE(cuMemFreeAsync, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync(p, s), s, 0)
+FREE(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), ft_real.cuMemFreeAsync_ptsz(p, s), FT_STREAM(s, 1), 0)
 
 /* ---- Memory shared with other processes ----
  * Memory exported with cuIpcGetMemHandle can be written by another process, whose

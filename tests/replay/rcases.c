@@ -20,6 +20,11 @@
  *   takeback M    a synchronous read-back returned to the program before a replay
  *                 of its epoch; M: reuse (the program overwrites the buffer), free
  *                 (it frees it), change (it also changes the managed source)
+ *   freed B [big] a kernel's output from an input the program then frees (twice:
+ *                 the second free must fail as the driver's does); B bits of the
+ *                 output flipped at rest, then read back (a replay needs the freed
+ *                 input); big: both 6 MiB, and after the free an allocation that
+ *                 fits only if the freed input's memory went back
  * Every case checks its own results and prints them; exit 1 on a wrong answer. */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -361,6 +366,44 @@ static int takeback(const char *mode) {
   return wrong ? 1 : 0;
 }
 
+/* Memory the log since the snapshot needs, freed by the program (lifecycle.c). */
+static int freed(int bits, int big) {
+  simcuda_flip_now_fn flip = (simcuda_flip_now_fn)dlsym(RTLD_DEFAULT, "simcudaFlipNow");
+  size_t n = big ? (6u << 20) / 4 : N;
+  unsigned *h = malloc(n * 4), *back = malloc(n * 4);
+  CUdeviceptr in, out, more = 0;
+  CK(cuMemAlloc(&in, n * 4));
+  CK(cuMemAlloc(&out, n * 4));
+  for (size_t i = 0; i < n; i++) h[i] = (unsigned)i * 2654435761u;
+  CK(cuMemcpyHtoD(in, h, n * 4));
+  unsigned k = 3;
+  void *params[] = {&in, &out, &k};
+  CK(cuLaunchKernel(f_scale, (unsigned)(n / 256), 1, 1, 256, 1, 1, 0, 0, params, NULL));
+  CK(cuCtxSynchronize());
+  CK(cuMemFree(in));
+  CUresult again = cuMemFree(in); /* a second free: the driver refuses it */
+  if (big) CK(cuMemAlloc(&more, (5u << 20) + (1u << 19)));
+  for (int b = 0; b < bits; b++)
+    if (!flip || flip(out + 4096 + (uint64_t)b * 8, (unsigned)(b + 2) % 8, 0) != 0) return 2;
+  CUresult r = cuMemcpyDtoH(back, out, n * 4);
+  int wrong = 0;
+  for (size_t i = 0; i < n && r == CUDA_SUCCESS; i++)
+    if (back[i] != h[i] * k) {
+      wrong++;
+      break;
+    }
+  printf("freed: second free %d, read-back %d, %d wrong\n", (int)again, (int)r, wrong);
+  for (int e = 0; e < 3 && r == CUDA_SUCCESS; e++) { /* epochs after it: snapshots can be taken */
+    void *pp[] = {&out};
+    CK(cuLaunchKernel(f_poke, 1, 1, 1, 1, 1, 1, 0, 0, pp, NULL));
+    CK(cuCtxSynchronize());
+  }
+  if (more) CK(cuMemFree(more));
+  free(h);
+  free(back);
+  return wrong || r != CUDA_SUCCESS ? 1 : 0;
+}
+
 /* A graph launch protected as its launches (issue 24): its input damaged at rest,
  * found after the launch read it, recovered by relaunching the graph, with the node
  * parameters each launch had: launch A, a new factor and the input flipped, launch
@@ -436,6 +479,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "rewrite") && argc == 5) return rewrite(argv[2], atol(argv[3]), atoi(argv[4]));
   if (!strcmp(argv[1], "side") && argc == 3) return side(argv[2]);
   if (!strcmp(argv[1], "takeback") && argc == 3) return takeback(argv[2]);
+  if (!strcmp(argv[1], "freed") && (argc == 3 || argc == 4)) return freed(atoi(argv[2]), argc == 4);
   if (!strcmp(argv[1], "graph") && (argc == 3 || argc == 4))
     return graph(atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 0);
   return 2;

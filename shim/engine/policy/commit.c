@@ -882,6 +882,8 @@ CUresult ft_commit_ex(ft_alloc_t *watch, int *watch_repaired) {
   /* host functions held back from damaged data: what they may look at is settled */
   if (settled) ft_host_fn_run(held);
   else ft_host_fn_put_back(held);
+  /* freed memory gpuft held for the snapshot's log, which no log needs since */
+  if (settled) ft_held_release(0);
   return v;
 }
 

@@ -124,15 +124,14 @@ void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs) {
   }
 }
 
-CUresult ft_free_begin(CUdeviceptr p) {
-  if (!p) return CUDA_SUCCESS;
+int ft_free_begin(CUdeviceptr p) {
+  if (!p) return 0;
   ft_lock();
   ft_alloc_t *a = ft_reg_find_base(p);
-  int used = a && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
+  int used = a && !a->held && (a->pending || a->rp_epoch == ft_epoch || ft_epoch_ops());
   ft_unlock();
   ft_release_drain(p, p, 0);
-  /* the epoch must not outlive memory it may have to restore or re-read */
-  return used ? ft_commit_quiet() : CUDA_SUCCESS;
+  return used;
 }
 
 void ft_free_end(CUdeviceptr p, int freed) {
@@ -142,6 +141,84 @@ void ft_free_end(CUdeviceptr p, int freed) {
   if (a && freed) ft_alloc_untrack(a);
   else if (a) a->freeing = 0; /* the driver refused: it stays */
   ft_unlock();
+}
+
+/* ---- Frees held for the snapshot's log ----
+ * A free of memory the log since the snapshot needs (its operations read or wrote
+ * it: a replay from the snapshot runs them again) would break the log, and every
+ * uncorrectable error in data the GPU produced would be unrecoverable until the next
+ * snapshot (a program freeing one device's buffers before reading back another's).
+ * gpuft holds such memory instead: the program's call succeeds, the record stays
+ * (protected, at rest, in no new snapshot), and the memory goes back to the driver
+ * once no log needs it (a snapshot taken after the free is promoted), or at once
+ * when an allocation fails for want of memory. */
+static uint64_t g_held_bytes;
+static int g_nheld;
+
+int ft_free_held(CUdeviceptr p) {
+  ft_alloc_t *a = ft_reg_find_base(p);
+  return a && a->held;
+}
+
+int ft_free_hold(CUdeviceptr p) {
+  ft_alloc_t *a = ft_reg_find_base(p);
+  if (!a || !ft_protected(a) || a->held || a->vmm || a->managed || !a->dev || a->pending) return 0;
+  CUdeviceptr lo = a->base, hi = a->base + a->size;
+  if (!ft_snap_log_needs(lo, hi) && !ft_epoch_needs(lo, hi)) return 0;
+  if (g_held_bytes + a->size > (uint64_t)FT_OPT(FREE_HOLD_MAX)) {
+    FT_WARN_CAPPED(1, "GPUFT_FREE_HOLD_MAX=%s reached: freed memory the snapshot's log needs is "
+                   "given back, and data the GPU produced before it is not recoverable until the next "
+                   "snapshot", FT_OPT_S(FREE_HOLD_MAX));
+    return 0;
+  }
+  a->held = 1;
+  a->freeing = 0; /* (at rest: a snapshot may be taken, without it) */
+  g_held_bytes += a->size;
+  __atomic_store_n(&g_nheld, g_nheld + 1, __ATOMIC_RELAXED);
+  ft_st.frees_held++;
+  FT_DEBUG("allocation #%ju: freed by the program, held while the snapshot's log needs it", (uintmax_t)a->id);
+  return 1;
+}
+
+int ft_held_release(int all) {
+  if (!__atomic_load_n(&g_nheld, __ATOMIC_RELAXED)) return 0;
+  enum { MAX = 64 };
+  CUdeviceptr base[MAX];
+  CUcontext ctx[MAX];
+  int n = 0;
+  ft_lock();
+  for (size_t i = ft_reg_count(); i-- > 0 && n < MAX;) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (!a->held) continue;
+    CUdeviceptr lo = a->base, hi = a->base + a->size;
+    int needed = ft_snap_log_needs(lo, hi) || ft_epoch_needs(lo, hi);
+    if (needed && !all) continue;
+    if (needed) ft_st.frees_held_given_up++; /* (the log breaks: its record goes) */
+    else ft_st.frees_held_returned++;
+    base[n] = a->base, ctx[n++] = a->ctx;
+    g_held_bytes -= a->size;
+    __atomic_store_n(&g_nheld, g_nheld - 1, __ATOMIC_RELAXED);
+    ft_alloc_untrack(a);
+  }
+  ft_unlock();
+  for (int i = 0; i < n; i++) { /* (the program's memory: its free without the lock, in its context) */
+    CUcontext was = NULL;
+    int pushed = ctx[i] && ft_drv.cuCtxPushCurrent_v2(ctx[i]) == CUDA_SUCCESS;
+    ft_real.cuMemFree_v2(base[i]);
+    if (pushed) ft_drv.cuCtxPopCurrent_v2(&was);
+  }
+  return n;
+}
+
+void ft_held_forget_ctx(CUcontext c) {
+  for (size_t i = 0; i < ft_reg_count(); i++) {
+    ft_alloc_t *a = ft_reg_at(i);
+    if (a->held && a->ctx == c) {
+      g_held_bytes -= a->size;
+      __atomic_store_n(&g_nheld, g_nheld - 1, __ATOMIC_RELAXED);
+      a->held = 0;
+    }
+  }
 }
 
 int ft_alloc_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock) {
@@ -222,6 +299,7 @@ void ft_engine_wire(void) {
 }
 
 void ft_ctx_untrack(CUcontext c) {
+  ft_held_forget_ctx(c); /* (their memory goes with the context) */
   for (size_t i = ft_reg_count(); i-- > 0;) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->ctx == c) ft_alloc_untrack(a); /* (its jobs too: registry.c) */

@@ -150,11 +150,24 @@ void ft_alloc_drop(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock);
  * lock held; takes the engine lock. */
 void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs);
 /* A free of the allocation at p (the driver judges p: an invalid one, an interior
- * pointer or a second free changes nothing): before it, the results of work that
- * used it are taken in (a commit point) and nothing of gpuft's reads it; after it
- * (freed: the driver freed it), its record goes, or stays as it was. */
-CUresult ft_free_begin(CUdeviceptr p);
+ * pointer or a second free changes nothing): before it, nothing of gpuft's reads it
+ * any more; 1 when the results of work that used it must be taken in first (the
+ * caller commits). After it (freed: the driver freed it), its record goes, or stays
+ * as it was. */
+int ft_free_begin(CUdeviceptr p);
 void ft_free_end(CUdeviceptr p, int freed);
+/* Frees held for the snapshot's log (lifecycle.c). ft_free_hold: the program frees
+ * the allocation at p, which the log since the snapshot (or the epoch's) needs:
+ * 1 when gpuft holds it instead (the caller skips the driver's free), 0 when it is
+ * for the driver. ft_free_held: p is memory the program freed and gpuft holds (a
+ * second free: the driver's answer to one). Lock held. */
+int ft_free_hold(CUdeviceptr p) FT_REQUIRES(ft_eng_lock);
+int ft_free_held(CUdeviceptr p) FT_REQUIRES(ft_eng_lock);
+/* Held memory given back to the driver: what no log needs any more (all: every
+ * held allocation, the log giving up what it needed). How many. No lock held. */
+int ft_held_release(int all);
+/* Context c goes: what is held in it goes with it (before ft_ctx_untrack). */
+void ft_held_forget_ctx(CUcontext c) FT_REQUIRES(ft_eng_lock);
 /* a stays tracked (its uses, its place in the registry) but leaves protection, with
  * one warning saying why: memory gpuft cannot watch every writer of (why NULL: the
  * memory was said unprotected before, as another record: no warning, not counted). */

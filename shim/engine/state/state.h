@@ -48,6 +48,8 @@ typedef struct ft_alloc_s {
   CUcontext ctx; /* the context it was allocated in */
   int state;
   int managed;
+  int held; /* the program freed it; gpuft holds the memory while the snapshot's log
+             * needs it (policy/lifecycle.c) */
   int vmm; /* a run of memory mapped with the VMM API (policy/vmm.c) */
   uint64_t id; /* 1, 2, ... in allocation order, for reports */
   CUdeviceptr code; /* device code buffer (ft_code_layout(size)), 0 if none */
@@ -403,6 +405,10 @@ void ft_op_exclusive_end(void);
   X(SNAPSHOTS, U, snapshot_store_peak, "store_bytes_peak")                              \
   X(SNAPSHOTS, U, snapshot_log_bytes_peak, "log_bytes_peak")                            \
   X(SNAPSHOTS, U, snapshot_waits, "writes_that_waited")                                 \
+  /* frees of memory the log since the snapshot needed, held until it did not */        \
+  X(SNAPSHOTS, U, frees_held, "frees_held")                                             \
+  X(SNAPSHOTS, U, frees_held_returned, "frees_held_returned")                           \
+  X(SNAPSHOTS, U, frees_held_given_up, "frees_held_given_up")                           \
   X(SNAPSHOTS, F, snapshot_issue_seconds, "issue_cpu_seconds")                          \
   X(SNAPSHOTS, F, snapshot_landed_seconds, "copies_landed_within_seconds")              \
   X(SNAPSHOTS, U, snapshot_recoveries, "recoveries")                                    \

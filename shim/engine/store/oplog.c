@@ -623,6 +623,12 @@ int ft_op_touches(const op_t *o, CUdeviceptr lo, CUdeviceptr hi) {
 }
 
 /* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
+int ft_epoch_needs(CUdeviceptr lo, CUdeviceptr hi) {
+  for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
+    if (ft_op_touches(&g_ops[i], lo, hi)) return 1;
+  return 0;
+}
+
 void ft_epoch_forget_alloc(const ft_alloc_t *a) {
   for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
     if (ft_op_touches(&g_ops[i], a->base, a->base + a->size))

@@ -296,6 +296,8 @@ static void take(void) FT_REQUIRES(ft_eng_lock) {
     ft_alloc_t *a = ft_reg_at(i);
     if (a->id > idmax) idmax = a->id;
     if (!ft_protected(a) || !a->dev) continue;
+    if (a->held) continue; /* freed by the program: no log after this snapshot uses it
+                            * (its copy in the promoted one stays until this one is) */
     ft_dev_t *d = a->dev;
     if (join(d) != 0) {
       turn_off("no stream or event for the copies in a context, or more than 8 contexts");
@@ -445,6 +447,13 @@ void ft_snap_epoch_closed(void) FT_REQUIRES(ft_eng_lock) {
 }
 
 void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock) { broken(why); }
+
+int ft_snap_log_needs(CUdeviceptr lo, CUdeviceptr hi) {
+  if (!ft_snap_logging() || g_broken) return 0;
+  for (size_t i = 0; i < g_nlog; i++)
+    if (ft_op_touches(&g_log[i], lo, hi)) return 1;
+  return 0;
+}
 
 void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1) {
   ft_snapent_t *e = a->snap;

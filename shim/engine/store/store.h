@@ -78,6 +78,9 @@ void ft_epoch_close(void) FT_REQUIRES(ft_eng_lock);
 FT_MUST_CHECK int ft_epoch_replay(ft_dev_t *d) FT_REQUIRES(ft_eng_lock);
 void ft_shadow_release(ft_alloc_t *a);
 void ft_epoch_forget_alloc(const ft_alloc_t *a);
+/* Whether the current epoch's log (a replayable one) has an operation that read or
+ * wrote [lo, hi). */
+int ft_epoch_needs(CUdeviceptr lo, CUdeviceptr hi);
 /* Re-issue the current epoch's operations without restoring anything first (a
  * snapshot replay restored the state at its start); read-backs the program has
  * are compared (*differs). 0, or -1 if they cannot be re-issued. */
@@ -138,6 +141,9 @@ int ft_ckpt_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes) F
  * record now holds content no snapshot knows it by): nothing is recovered from it,
  * and the next clean epoch close takes a new one. */
 void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock);
+/* Whether the log since the snapshot (a usable one) has an operation that read or
+ * wrote [lo, hi): a replay from the snapshot would run it again. Lock held. */
+int ft_snap_log_needs(CUdeviceptr lo, CUdeviceptr hi) FT_REQUIRES(ft_eng_lock);
 /* Whether damage in `a` that nothing else can undo may be recovered from the
  * snapshot and the log since. */
 int ft_snap_can_recover(const ft_alloc_t *a);
