@@ -337,42 +337,40 @@ TEST_IMPL(damaged_restore_point_is_reported) {
  * if the freed memory goes back: it does (the allocation succeeds), the log gives up
  * what it needed, and the same damage is reported uncorrectable, never repaired
  * wrongly. */
+/* One run of `rcases freed` (gp: under gpuft) that must end with `status` and
+ * print `out`; its report's frees_held* counters checked against held, returned and
+ * given_up (-1: not checked). The run stays in *g. */
+static void freed_run(const char *const *argv, int gp, const char *const *extra, int status, const char *out,
+                      int held, int returned, int given_up, run_t *g) {
+  gp_run(argv, gp, NULL, extra, g);
+  if (g->status != status || strcmp(g->out, out))
+    FT_FAIL_("%s (gpuft %d): status %d\n%s\n%s", argv[3] ? "big" : "small", gp, g->status, g->out, g->err);
+  if (held >= 0) ASSERT_EQ(gp_get(g, "frees_held"), (uint64_t)held);
+  if (returned >= 0) ASSERT_EQ(gp_get(g, "frees_held_returned"), (uint64_t)returned);
+  if (given_up >= 0) ASSERT_EQ(gp_get(g, "frees_held_given_up"), (uint64_t)given_up);
+}
+
 TEST_IMPL(freed_memory_held_for_the_log) {
+  static const char wrong[] = "freed: second free 1, read-back 0, 1 wrong\n",
+                    right[] = "freed: second free 1, read-back 0, 0 wrong\n";
   const char *argv[] = {EXE_RCASES, "freed", "2", NULL};
   run_t g;
-  gp_run(argv, 0, NULL, NULL, &g);
-  if (g.status != 1 || strcmp(g.out, "freed: second free 1, read-back 0, 1 wrong\n"))
-    FT_FAIL_("natively: status %d\n%s\n%s", g.status, g.out, g.err);
+  freed_run(argv, 0, NULL, 1, wrong, -1, -1, -1, &g);
   gp_free(&g);
-  gp_run(argv, 1, NULL, NULL, &g);
-  if (g.status != 0 || strcmp(g.out, "freed: second free 1, read-back 0, 0 wrong\n"))
-    FT_FAIL_("under gpuft: status %d\n%s\n%s", g.status, g.out, g.err);
-  ASSERT_EQ(gp_get(&g, "frees_held"), 1u);
-  ASSERT_EQ(gp_get(&g, "frees_held_given_up"), 0u);
+  freed_run(argv, 1, NULL, 0, right, 1, -1, 0, &g);
   ASSERT_GE(gp_get(&g, "recovered"), 1u);
   ASSERT_EQ(gp_get(&g, "uncorrectable"), 0u);
   gp_free(&g);
   /* with a snapshot at every epoch boundary, the epochs after the read-back take
    * one that no longer needs the freed input: its memory goes back to the driver */
   const char *often[] = {"GPUFT_SNAPSHOT_INTERVAL_MS=0", NULL};
-  gp_run(argv, 1, NULL, often, &g);
-  if (g.status != 0 || strcmp(g.out, "freed: second free 1, read-back 0, 0 wrong\n"))
-    FT_FAIL_("under gpuft, snapshots at every epoch: status %d\n%s\n%s", g.status, g.out, g.err);
-  ASSERT_EQ(gp_get(&g, "frees_held"), 1u);
-  ASSERT_EQ(gp_get(&g, "frees_held_returned"), 1u);
-  ASSERT_EQ(gp_get(&g, "frees_held_given_up"), 0u);
+  freed_run(argv, 1, often, 0, right, 1, 1, 0, &g);
   gp_free(&g);
   const char *big[] = {EXE_RCASES, "freed", "2", "big", NULL};
   const char *small[] = {"SIMCUDA_MEM_GB=0.015625", NULL};
-  gp_run(big, 0, NULL, small, &g);
-  if (g.status != 1 || strcmp(g.out, "freed: second free 1, read-back 0, 1 wrong\n"))
-    FT_FAIL_("natively, 16 MiB: status %d\n%s\n%s", g.status, g.out, g.err);
+  freed_run(big, 0, small, 1, wrong, -1, -1, -1, &g);
   gp_free(&g);
-  gp_run(big, 1, NULL, small, &g);
-  if (g.status != 1 || strcmp(g.out, "freed: second free 1, read-back 214, 0 wrong\n"))
-    FT_FAIL_("under gpuft, 16 MiB: status %d\n%s\n%s", g.status, g.out, g.err);
-  ASSERT_EQ(gp_get(&g, "frees_held"), 1u);
-  ASSERT_EQ(gp_get(&g, "frees_held_given_up"), 1u);
+  freed_run(big, 1, small, 1, "freed: second free 1, read-back 214, 0 wrong\n", 1, 0, 1, &g);
   ASSERT_GE(gp_get(&g, "uncorrectable"), 1u);
   gp_free(&g);
   return TEST_OK;
