@@ -61,6 +61,10 @@ static const app_t apps[] = {
      * expandable VMM segment growing to 11 chunks and shrinking to 6 */
     {"halo 2 devices, 16 steps", {APP_HALO}, "at=launch:step_kernel:9,target=arg:0,offset=4000,bits=1",
      "SIMCUDA_DEVICES=2"},
+    /* the same split on one device (the per-device baseline: the target is no more
+     * per byte on two devices than on one) */
+    {"halo 1 device, same split", {APP_HALO, "one"}, "at=launch:step_kernel:9,target=arg:0,offset=4000,bits=1",
+     NULL},
     {"vmm segment, 7 tensors", {APP_VMM_POOL}, "at=launch:mix:10,target=arg:1,offset=4000,bits=1", NULL},
 };
 
