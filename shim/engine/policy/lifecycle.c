@@ -187,6 +187,16 @@ int ft_held_release(int all) {
   CUcontext ctx[MAX];
   int n = 0;
   ft_lock();
+  /* (held memory becomes free to go only when a log loses operations: the
+   * snapshot's cut, or an epoch closed; a commit that did neither has nothing to
+   * look at) */
+  static uint64_t cuts_seen = UINT64_MAX, epoch_seen = UINT64_MAX;
+  uint64_t cuts = ft_snap_log_cuts();
+  if (!all && cuts == cuts_seen && ft_epoch == epoch_seen) {
+    ft_unlock();
+    return 0;
+  }
+  cuts_seen = cuts, epoch_seen = ft_epoch;
   for (size_t i = ft_reg_count(); i-- > 0 && n < MAX;) {
     ft_alloc_t *a = ft_reg_at(i);
     if (!a->held) continue;
@@ -200,6 +210,7 @@ int ft_held_release(int all) {
     __atomic_store_n(&g_nheld, g_nheld - 1, __ATOMIC_RELAXED);
     ft_alloc_untrack(a);
   }
+  if (n == MAX) cuts_seen = UINT64_MAX; /* (perhaps more: looked at again next time) */
   ft_unlock();
   for (int i = 0; i < n; i++) { /* (the program's memory: its free without the lock, in its context) */
     CUcontext was = NULL;

@@ -118,7 +118,10 @@ static size_t op_bytes(const ft_op_t *o) {
   return sizeof *o + o->plen + (o->bytes ? o->n : 0);
 }
 
+static uint64_t g_cuts; /* how many times the log lost operations from its start */
+
 static void log_drop(size_t n) {
+  if (n) g_cuts++;
   for (size_t i = 0; i < n; i++) {
     g_log_bytes -= op_bytes(&g_log[i]);
     ft_op_free(&g_log[i]);
@@ -447,6 +450,8 @@ void ft_snap_epoch_closed(void) FT_REQUIRES(ft_eng_lock) {
 }
 
 void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock) { broken(why); }
+
+uint64_t ft_snap_log_cuts(void) { return g_cuts; }
 
 int ft_snap_log_needs(CUdeviceptr lo, CUdeviceptr hi) {
   if (!ft_snap_logging() || g_broken) return 0;

@@ -144,6 +144,9 @@ void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock);
 /* Whether the log since the snapshot (a usable one) has an operation that read or
  * wrote [lo, hi): a replay from the snapshot would run it again. Lock held. */
 int ft_snap_log_needs(CUdeviceptr lo, CUdeviceptr hi) FT_REQUIRES(ft_eng_lock);
+/* How many times the log since the snapshot lost operations from its start (a
+ * snapshot promoted, the log broken): what it needs changes only then. Lock held. */
+uint64_t ft_snap_log_cuts(void) FT_REQUIRES(ft_eng_lock);
 /* Whether damage in `a` that nothing else can undo may be recovered from the
  * snapshot and the log since. */
 int ft_snap_can_recover(const ft_alloc_t *a);
