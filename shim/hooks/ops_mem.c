@@ -84,8 +84,12 @@ static int held(CUdeviceptr p, CUresult *r) {
   ft_lock();
   int again = ft_free_held(p), hold = !again && ft_free_hold(p);
   ft_unlock();
-  if (again) *r = CUDA_ERROR_INVALID_VALUE;
-  else if (hold) *r = ft_real.cuCtxSynchronize(); /* (as the driver's free waits for the context) */
+  if (again) {
+    *r = CUDA_ERROR_INVALID_VALUE;
+    ft_free_end(p, 0); /* (the record stays as it was: not being freed) */
+  } else if (hold) {
+    *r = ft_real.cuCtxSynchronize(); /* (as the driver's free waits for the context) */
+  }
   return again || hold;
 }
 

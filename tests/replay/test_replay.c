@@ -365,6 +365,8 @@ TEST_IMPL(freed_memory_held_for_the_log) {
    * one that no longer needs the freed input: its memory goes back to the driver */
   const char *often[] = {"GPUFT_SNAPSHOT_INTERVAL_MS=0", NULL};
   freed_run(argv, 1, often, 0, right, 1, 1, 0, &g);
+  /* and snapshots go on after the second free (one after each later epoch) */
+  ASSERT_GE(gp_get(&g, "taken"), 4u);
   gp_free(&g);
   /* without snapshots no log outlives the epoch the free commits: nothing is held
    * (and the damage is reported, as before) */
