@@ -52,6 +52,20 @@ static ft_alloc_t *uploaded(ft_dev_t *d, const uint32_t *data, size_t n) FT_REQU
   return a->state == FT_ST_CLEAN ? a : NULL;
 }
 
+/* a untracked and its memory given back. 0, or -1. */
+static int gone(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
+  CUdeviceptr base = a->base;
+  ft_alloc_untrack(a);
+  return ft_real.cuMemFree_v2(base) == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* n bytes of random words (the caller frees them). */
+static uint32_t *random_words(size_t n) {
+  uint32_t *w = malloc(n);
+  for (size_t i = 0; w && i < n / 4; i++) w[i] = (uint32_t)rnd();
+  return w;
+}
+
 /* Bit `bit` of the word at byte off flipped with the driver's own copies: what a
  * fault in the memory does, unseen by gpuft. */
 static int flip(const ft_alloc_t *a, size_t off, unsigned bit) {
@@ -80,9 +94,8 @@ TEST_IMPL(ledger_jobs_find_and_repair_flips) {
   ft_dev_t *d = start();
   ASSERT(d != NULL); /* the simulator loaded, a context, gpuft's state in it */
   enum { N = 256 * 1024 };
-  uint32_t *data = malloc(N), *back = malloc(N);
+  uint32_t *data = random_words(N), *back = malloc(N);
   ASSERT(data && back);
-  for (size_t i = 0; i < N / 4; i++) data[i] = (uint32_t)rnd();
   ft_lock();
   ft_alloc_t *a = uploaded(d, data, N);
   ASSERT(a != NULL);
@@ -118,10 +131,8 @@ TEST_IMPL(ledger_jobs_find_and_repair_flips) {
     ASSERT(ft_real.cuMemcpyDtoH_v2(back, a->base, N) == CUDA_SUCCESS);
     ASSERT_EQ(memcmp(back, data, N), 0);
   }
-  CUdeviceptr base = a->base;
-  ft_alloc_untrack(a);
+  ASSERT_EQ(gone(a), 0);
   ft_unlock();
-  ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
   free(data);
   free(back);
   return TEST_OK;
@@ -135,8 +146,8 @@ TEST_IMPL(ledger_full_refuses_and_orphans_keep_slots) {
   ft_dev_t *d = start();
   ASSERT(d != NULL); /* the simulator loaded, a context, gpuft's state in it */
   enum { N = 8192 };
-  uint32_t data[N / 4];
-  for (size_t i = 0; i < N / 4; i++) data[i] = (uint32_t)rnd();
+  uint32_t *data = random_words(N);
+  ASSERT(data != NULL);
   ft_lock();
   ft_alloc_t *a = uploaded(d, data, N);
   ASSERT(a != NULL);
@@ -170,10 +181,9 @@ TEST_IMPL(ledger_full_refuses_and_orphans_keep_slots) {
   ftk_job_t res;
   ASSERT_EQ(finish_one(d, &res), 0);
   ASSERT_EQ(res.n_bad, 0u);
-  base = b->base;
-  ft_alloc_untrack(b);
+  ASSERT_EQ(gone(b), 0);
   ft_unlock();
-  ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
+  free(data);
   return TEST_OK;
 }
 
@@ -187,9 +197,8 @@ static int commit_case(int bits, int ckpt) {
   ft_dev_t *d = start();
   ASSERT(d != NULL);
   enum { N = 64 * 1024 };
-  uint32_t *data = malloc(N), *back = malloc(N);
+  uint32_t *data = random_words(N), *back = malloc(N);
   ASSERT(data && back);
-  for (size_t i = 0; i < N / 4; i++) data[i] = (uint32_t)rnd();
   ft_lock();
   ft_alloc_t *a = uploaded(d, data, N);
   ASSERT(a != NULL);
@@ -223,19 +232,13 @@ static int commit_case(int bits, int ckpt) {
       ASSERT_EQ(ft_st.uncorrectable - unc, 1u);
       /* (the program's copy: what the device holds now, so the next round starts clean) */
       memcpy(data, back, N);
-      ft_alloc_untrack(a);
-      ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
-      ASSERT(ft_real.cuMemAlloc_v2(&base, N) == CUDA_SUCCESS);
-      a = ft_alloc_track(d, base, N, 0);
+      ASSERT_EQ(gone(a), 0);
+      a = uploaded(d, data, N);
       ASSERT(a != NULL);
-      ASSERT(ft_upload_relocking(d, &a, 0, data, N, d->stream, 1) == CUDA_SUCCESS && a);
-      ASSERT(ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS);
     }
   }
-  CUdeviceptr base = a->base;
-  ft_alloc_untrack(a);
+  ASSERT_EQ(gone(a), 0);
   ft_unlock();
-  ASSERT(ft_real.cuMemFree_v2(base) == CUDA_SUCCESS);
   free(data);
   free(back);
   return TEST_OK;

@@ -155,6 +155,13 @@ void ft_free_end(CUdeviceptr p, int freed) {
 static uint64_t g_held_bytes;
 static int g_nheld;
 
+/* a no longer held (its memory goes back, or went with its context). */
+static void unhold(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
+  a->held = 0;
+  g_held_bytes -= a->size;
+  __atomic_store_n(&g_nheld, g_nheld - 1, __ATOMIC_RELAXED);
+}
+
 int ft_free_held(CUdeviceptr p) {
   ft_alloc_t *a = ft_reg_find_base(p);
   return a && a->held;
@@ -206,8 +213,7 @@ int ft_held_release(int all) {
     if (needed) ft_st.frees_held_given_up++; /* (the log breaks: its record goes) */
     else ft_st.frees_held_returned++;
     base[n] = a->base, ctx[n++] = a->ctx;
-    g_held_bytes -= a->size;
-    __atomic_store_n(&g_nheld, g_nheld - 1, __ATOMIC_RELAXED);
+    unhold(a);
     ft_alloc_untrack(a);
   }
   if (n == MAX) cuts_seen = UINT64_MAX; /* (perhaps more: looked at again next time) */
@@ -224,11 +230,7 @@ int ft_held_release(int all) {
 void ft_held_forget_ctx(CUcontext c) {
   for (size_t i = 0; i < ft_reg_count(); i++) {
     ft_alloc_t *a = ft_reg_at(i);
-    if (a->held && a->ctx == c) {
-      g_held_bytes -= a->size;
-      __atomic_store_n(&g_nheld, g_nheld - 1, __ATOMIC_RELAXED);
-      a->held = 0;
-    }
+    if (a->held && a->ctx == c) unhold(a);
   }
 }
 

@@ -622,15 +622,14 @@ int ft_op_touches(const op_t *o, CUdeviceptr lo, CUdeviceptr hi) {
   return 0;
 }
 
-/* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
 int ft_epoch_needs(CUdeviceptr lo, CUdeviceptr hi) {
   for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
     if (ft_op_touches(&g_ops[i], lo, hi)) return 1;
   return 0;
 }
 
+/* `a` is being freed: an epoch whose log touches it can no longer be replayed. */
 void ft_epoch_forget_alloc(const ft_alloc_t *a) {
-  for (size_t i = 0; i < g_nops && !g_unreplayable; i++)
-    if (ft_op_touches(&g_ops[i], a->base, a->base + a->size))
-      ft_epoch_unreplayable("memory it used was freed before it was committed");
+  if (ft_epoch_needs(a->base, a->base + a->size))
+    ft_epoch_unreplayable("memory it used was freed before it was committed");
 }

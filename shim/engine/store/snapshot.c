@@ -131,6 +131,13 @@ static void log_drop(size_t n) {
   g_cut = g_cut > n ? g_cut - n : 0;
 }
 
+/* Whether an operation of the log read or wrote [lo, hi). */
+static int log_touches(CUdeviceptr lo, CUdeviceptr hi) {
+  for (size_t i = 0; i < g_nlog; i++)
+    if (ft_op_touches(&g_log[i], lo, hi)) return 1;
+  return 0;
+}
+
 static void broken(const char *why) {
   if (!g_broken) FT_DEBUG("the log since the snapshot cannot be replayed: %s", why);
   g_broken = why;
@@ -454,10 +461,7 @@ void ft_snap_lose(const char *why) FT_REQUIRES(ft_eng_lock) { broken(why); }
 uint64_t ft_snap_log_cuts(void) { return g_cuts; }
 
 int ft_snap_log_needs(CUdeviceptr lo, CUdeviceptr hi) {
-  if (!ft_snap_logging() || g_broken) return 0;
-  for (size_t i = 0; i < g_nlog; i++)
-    if (ft_op_touches(&g_log[i], lo, hi)) return 1;
-  return 0;
+  return ft_snap_logging() && !g_broken && log_touches(lo, hi);
 }
 
 void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1) {
@@ -571,12 +575,7 @@ CUevent ft_snap_copying(const ft_alloc_t *a) {
 void ft_snap_forget_alloc(ft_alloc_t *a) {
   ft_snapent_t *e = a->snap;
   if (e && g_pending && e->copying && a->dev) ft_real.cuEventSynchronize(a->dev->snap_ev); /* never copy freed memory */
-  CUdeviceptr lo = a->base, hi = a->base + a->size;
-  for (size_t i = 0; i < g_nlog; i++)
-    if (ft_op_touches(&g_log[i], lo, hi)) {
-      broken("memory the log since the snapshot used was freed");
-      break;
-    }
+  if (log_touches(a->base, a->base + a->size)) broken("memory the log since the snapshot used was freed");
   entry_free(a);
 }
 
