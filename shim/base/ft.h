@@ -61,6 +61,21 @@ extern int ft_drv_complete; /* every entry of reals.def was found */
  * (NULL: no check). Sets ft_drv_complete; returns how many hooked entry points the
  * driver lacks. */
 size_t ft_real_fill(void *lib, int (*is_own)(int id, const void *p));
+/* gpuft's own allocations, frees (shadows, code words, staging and snapshot
+ * buffers, frees it held), waits and queries, made in the thread's relaxed capture
+ * mode: while the program captures in global mode (on another thread or this one)
+ * the driver refuses such "potentially unsafe" calls and invalidates the program's
+ * capture (an event query included: PyTorch's NCCL watchdog met it). gpuft's own
+ * memory and streams are never part of a captured graph, and gpuft never waits for
+ * a capturing stream or a captured event (mech/dev.c), so relaxed is what they are. */
+CUresult ft_own_alloc(CUdeviceptr *p, size_t n);
+CUresult ft_own_free(CUdeviceptr p);
+CUresult ft_own_host_alloc(void **p, size_t n, unsigned flags);
+CUresult ft_own_host_free(void *p);
+CUresult ft_own_stream_sync(CUstream s);
+CUresult ft_own_event_sync(CUevent e);
+CUresult ft_own_event_query(CUevent e);
+CUresult ft_own_ctx_sync(void);
 /* The simulator's check of gpuft's launch decisions (sim/simcuda.h,
  * simcudaDeclareUnwritten); NULL on a real driver, or once the check said it is off. */
 typedef int (*ft_sim_declare_fn)(const uint64_t *bases, size_t n);

@@ -41,3 +41,31 @@ size_t ft_real_fill(void *lib, int (*is_own)(int id, const void *p)) {
   ft_drv_complete = missing_drv == 0;
   return missing;
 }
+
+/* The thread's capture mode set to relaxed for one of gpuft's own unsafe calls,
+ * then put back (push-pop, as the driver's documentation asks). */
+static CUstreamCaptureMode relaxed_begin(void) {
+  CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (!ft_drv.cuThreadExchangeStreamCaptureMode || ft_drv.cuThreadExchangeStreamCaptureMode(&m) != CUDA_SUCCESS)
+    return CU_STREAM_CAPTURE_MODE_RELAXED; /* (nothing to put back) */
+  return m;
+}
+static void relaxed_end(CUstreamCaptureMode was) {
+  if (was != CU_STREAM_CAPTURE_MODE_RELAXED) ft_drv.cuThreadExchangeStreamCaptureMode(&was);
+}
+#define RELAXED(call)                          \
+  do {                                         \
+    CUstreamCaptureMode was_ = relaxed_begin(); \
+    CUresult r_ = (call);                      \
+    relaxed_end(was_);                         \
+    return r_;                                 \
+  } while (0)
+
+CUresult ft_own_alloc(CUdeviceptr *p, size_t n) { RELAXED(ft_real.cuMemAlloc_v2(p, n)); }
+CUresult ft_own_free(CUdeviceptr p) { RELAXED(ft_real.cuMemFree_v2(p)); }
+CUresult ft_own_host_alloc(void **p, size_t n, unsigned flags) { RELAXED(ft_drv.cuMemHostAlloc(p, n, flags)); }
+CUresult ft_own_host_free(void *p) { RELAXED(ft_drv.cuMemFreeHost(p)); }
+CUresult ft_own_stream_sync(CUstream s) { RELAXED(ft_real.cuStreamSynchronize(s)); }
+CUresult ft_own_event_sync(CUevent e) { RELAXED(ft_real.cuEventSynchronize(e)); }
+CUresult ft_own_event_query(CUevent e) { RELAXED(ft_real.cuEventQuery(e)); }
+CUresult ft_own_ctx_sync(void) { RELAXED(ft_real.cuCtxSynchronize()); }

@@ -81,14 +81,18 @@ static CUresult after_free(CUresult r, CUdeviceptr p, CUresult verdict) {
  * snapshot's log needs it); a second free of held memory gets the driver's answer
  * to one (*r). */
 static int held(CUdeviceptr p, CUresult *r) {
+  /* (not while a capture is open: the driver's answer to the free, and the
+   * synchronisation a held one makes, depend on the capture) */
+  int capturing = __atomic_load_n(&ft_captures_open, __ATOMIC_ACQUIRE) > 0;
   ft_lock();
-  int again = ft_free_held(p), hold = !again && ft_free_hold(p);
+  int again = ft_free_held(p), hold = !again && !capturing && ft_free_hold(p);
   ft_unlock();
   if (again) {
     *r = CUDA_ERROR_INVALID_VALUE;
     ft_free_end(p, 0); /* (the record stays as it was: not being freed) */
   } else if (hold) {
-    *r = ft_real.cuCtxSynchronize(); /* (as the driver's free waits for the context) */
+    *r = ft_dev_ctx_sync(); /* (as the driver's free waits for the context) */
+    if (*r == CUDA_ERROR_NOT_READY) *r = CUDA_SUCCESS; /* (a capture began meanwhile) */
   }
   return again || hold;
 }

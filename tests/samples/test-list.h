@@ -69,11 +69,13 @@ TEST_ENTRY(vector_add_mmap_two_devices, 60)
 TEST_ENTRY(simple_ipc, 60)
 /* Graphs (built the default way, static runtime): explicit and captured graphs,
  * a Jacobi solver relaunched with updates, graph memory nodes, a Jacobi solver
- * looping in a while node until a kernel finds it converged (conditional nodes). */
+ * looping in a while node until a kernel finds it converged (conditional nodes),
+ * a step captured in global mode while another thread loads batches. */
 TEST_ENTRY(graphs_simple, 60)
 TEST_ENTRY(graph_jacobi, 60)
 TEST_ENTRY(graph_memnodes, 60)
 TEST_ENTRY(graph_conditional, 60)
+TEST_ENTRY(capture_threads, 60)
 TEST_ENTRY(vmm_pool, 60)
 /* Cooperative launches (grid_sync, built with the simulator's runtime and with
  * nvcc's static one): a one-pass reduction, a conjugate-gradient solver in one
@@ -87,6 +89,7 @@ TEST_ENTRY(grid_sync_failures, 120)
 TEST_ENTRY(refused_launch_not_counted, 120)
 TEST_ENTRY(graph_launches_protected_as_their_nodes, 120)
 TEST_ENTRY(graphs_under_gpuft, 240)
+TEST_ENTRY(capture_beside_other_threads, 120)
 /* CUDA arrays, surfaces and textures on them pass through gpuft untouched. */
 TEST_ENTRY(arrays_under_gpuft, 120)
 TEST_ENTRY(devices_under_gpuft, 240)

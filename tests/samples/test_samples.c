@@ -68,6 +68,7 @@ SAMPLE_TEST(graph_jacobi)
 SAMPLE_TEST(graph_memnodes)
 
 SAMPLE_TEST(graph_conditional)
+SAMPLE_TEST(capture_threads)
 SAMPLE_TEST(vmm_pool)
 /* grid_sync (both builds) with SIMCUDA_THREADS=threads (NULL: the default) and an
  * optional argument; its time limit scales with sanitizer builds (a host thread per
@@ -316,6 +317,23 @@ TEST_IMPL(graphs_under_gpuft) {
    * nodes included) write buffers no other node names; one body left out of what
    * gpuft reads makes the program fail its own check (tried) */
   both_modes_and_flip("graph_switch", SAMPLE_graph_switch, NULL, "GPUFT_INJECT=at=d2h:7,target=src,bits=1,seed=11");
+  return TEST_OK;
+}
+
+/* A step captured in global mode while another thread loads batches (the way
+ * torch.cuda.graph captures beside a data loader): gpuft's own allocations and frees
+ * beside the capture are made in the relaxed capture mode, and its synchronisations
+ * wait stream by stream (a context synchronisation would invalidate the capture:
+ * before, the program's cudaStreamEndCapture failed under gpuft). The flip strikes
+ * the loader's third read-back during the capture and is recovered there. Once with
+ * a non-blocking capture stream after a device synchronisation (as torch does), once
+ * with a blocking one and legacy-stream work unfinished (waited for by the event
+ * gpuft records before the capture begins). */
+TEST_IMPL(capture_beside_other_threads) {
+  if (!*SAMPLE_capture_threads) return TEST_SKIPF("samples not built (no nvcc)");
+  const char *flip = "GPUFT_INJECT=at=d2h:3,target=src,bits=2,seed=11";
+  both_modes_and_flip("capture_threads", SAMPLE_capture_threads, "CAPTURE_BLOCKING=0", flip);
+  both_modes_and_flip("capture_threads", SAMPLE_capture_threads, "CAPTURE_BLOCKING=1", flip);
   return TEST_OK;
 }
 

@@ -39,7 +39,7 @@ static int setup(ft_dev_t *d) {
     d->mem_bps = 2.0 * (double)clk * 1e3 * (double)bus / 8.0;
   size_t jb = sizeof(ftk_job_t) * FT_LEDGER_SLOTS;
   void *jobs = NULL;
-  r = ft_drv.cuMemHostAlloc(&jobs, jb, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  r = ft_own_host_alloc(&jobs, jb, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
   if (r != CUDA_SUCCESS) goto fail;
   memset(jobs, 0, jb);
   d->jobs = jobs;
@@ -47,7 +47,7 @@ static int setup(ft_dev_t *d) {
   /* the kernels' device-side accumulators, one per slot (ftk.h), zeroed on the job's
    * own stream before each launch (ledger.c): a zeroing here, on the legacy stream,
    * would be unordered with gpuft's non-blocking stream */
-  if ((r = ft_real.cuMemAlloc_v2(&d->djobs, jb)) != CUDA_SUCCESS) goto fail;
+  if ((r = ft_own_alloc(&d->djobs, jb)) != CUDA_SUCCESS) goto fail;
   return 0;
 fail:
   FT_WARN("cannot set up gpuft's device state (error %d): protection is off (pass-through)",
@@ -67,6 +67,37 @@ int ft_dev_count(void) {
   return n;
 }
 
+/* While a capture is open: the current context's streams one by one (above). */
+static CUresult sync_by_streams(void) {
+  CUcontext ctx = NULL;
+  if (ft_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  CUstream s[FT_ORD_STREAMS + 2];
+  CUevent ev[FT_ORD_STREAMS];
+  int unknown = 0, nev = 0;
+  ft_lock();
+  int n = ft_ord_unfinished(ctx, s, ev, FT_ORD_STREAMS, &nev, &unknown);
+  ft_dev_t *d = ft_dev_find(ctx);
+  if (d) { /* gpuft's own: never captured */
+    if (d->stream) s[n++] = d->stream;
+    if (d->snap_stream) s[n++] = d->snap_stream;
+  }
+  ft_unlock();
+  if (unknown) return CUDA_ERROR_NOT_READY;
+  /* (the events are released only while the gate is closed: not now) */
+  CUresult r = CUDA_SUCCESS;
+  for (int i = 0; i < nev && r == CUDA_SUCCESS; i++) r = ft_own_event_sync(ev[i]);
+  for (int i = 0; i < n && r == CUDA_SUCCESS; i++) r = ft_own_stream_sync(s[i]);
+  return r;
+}
+
+CUresult ft_dev_ctx_sync(void) {
+  ft_capture_gate_pass();
+  CUresult r = __atomic_load_n(&ft_captures_open, __ATOMIC_ACQUIRE) > 0 ? sync_by_streams()
+                                                                         : ft_own_ctx_sync();
+  ft_capture_gate_done();
+  return r;
+}
+
 int ft_dev_sync_all(void) {
   CUcontext c[MAX_DEVS];
   int n = 0;
@@ -74,7 +105,7 @@ int ft_dev_sync_all(void) {
   for (int i = 0; i < g_ndevs; i++)
     if (g_devs[i].ctx && g_devs[i].ok) c[n++] = g_devs[i].ctx;
   ft_unlock();
-  if (n <= 1) return ft_real.cuCtxSynchronize() == CUDA_SUCCESS; /* (the current one, as before) */
+  if (n <= 1) return ft_dev_ctx_sync() == CUDA_SUCCESS; /* (the current one, as before) */
   int ok = 1;
   for (int i = 0; i < n; i++) {
     CUcontext was;
@@ -82,7 +113,7 @@ int ft_dev_sync_all(void) {
       ok = 0;
       continue;
     }
-    ok &= ft_real.cuCtxSynchronize() == CUDA_SUCCESS;
+    ok &= ft_dev_ctx_sync() == CUDA_SUCCESS;
     ft_drv.cuCtxPopCurrent_v2(&was);
   }
   return ok;
@@ -104,11 +135,11 @@ void ft_dev_teardown(ft_dev_t *d) {
     ftk_module_unload(&d->mod, &ft_kdrv);
     if (d->stream) ft_drv.cuStreamDestroy_v2(d->stream);
   }
-  if (d->jobs) ft_drv.cuMemFreeHost(d->jobs);
+  if (d->jobs) ft_own_host_free(d->jobs);
   for (int i = 0; d->fix_ev && i < FT_LEDGER_SLOTS; i++)
     if (d->fix_ev[i]) ft_drv.cuEventDestroy_v2(d->fix_ev[i]);
   free(d->fix_ev);
-  if (d->djobs) ft_real.cuMemFree_v2(d->djobs);
+  if (d->djobs) ft_own_free(d->djobs);
   memset(d, 0, sizeof *d); /* the slot is free for a later context */
 }
 

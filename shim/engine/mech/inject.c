@@ -115,7 +115,17 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, CUdeviceptr w, size
   }
   /* at rest: the program's stream and every other one of the context (gpuft's
    * snapshot stream may still be copying the block, which the flip would race) */
-  if (ft_real.cuCtxSynchronize() != CUDA_SUCCESS || ft_real.cuMemcpyDtoH_v2(blk, w + lo, len) != CUDA_SUCCESS) {
+  CUresult idle = ft_dev_ctx_sync();
+  if (idle == CUDA_ERROR_NOT_READY) {
+    set_missed(f, "a stream capture was open and the context could not be made idle without ending it");
+    return;
+  }
+  /* on gpuft's own stream: the legacy stream may not be used while a blocking
+   * stream captures */
+  ft_dev_t *d = ft_dev_current();
+  CUstream os = d ? d->stream : CU_STREAM_LEGACY;
+  if (idle != CUDA_SUCCESS || ft_real.cuMemcpyDtoHAsync_v2(blk, w + lo, len, os) != CUDA_SUCCESS ||
+      ft_own_stream_sync(os) != CUDA_SUCCESS) {
     set_missed(f, "its block could not be read back");
     return;
   }
@@ -130,7 +140,7 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, CUdeviceptr w, size
   }
   /* a pageable upload may return once staged: the flip must have landed before
    * anything (gpuft's own snapshot stream included) reads the block */
-  if (ft_real.cuMemcpyHtoD_v2(w + lo, blk, len) != CUDA_SUCCESS || ft_real.cuCtxSynchronize() != CUDA_SUCCESS) {
+  if (ft_real.cuMemcpyHtoDAsync_v2(w + lo, blk, len, os) != CUDA_SUCCESS || ft_dev_ctx_sync() != CUDA_SUCCESS) {
     set_missed(f, "its block could not be written back");
     return;
   }

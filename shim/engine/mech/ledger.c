@@ -177,13 +177,13 @@ int ft_job_issue_fix(ft_dev_t *d, int why, ft_alloc_t *a, uint64_t g0, uint64_t 
 CUevent ft_jobs_fix_copying(const ft_alloc_t *a) {
   for (ft_job_rec_t *j = g_head; j; j = j->next)
     if (j->a == a && j->fix && j->kind == FT_JOB_VERIFY && j->dst && j->dev->fix_ev &&
-        ft_real.cuEventQuery(j->dev->fix_ev[j->slot]) == CUDA_ERROR_NOT_READY)
+        ft_own_event_query(j->dev->fix_ev[j->slot]) == CUDA_ERROR_NOT_READY)
       return j->dev->fix_ev[j->slot];
   return NULL;
 }
 
 void ft_jobs_fix_drain(const ft_alloc_t *a) {
-  for (CUevent ev; (ev = ft_jobs_fix_copying(a));) ft_real.cuEventSynchronize(ev);
+  for (CUevent ev; (ev = ft_jobs_fix_copying(a));) ft_own_event_sync(ev);
 }
 
 void ft_jobs_void_unordered(ft_alloc_t *a, int i, CUstream s, uint64_t g0, uint64_t g1) {

@@ -43,6 +43,14 @@ ft_dev_t *ft_dev_current(void);
  * devices: the jobs of both), or of the current one when there is one or none.
  * 1 if all finished without error. Takes the engine lock briefly. */
 int ft_dev_sync_all(void);
+/* The current context's work finished, as gpuft's own cuCtxSynchronize would make
+ * it, except while the program has a stream capture open, when that call is refused
+ * and invalidates the capture: then each stream gpuft has seen issue unfinished work
+ * in it, and gpuft's own, is synchronised one by one. CUDA_ERROR_NOT_READY when
+ * that cannot be done (a stream being captured, or the legacy stream, has work
+ * gpuft has not seen finish): nothing was invalidated, and nothing may be taken
+ * as finished. Takes the engine lock briefly. */
+CUresult ft_dev_ctx_sync(void);
 /* Make d's context current for gpuft's own work on its memory (a commit may run in
  * a thread bound to another context, or to none); returns what ft_dev_leave
  * needs to undo it. */

@@ -145,11 +145,11 @@ static int stuck_cells(ft_dev_t *d, const ft_alloc_t *a, uint64_t g) {
     unsigned char v = k ? 0xff : 0x00;
     ok = ft_real.cuMemsetD8Async(p, v, len, d->stream) == CUDA_SUCCESS &&
          ft_real.cuMemcpyDtoHAsync_v2(back, p, len, d->stream) == CUDA_SUCCESS &&
-         ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS;
+         ft_own_stream_sync(d->stream) == CUDA_SUCCESS;
     for (size_t i = 0; ok && i < len && !stuck; i++) stuck = back[i] != v;
   }
   ok = ok && ft_real.cuMemcpyHtoDAsync_v2(p, save, len, d->stream) == CUDA_SUCCESS &&
-       ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS;
+       ft_own_stream_sync(d->stream) == CUDA_SUCCESS;
   free(save);
   return ok ? stuck : -1;
 }
@@ -194,7 +194,7 @@ static CUresult fetch_group(ft_dev_t *d, const ft_alloc_t *a, place_t pl, uint64
   if (!r) r = ft_real.cuMemcpyDtoHAsync_v2(dd, pl.code + off[1], *nblk * 4, d->stream);
   for (int k = 0; k < 4 && !r; k++)
     r = ft_real.cuMemcpyDtoHAsync_v2(&l2[k], pl.code + off[2 + k], 4, d->stream);
-  if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+  if (!r) r = ft_own_stream_sync(d->stream);
   return r;
 }
 
@@ -277,7 +277,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     if (!r) r = put_diff(d, pl.code + o[0], v, v0, nblk * 4);
     if (!r) r = put_diff(d, pl.code + o[1], dv, dv0, nblk * 4);
     for (int k = 0; k < 4 && !r; k++) r = put_diff(d, pl.code + o[2 + k], &l2[k], &l20[k], 4);
-    if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+    if (!r) r = ft_own_stream_sync(d->stream);
     if (r) {
       ft_st.uncorrectable++;
       ft_event(a, at, -1, "write-back failed", FT_OUT_UNCORRECTABLE, where);
@@ -326,7 +326,7 @@ static int repair_group(ft_dev_t *d, ft_alloc_t *a, place_t pl, uint64_t g, int 
     if (!r) r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[1], mc + o[1], nblk * 4, d->stream);
     for (int k = 0; k < 4 && !r; k++)
       r = ft_real.cuMemcpyHtoDAsync_v2(a->code + o[2 + k], mc + o[2 + k], 4, d->stream);
-    if (!r) r = ft_real.cuStreamSynchronize(d->stream);
+    if (!r) r = ft_own_stream_sync(d->stream);
     if (!r && !takes_write(d, a, pl, g)) {
       /* the checkpoint's bytes did not take: bits stuck there (DESIGN.md 6.3), never
        * to be taken for data a kernel wrote */
@@ -594,7 +594,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
     FT_INFO("kernel %s writes its argument at offset %d although it is declared const: now "
             "treated as written", j->fn->name, j->argslot * 8);
     ft_reencode(d, a, 0, ft_groups_of(a->size), d->stream);
-    ft_real.cuStreamSynchronize(d->stream);
+    ft_own_stream_sync(d->stream);
     return;
   }
   /* in increasing order, so that two findings can be compared */
@@ -771,12 +771,18 @@ static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES
     ft_lock();
     ft_ord_snap_all(vc); /* nothing new is issued while the operation lock is exclusive */
     ft_unlock();
-    int synced = exclusive && ft_real.cuCtxSynchronize && ft_dev_sync_all(); /* (every device's jobs) */
+    int synced = exclusive && ft_dev_sync_all(); /* (every device's jobs) */
     ft_lock();
     refresh(&f); /* others' operations ran while the lock was dropped: frees too */
     if (synced) ft_ord_synced(vc, 1);
     if (!exclusive) {
       FT_WARN_CAPPED(4, "replay postponed: another thread's operation is still running");
+      goto out;
+    }
+    if (!synced && __atomic_load_n(&ft_captures_open, __ATOMIC_ACQUIRE) > 0) {
+      /* the program's work may still run, and waiting for it would invalidate the
+       * capture: the replay waits for a commit after it */
+      FT_WARN_CAPPED(4, "replay postponed: a stream capture is open and work of the program has not finished");
       goto out;
     }
     if (g_replay_gen != gen || !ft_replay_pending) goto out; /* another thread replayed */
@@ -900,11 +906,13 @@ static CUresult commit_synced(int always) {
     ft_lock();
     ft_ord_snap_all(vc);
     ft_unlock();
-    r = ft_dev_sync_all() ? CUDA_SUCCESS : ft_real.cuCtxSynchronize();
+    r = ft_dev_sync_all() ? CUDA_SUCCESS : ft_dev_ctx_sync();
     if (r == CUDA_SUCCESS) {
       ft_lock();
       ft_ord_synced(vc, 1);
       ft_unlock();
+    } else if (r == CUDA_ERROR_NOT_READY) {
+      r = CUDA_SUCCESS; /* a capture is open: what is done is committed, the rest later */
     }
   }
   CUresult v = ft_commit();

@@ -24,7 +24,7 @@ ft_alloc_t *ft_alloc_track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed)
   if (!managed && d) {
     size_t cb = ft_code_bytes(size);
     CUdeviceptr code = 0;
-    if (ft_real.cuMemAlloc_v2(&code, cb) == CUDA_SUCCESS) {
+    if (ft_own_alloc(&code, cb) == CUDA_SUCCESS) {
       a->code = code;
       a->code_bytes = cb;
       a->state = FT_ST_UNINIT;
@@ -47,7 +47,7 @@ ft_alloc_t *ft_alloc_track(ft_dev_t *d, CUdeviceptr p, size_t size, int managed)
                    (unsigned long long)p);
     if (old) ft_alloc_untrack(old); /* (its jobs too: registry.c) */
     if (ft_reg_insert(a) != 0) {
-      if (a->code) ft_real.cuMemFree_v2(a->code);
+      if (a->code) ft_own_free(a->code);
       free(a);
       return NULL;
     }
@@ -64,14 +64,14 @@ static void release_protection(ft_alloc_t *a) FT_REQUIRES(ft_eng_lock) {
   ft_shadow_release(a);
   ft_set_state(a, FT_ST_UNPROT);
   if (a->code) {
-    ft_real.cuMemFree_v2(a->code);
+    ft_own_free(a->code);
     ft_st.bytes_protected -= a->size;
     a->code = 0;
     a->code_bytes = 0;
   }
   if (a->mirror) {
     ft_jobs_fix_drain(a); /* a repair before use may still copy from it */
-    ft_drv.cuMemFreeHost(a->mirror);
+    ft_own_host_free(a->mirror);
     ft_st.bytes_checkpoint -= ft_mirror_bytes(a);
     a->mirror = NULL;
     a->mirror_dev = 0;
@@ -109,7 +109,7 @@ void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs) {
     }
     ft_unlock();
     if (!found) break;
-    if (ev) ft_real.cuEventSynchronize(ev);
+    if (ev) ft_own_event_sync(ev);
   }
   for (;;) { /* a repair before use may still copy from a checkpoint */
     ft_lock();
@@ -120,7 +120,7 @@ void ft_release_drain(CUdeviceptr lo, CUdeviceptr hi, int runs) {
     }
     ft_unlock();
     if (!ev) break;
-    ft_real.cuEventSynchronize(ev);
+    ft_own_event_sync(ev);
   }
 }
 
@@ -221,7 +221,7 @@ int ft_held_release(int all) {
   for (int i = 0; i < n; i++) { /* (the program's memory: its free without the lock, in its context) */
     CUcontext was = NULL;
     int pushed = ctx[i] && ft_drv.cuCtxPushCurrent_v2(ctx[i]) == CUDA_SUCCESS;
-    ft_real.cuMemFree_v2(base[i]);
+    ft_own_free(base[i]);
     if (pushed) ft_drv.cuCtxPopCurrent_v2(&was);
   }
   return n;
@@ -244,17 +244,17 @@ int ft_alloc_resize(ft_alloc_t *a, size_t size) FT_REQUIRES(ft_eng_lock) {
   CUdeviceptr code = 0;
   size_t cb = ft_code_bytes(size);
   int in = ft_dev_enter(d);
-  CUresult r = ft_real.cuMemAlloc_v2(&code, cb);
+  CUresult r = ft_own_alloc(&code, cb);
   ft_dev_leave(in);
   if (r != CUDA_SUCCESS) return -1;
   uint64_t keep = ft_groups_of(size < old ? size : old);
   if (ft_code_copy(d, a->code, old, 0, keep, code, size, 0, d->stream) != 0 ||
-      ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS || ft_coded_resize(a, size) != 0) {
-    ft_real.cuMemFree_v2(code);
+      ft_own_stream_sync(d->stream) != CUDA_SUCCESS || ft_coded_resize(a, size) != 0) {
+    ft_own_free(code);
     return -1;
   }
   ft_reg_remove(a); /* (in order again below: its generation changes, caches of it go) */
-  ft_real.cuMemFree_v2(a->code);
+  ft_own_free(a->code);
   a->code = code;
   a->code_bytes = cb;
   ft_st.bytes_protected += size - old;

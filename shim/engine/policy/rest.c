@@ -23,7 +23,7 @@ static void used_dev(ft_dev_t **used, int *nused, ft_dev_t *d) {
   for (k = 0; k < *nused && used[k] != d; k++) {
   }
   if (k == *nused && *nused < 8) used[(*nused)++] = d;
-  else if (k == *nused) ft_real.cuStreamSynchronize(d->stream); /* no room to remember it */
+  else if (k == *nused) ft_own_stream_sync(d->stream); /* no room to remember it */
 }
 
 void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
@@ -65,7 +65,7 @@ void ft_rest_commit(void) FT_REQUIRES(ft_eng_lock) {
   }
   /* what was enqueued here must be finished before the program's next work can
    * touch these ranges: gpuft never makes a program stream wait for its own */
-  for (int k = 0; k < nused; k++) ft_real.cuStreamSynchronize(used[k]->stream);
+  for (int k = 0; k < nused; k++) ft_own_stream_sync(used[k]->stream);
   if (owed) ft_rest_mark_owed();
 }
 

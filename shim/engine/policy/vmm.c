@@ -179,7 +179,7 @@ static void reform(CUdeviceptr lo, CUdeviceptr hi) FT_REQUIRES(ft_eng_lock) {
     if (!ft_reg_find(r0)) form(d, r0, r1, ok, old, given, nold, &issued);
   free(given);
   /* the copies land before the program's next work and before the old codes go */
-  if (issued) ft_real.cuStreamSynchronize(d->stream);
+  if (issued) ft_own_stream_sync(d->stream);
   for (int k = 0; k < nold; k++) {
     if (old[k]->code) ft_st.bytes_protected += old[k]->size; /* (taken off again by the drop) */
     ft_alloc_drop(old[k]);

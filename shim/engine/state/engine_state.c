@@ -12,6 +12,11 @@ uint64_t ft_epoch = 1;
 ft_observers_t ft_obs;
 int ft_replay_pending;
 int ft_captures_open;
+static pthread_rwlock_t g_capture_gate = PTHREAD_RWLOCK_INITIALIZER;
+void ft_capture_gate_close(void) { pthread_rwlock_wrlock(&g_capture_gate); }
+void ft_capture_gate_open(void) { pthread_rwlock_unlock(&g_capture_gate); }
+void ft_capture_gate_pass(void) { pthread_rwlock_rdlock(&g_capture_gate); }
+void ft_capture_gate_done(void) { pthread_rwlock_unlock(&g_capture_gate); }
 
 int ft_replay_owed(void) { return __atomic_load_n(&ft_replay_pending, __ATOMIC_ACQUIRE); }
 

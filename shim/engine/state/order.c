@@ -27,6 +27,9 @@ typedef struct {
   int blocking;     /* synchronises with the legacy default stream */
   int flags_known;  /* blocking has been asked (blocking_of) */
   int gone;         /* destroyed (or its context): never looked up again */
+  int cap_known;    /* a capture began on it (ft_ord_capture_before) ... */
+  uint64_t cap_tick; /* ... when its own clock stood here, */
+  CUevent cap_ev;    /* ... recorded on its work then (NULL: seen finished) */
   uint64_t vc[FT_ORD_STREAMS];
 } ord_stream_t;
 
@@ -269,4 +272,90 @@ void ft_ord_forget_event(CUevent e) {
       free(v);
       return;
     }
+}
+
+/* Whether stream o is being captured (a per-thread stream of another thread cannot
+ * be asked: it counts as captured). */
+static int captured(const ord_stream_t *o) {
+  if (o->s == CU_STREAM_PER_THREAD && !pthread_equal(o->thread, pthread_self())) return 1;
+  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  return !ft_drv.cuStreamIsCapturing || ft_drv.cuStreamIsCapturing(o->s, &st) != CUDA_SUCCESS ||
+         st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* An event recorded on stream i's work so far, for a capture about to begin. */
+static void mark_before_capture(int i) {
+  ord_stream_t *o = &g_st[i];
+  if (o->cap_ev) ft_drv.cuEventDestroy_v2(o->cap_ev);
+  o->cap_ev = NULL;
+  o->cap_tick = o->vc[i];
+  o->cap_known = 1;
+  if (g_host[i] >= o->vc[i]) return; /* (seen finished: nothing to wait for) */
+  if (ft_drv.cuEventCreate(&o->cap_ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) o->cap_ev = NULL;
+  else if (ft_drv.cuEventRecord(o->cap_ev, o->s) != CUDA_SUCCESS) {
+    ft_drv.cuEventDestroy_v2(o->cap_ev);
+    o->cap_ev = NULL;
+    o->cap_known = 0;
+  }
+}
+
+void ft_ord_capture_before(CUstream s, int first) {
+  int i = lookup(s, 1);
+  /* (not on a stream already capturing: the driver refuses the second capture, and
+   * the event would be captured) */
+  if (i >= 0 && !g_st[i].legacy && !captured(&g_st[i])) mark_before_capture(i);
+  /* the legacy stream cannot be asked during a blocking stream's capture, nor used:
+   * its work from before the first capture is all it will have meanwhile */
+  int l = first ? legacy_of(current_ctx()) : -1;
+  if (l >= 0) mark_before_capture(l);
+}
+
+void ft_ord_capture_end(CUstream s) {
+  int i = lookup(s, 0);
+  if (i < 0) return;
+  if (g_st[i].cap_ev) ft_drv.cuEventDestroy_v2(g_st[i].cap_ev);
+  g_st[i].cap_ev = NULL;
+  g_st[i].cap_known = 0;
+}
+
+/* Stream i cannot be synchronised now: what it ran before its capture (or, for the
+ * legacy stream, before the first capture) waited for by the event recorded then.
+ * A captured stream's ticks since are captured work, never run; the legacy
+ * stream's would be real work, not covered. */
+static void wait_before(int i, CUevent *ev, int *nev, int max, int *unknown) {
+  const ord_stream_t *o = &g_st[i];
+  if (!o->cap_known || (o->legacy && o->vc[i] != o->cap_tick)) {
+    *unknown = 1;
+    return;
+  }
+  if (g_host[i] >= o->cap_tick) return; /* seen finished */
+  if (!o->cap_ev || *nev == max) *unknown = 1;
+  else ev[(*nev)++] = o->cap_ev;
+}
+
+int ft_ord_unfinished(CUcontext c, CUstream *out, CUevent *ev, int max, int *nev, int *unknown) {
+  int n = 0, legacy = -1, blocking_capture = 0;
+  *unknown = 0;
+  *nev = 0;
+  for (int i = 0; i < g_nst; i++) {
+    ord_stream_t *o = &g_st[i];
+    if (o->gone || o->ctx != c) continue;
+    if (o->legacy) { /* its status cannot be asked while a blocking stream captures */
+      if (g_host[i] < o->vc[i]) legacy = i;
+      continue;
+    }
+    int cap = captured(o);
+    /* (flags not known yet: it may be blocking) */
+    if (cap && (!o->flags_known || o->blocking)) blocking_capture = 1;
+    if (g_host[i] >= o->vc[i]) continue;
+    if (cap) wait_before(i, ev, nev, max, unknown);
+    else if (n < max) out[n++] = o->s;
+    else *unknown = 1;
+  }
+  if (legacy >= 0) {
+    if (blocking_capture) wait_before(legacy, ev, nev, max, unknown);
+    else if (n < max) out[n++] = CU_STREAM_LEGACY;
+    else *unknown = 1;
+  }
+  return n;
 }

@@ -66,15 +66,15 @@ static void quarantine(int from, int to) {
       if (held[k] < hi && held[k] + PAGE > lo) kept = 1, reached |= held[k] + PAGE >= hi;
     while (!kept || !reached) {
       CUdeviceptr c;
-      if (ntmp == 1024 || nheld == MAX_HELD || ft_real.cuMemAlloc_v2(&c, PAGE) != CUDA_SUCCESS) break;
+      if (ntmp == 1024 || nheld == MAX_HELD || ft_own_alloc(&c, PAGE) != CUDA_SUCCESS) break;
       if (c < hi && c + PAGE > lo) held[nheld++] = c, kept = 1;
       else if (c >= hi) {
-        ft_real.cuMemFree_v2(c);
+        ft_own_free(c);
         reached = 1;
       } else tmp[ntmp++] = c;
       if (kept && c + PAGE >= hi) reached = 1;
     }
-    for (int k = 0; k < ntmp; k++) ft_real.cuMemFree_v2(tmp[k]);
+    for (int k = 0; k < ntmp; k++) ft_own_free(tmp[k]);
     if (kept)
       FT_INFO("quarantine: the 2 MiB page %#llx holding bad word %#llx is held by gpuft",
               (unsigned long long)lo, (unsigned long long)g_bad[i]);

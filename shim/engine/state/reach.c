@@ -99,7 +99,7 @@ static const uint8_t *content_of(const ft_dev_t *d, ft_alloc_t *a, uint8_t **tmp
   if (a->size > COPY_MAX || a->busy || !d->stream || !ft_rest_seen_done(a)) return NULL;
   if (!(*tmp = malloc(a->size))) return NULL;
   if (ft_real.cuMemcpyDtoHAsync_v2(*tmp, a->base, a->size, d->stream) != CUDA_SUCCESS ||
-      ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS) {
+      ft_own_stream_sync(d->stream) != CUDA_SUCCESS) {
     free(*tmp);
     *tmp = NULL;
     return NULL;

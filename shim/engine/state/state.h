@@ -231,6 +231,21 @@ void ft_ord_forget_event(CUevent e);
 /* A stream destroyed, a context torn down: its handles may name new ones. */
 void ft_ord_forget_stream(CUstream s);
 void ft_ord_forget_ctx(CUcontext c);
+/* The streams of context c whose work gpuft has seen issued and the host has not
+ * seen finish, which may be synchronised one by one while a capture is open (at
+ * most max, into out): not one being captured, nor the legacy stream while a
+ * blocking stream captures (the driver refuses both and invalidates the capture);
+ * for those, the events recorded on their work before the capture (ev, *nev).
+ * *unknown: some such work cannot be waited for now (work after such an event,
+ * work of a stream that joined a capture, another thread's per-thread stream's).
+ * Asks the driver which streams capture. */
+int ft_ord_unfinished(CUcontext c, CUstream *out, CUevent *ev, int max, int *nev, int *unknown)
+    FT_REQUIRES(ft_eng_lock);
+/* A capture is about to begin on s (first: no other is open): an event recorded on
+ * s's work so far, and on the legacy stream's, to wait for during the capture; the
+ * capture on s ended (its event released). */
+void ft_ord_capture_before(CUstream s, int first) FT_REQUIRES(ft_eng_lock);
+void ft_ord_capture_end(CUstream s) FT_REQUIRES(ft_eng_lock);
 extern uint64_t ft_ord_ctx_syncs;
 
 /* Whether every earlier use of `a` (only its writes when writes_only) is ordered
@@ -472,8 +487,16 @@ int ft_context_lost(void);
   X(CUDA_ERROR_LAUNCH_FAILED) X(CUDA_ERROR_ASSERT)
 
 /* Stream captures the program has open (hooks/capture.c; atomic): a synchronisation
- * of the context now would invalidate them. */
+ * of the context now would invalidate them. A capture begins inside
+ * ft_capture_gate_close/open, and gpuft's own context synchronisations hold
+ * ft_capture_gate_pass/done while they look at the count and wait: none of them is
+ * under way when a capture begins (the driver refuses it during one and
+ * invalidates the capture). */
 extern int ft_captures_open;
+void ft_capture_gate_close(void);
+void ft_capture_gate_open(void);
+void ft_capture_gate_pass(void);
+void ft_capture_gate_done(void);
 
 /* The stream a call with stream argument s really uses: 0 is the legacy default
  * stream, or the per-thread one for the _ptsz/_ptds entry points. */

@@ -31,7 +31,7 @@ static int shadow_for(ft_alloc_t *a) {
   }
   /* in the allocation's context (its device): gpuft's copy kernel runs there */
   int in = a->dev ? ft_dev_enter(a->dev) : 0;
-  CUresult r = ft_real.cuMemAlloc_v2(&a->shadow, need);
+  CUresult r = ft_own_alloc(&a->shadow, need);
   ft_dev_leave(in);
   if (r != CUDA_SUCCESS) {
     a->shadow = 0;
@@ -46,7 +46,7 @@ static int shadow_for(ft_alloc_t *a) {
 
 void ft_shadow_release(ft_alloc_t *a) {
   if (!a->shadow) return;
-  ft_real.cuMemFree_v2(a->shadow);
+  ft_own_free(a->shadow);
   g_shadow_bytes -= shadow_bytes(a);
   a->shadow = 0;
 }
@@ -248,16 +248,16 @@ int ft_epoch_replay(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
     int k = 0;
     while (k < nused && used[k] != a->dev) k++;
     if (k == nused && nused < 8) used[nused++] = a->dev;
-    else if (k == nused) ft_real.cuStreamSynchronize(a->dev->stream);
+    else if (k == nused) ft_own_stream_sync(a->dev->stream);
     /* data and code as they were at the start of the epoch, under a valid code */
     if (a->rp == FT_RP_MIRROR || a->rp == FT_RP_SHADOW) ft_set_state(a, FT_ST_CLEAN);
   }
   /* (restored before any context's replayed operations read them) */
   for (int k = 0; k < nused; k++)
-    if (used[k] != d && ft_real.cuStreamSynchronize(used[k]->stream) != CUDA_SUCCESS) return -1;
+    if (used[k] != d && ft_own_stream_sync(used[k]->stream) != CUDA_SUCCESS) return -1;
   if (ft_oplog_replay_all(d) != 0) return -1;
   ft_st.replays++;
   FT_INFO("replayed %zu operations of epoch %ju", ft_epoch_ops(), (uintmax_t)ft_epoch);
-  int ok = ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS;
+  int ok = ft_own_stream_sync(d->stream) == CUDA_SUCCESS;
   return ft_oplog_seen_again() && ok ? 0 : -1;
 }

@@ -240,7 +240,7 @@ void ft_epoch_settle(void) {
      * it (another thread's unrelated one does not tell it). Untracked streams: once
      * complete. */
     if (o->ord_s >= 0 ? ft_ord_host_covers(o->ord_s, o->ord_t)
-                      : ft_real.cuEventQuery(o->done) == CUDA_SUCCESS)
+                      : ft_own_event_query(o->done) == CUDA_SUCCESS)
       settle(o);
   }
 }
@@ -336,7 +336,7 @@ ft_op_t *ft_oplog_take(int keep, size_t *n, const char **why) {
       if (o->kind == FT_OP_D2H && !o->settled) {
         /* complete (every job is done), though the program may not know it yet:
          * what it will see is in the buffer now */
-        if (o->done && ft_real.cuEventQuery(o->done) != CUDA_SUCCESS)
+        if (o->done && ft_own_event_query(o->done) != CUDA_SUCCESS)
           ft_epoch_unreplayable("a read-back still in flight when its epoch closed");
         else
           settle(o);
@@ -433,7 +433,7 @@ static CUresult replay_compare(ft_dev_t *d, const op_t *o, int *differs) {
   uint8_t *tmp = malloc(o->n ? o->n : 1);
   if (!tmp) return CUDA_ERROR_OUT_OF_MEMORY;
   CUresult r = ft_real.cuMemcpyDtoHAsync_v2(tmp, o->src, o->n, d->stream);
-  if (r == CUDA_SUCCESS) r = ft_real.cuStreamSynchronize(d->stream);
+  if (r == CUDA_SUCCESS) r = ft_own_stream_sync(d->stream);
   if (r == CUDA_SUCCESS && (!o->settled || ft_bytes_hash(tmp, o->n) != o->seen)) {
     *differs = 1;
     FT_INFO("a replayed read-back of %zu bytes differs from what the program received "
@@ -451,7 +451,7 @@ void ft_op_replay_begin(void) { g_replay_dev = NULL; }
 int ft_op_replay_end(void) {
   ft_dev_t *d = g_replay_dev;
   g_replay_dev = NULL;
-  return d ? ft_real.cuStreamSynchronize(d->stream) == CUDA_SUCCESS : 1;
+  return d ? ft_own_stream_sync(d->stream) == CUDA_SUCCESS : 1;
 }
 
 static CUresult op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) FT_REQUIRES(ft_eng_lock);
@@ -461,7 +461,7 @@ CUresult ft_op_replay(ft_dev_t *d, op_t *o, int mode, int *differs) {
    * the order issued: what ran on the last one is finished first */
   ft_dev_t *od = o->ctx ? ft_dev_find(o->ctx) : NULL;
   if (od && od->ok) d = od;
-  if (g_replay_dev && g_replay_dev != d && ft_real.cuStreamSynchronize(g_replay_dev->stream) != CUDA_SUCCESS)
+  if (g_replay_dev && g_replay_dev != d && ft_own_stream_sync(g_replay_dev->stream) != CUDA_SUCCESS)
     return CUDA_ERROR_LAUNCH_FAILED;
   g_replay_dev = d;
   int in = ft_dev_enter(d);
@@ -586,7 +586,7 @@ int ft_oplog_replay_all(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
     if (r != CUDA_SUCCESS) {
       FT_WARN_CAPPED(8, "replaying operation %zu of %zu failed (error %d)", i + 1, g_nops, (int)r);
       ft_op_replay_end(); /* before its read-backs' buffers go */
-      ft_real.cuStreamSynchronize(d->stream);
+      ft_own_stream_sync(d->stream);
       drop_scratch();
       return -1;
     }
@@ -602,7 +602,7 @@ int ft_epoch_replay_ops(ft_dev_t *d, int *differs) FT_REQUIRES(ft_eng_lock) {
   }
   ft_oplog_settle_seen();
   if (ft_oplog_replay_all(d) != 0) return -1;
-  if (ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS) return -1;
+  if (ft_own_stream_sync(d->stream) != CUDA_SUCCESS) return -1;
   if (!ft_oplog_seen_again()) *differs = 1;
   return 0;
 }

@@ -214,7 +214,7 @@ static uint8_t *buffer(ft_alloc_t *a, int i) {
     return NULL;
   }
   void *p = NULL;
-  if (ft_drv.cuMemHostAlloc(&p, need, 0) != CUDA_SUCCESS) return NULL;
+  if (ft_own_host_alloc(&p, need, 0) != CUDA_SUCCESS) return NULL;
   e->buf[i] = p;
   ft_st.snapshot_store_bytes += need;
   if (ft_st.snapshot_store_bytes > ft_st.snapshot_store_peak)
@@ -227,7 +227,7 @@ static void entry_free(ft_alloc_t *a) {
   if (!e) return;
   for (int i = 0; i < 2; i++)
     if (e->buf[i]) {
-      ft_drv.cuMemFreeHost(e->buf[i]);
+      ft_own_host_free(e->buf[i]);
       ft_st.snapshot_store_bytes -= ft_mirror_bytes(a);
     }
   free(e);
@@ -292,8 +292,8 @@ static int join(ft_dev_t *d) FT_REQUIRES(ft_eng_lock) {
 static int landed(int wait) FT_REQUIRES(ft_eng_lock) {
   int all = 1;
   for (int k = 0; k < g_npdev; k++)
-    all &= (wait ? ft_real.cuEventSynchronize(g_pdev[k]->snap_ev)
-                 : ft_real.cuEventQuery(g_pdev[k]->snap_ev)) == CUDA_SUCCESS;
+    all &= (wait ? ft_own_event_sync(g_pdev[k]->snap_ev)
+                 : ft_own_event_query(g_pdev[k]->snap_ev)) == CUDA_SUCCESS;
   return all;
 }
 
@@ -366,7 +366,7 @@ static void take(void) FT_REQUIRES(ft_eng_lock) {
     /* copies issued before the failure still write into the store: let them
      * land before anything can reuse or free their buffers */
     for (int k = 0; k < g_npdev; k++)
-      if (g_pdev[k]->snap_stream) ft_real.cuStreamSynchronize(g_pdev[k]->snap_stream);
+      if (g_pdev[k]->snap_stream) ft_own_stream_sync(g_pdev[k]->snap_stream);
     discard_pending();
     ft_st.snapshots_discarded--; /* never taken */
     return;
@@ -469,7 +469,7 @@ void ft_snap_before_write(ft_alloc_t *a, CUstream s, uint64_t g0, uint64_t g1) {
   if (!e) return;
   written(a, g0, g1);
   CUevent ev = a->dev ? a->dev->snap_ev : NULL;
-  if (g_pending && e->in_pend && e->copying && ev && ft_real.cuEventQuery(ev) != CUDA_SUCCESS) {
+  if (g_pending && e->in_pend && e->copying && ev && ft_own_event_query(ev) != CUDA_SUCCESS) {
     /* the copy is still reading it: this write must come after */
     ft_drv.cuStreamWaitEvent(s, ev, 0);
     ft_st.snapshot_waits++;
@@ -497,7 +497,7 @@ void ft_snap_drain(void) {
   ft_lock();
   for (int k = 0; g_pending && k < g_npdev; k++) ev[n++] = g_pdev[k]->snap_ev;
   ft_unlock();
-  for (int k = 0; k < n; k++) ft_real.cuEventSynchronize(ev[k]); /* gpuft's own copies only: no lock held */
+  for (int k = 0; k < n; k++) ft_own_event_sync(ev[k]); /* gpuft's own copies only: no lock held */
 }
 
 void ft_snap_before_upload(ft_alloc_t *a) {
@@ -537,21 +537,21 @@ int ft_snap_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes, i
     void *p = NULL;
     if (!e->buf[i]) continue;
     if (ft_st.snapshot_store_bytes - was + need > (uint64_t)FT_OPT(SNAPSHOT_HOST_MAX) ||
-        ft_drv.cuMemHostAlloc(&p, need, 0) != CUDA_SUCCESS || !p ||
+        ft_own_host_alloc(&p, need, 0) != CUDA_SUCCESS || !p ||
         ft_ckpt_copy_host(e->buf[i], old_size, p, a->size) != 0)
       keep = 0;
     nb[i] = p;
   }
   for (int i = 0; i < 2; i++) {
     if (!e->buf[i]) continue;
-    ft_drv.cuMemFreeHost(e->buf[i]);
+    ft_own_host_free(e->buf[i]);
     ft_st.snapshot_store_bytes -= was;
     e->buf[i] = NULL;
     if (keep) {
       e->buf[i] = nb[i];
       ft_st.snapshot_store_bytes += need;
     } else if (nb[i]) {
-      ft_drv.cuMemFreeHost(nb[i]);
+      ft_own_host_free(nb[i]);
     }
   }
   if (!keep) {
@@ -574,7 +574,7 @@ CUevent ft_snap_copying(const ft_alloc_t *a) {
 
 void ft_snap_forget_alloc(ft_alloc_t *a) {
   ft_snapent_t *e = a->snap;
-  if (e && g_pending && e->copying && a->dev) ft_real.cuEventSynchronize(a->dev->snap_ev); /* never copy freed memory */
+  if (e && g_pending && e->copying && a->dev) ft_own_event_sync(a->dev->snap_ev); /* never copy freed memory */
   if (log_touches(a->base, a->base + a->size)) broken("memory the log since the snapshot used was freed");
   entry_free(a);
 }
@@ -634,7 +634,7 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     ft_dev_leave(in);
     while (k < nused && used[k] != a->dev) k++;
     if (k == nused && nused < SNAP_DEVS) used[nused++] = a->dev;
-    else if (k == nused) ft_real.cuStreamSynchronize(a->dev->stream);
+    else if (k == nused) ft_own_stream_sync(a->dev->stream);
     if (r != CUDA_SUCCESS) {
       *why = "the snapshot could not be copied back";
       goto fail;
@@ -644,7 +644,7 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     written(a, 0, ft_groups_of(a->size)); /* and the replay below writes it unseen */
   }
   for (int k = 0; k < nused; k++)
-    if (used[k] != d && ft_real.cuStreamSynchronize(used[k]->stream) != CUDA_SUCCESS) {
+    if (used[k] != d && ft_own_stream_sync(used[k]->stream) != CUDA_SUCCESS) {
       *why = "the snapshot could not be copied back";
       goto fail;
     }
@@ -664,7 +664,7 @@ int ft_snap_recover(ft_dev_t *d, const char **why) FT_REQUIRES(ft_eng_lock) {
     *why = "the operations since the last synchronisation cannot be replayed";
     goto fail;
   }
-  if (ft_real.cuStreamSynchronize(d->stream) != CUDA_SUCCESS) {
+  if (ft_own_stream_sync(d->stream) != CUDA_SUCCESS) {
     *why = "the replay failed on the device";
     goto fail;
   }

@@ -28,7 +28,7 @@ static uint8_t *mirror_for(ft_alloc_t *a) {
   }
   void *p = NULL;
   /* mapped: a repair before use copies from it on the device (ftk_verify_fix) */
-  if (ft_drv.cuMemHostAlloc(&p, need, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
+  if (ft_own_host_alloc(&p, need, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) !=
       CUDA_SUCCESS) {
     FT_WARN_CAPPED(1, "cannot pin %ju bytes for a checkpoint: uploads go through staging",
                    (uintmax_t)need);
@@ -51,7 +51,7 @@ static uint8_t *mirror_for(ft_alloc_t *a) {
 #define MAX_STAGING 8
 
 static void staging_free(ft_staging_t *st) {
-  if (st->mem) ft_drv.cuMemFreeHost(st->mem);
+  if (st->mem) ft_own_host_free(st->mem);
   for (int i = 0; i < 2; i++)
     if (st->done[i]) ft_drv.cuEventDestroy_v2(st->done[i]);
   free(st);
@@ -62,14 +62,14 @@ static void staging_free(ft_staging_t *st) {
 static ft_staging_t *staging_claim(ft_dev_t *d, size_t per) {
   for (ft_staging_t *st = d->staging; st; st = st->next)
     if (!st->busy && st->bytes >= 2 * per && ft_real.cuEventQuery &&
-        ft_real.cuEventQuery(st->done[0]) == CUDA_SUCCESS &&
-        ft_real.cuEventQuery(st->done[1]) == CUDA_SUCCESS)
+        ft_own_event_query(st->done[0]) == CUDA_SUCCESS &&
+        ft_own_event_query(st->done[1]) == CUDA_SUCCESS)
       return st->busy = 1, st;
   if (d->n_staging >= MAX_STAGING) return NULL;
   ft_staging_t *st = calloc(1, sizeof *st);
   if (!st) return NULL;
   void *p = NULL;
-  if (ft_drv.cuMemHostAlloc(&p, 2 * per, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS ||
+  if (ft_own_host_alloc(&p, 2 * per, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS ||
       ft_drv.cuEventCreate(&st->done[0], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
       ft_drv.cuEventCreate(&st->done[1], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
     st->mem = p;
@@ -118,15 +118,15 @@ int ft_ckpt_resized(ft_alloc_t *a, uint64_t old_size, uint64_t old_code_bytes) F
   uint64_t was = ft_blocks_bytes(old_size) + old_code_bytes, need = ft_mirror_bytes(a);
   void *p = NULL;
   int ok = ft_st.bytes_checkpoint - was + need <= (uint64_t)FT_OPT(CKPT_MAX) &&
-           ft_drv.cuMemHostAlloc(&p, need, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) ==
+           ft_own_host_alloc(&p, need, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) ==
                CUDA_SUCCESS && p && ft_ckpt_copy_host(a->mirror, old_size, p, a->size) == 0;
   ft_jobs_fix_drain(a); /* a repair before use may still copy from the old one */
-  ft_drv.cuMemFreeHost(a->mirror);
+  ft_own_host_free(a->mirror);
   ft_st.bytes_checkpoint -= was;
   a->mirror = NULL;
   a->mirror_dev = 0;
   if (!ok) {
-    if (p) ft_drv.cuMemFreeHost(p);
+    if (p) ft_own_host_free(p);
     a->mirror_valid = 0;
     return -1;
   }
@@ -236,13 +236,13 @@ CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const voi
     /* As the driver does for pageable memory: the copy starts after the work
      * already in the stream (which may still be writing the source). */
     CUresult r;
-    RELOCK(r = ft_real.cuStreamSynchronize(s));
+    RELOCK(r = ft_own_stream_sync(s));
     if (r != CUDA_SUCCESS) return r;
   }
   /* a repair before use may still copy from the checkpoint this upload rewrites */
   for (CUevent ev; a->mirror && (ev = ft_jobs_fix_copying(a));) {
     CUresult r;
-    RELOCK(r = ft_real.cuEventSynchronize(ev));
+    RELOCK(r = ft_own_event_sync(ev));
     (void)r; /* (an error there is the program's, seen by its next call) */
   }
   double t0 = ft_cpu_now(), wall0 = ft_now();
@@ -284,7 +284,7 @@ CUresult ft_upload_relocking(ft_dev_t *d, ft_alloc_t **ap, size_t off, const voi
         uint8_t *base = st->mem + slot * per;
         /* the slot's previous DMA (this upload's) must be finished before it is
          * overwritten; the ring is this thread's alone */
-        RELOCK(r = ft_real.cuEventSynchronize(st->done[slot]));
+        RELOCK(r = ft_own_event_sync(st->done[slot]));
         if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_HANDLE) break;
         r = CUDA_SUCCESS;
         host = base;

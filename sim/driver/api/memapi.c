@@ -90,6 +90,7 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) {
   CUresult r = sim_ctx_current(&ctx);
   if (r) return r;
   if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  if ((r = sim_capture_check_unsafe("cuMemAllocHost"))) return r;
   return sim_mem_alloc_host(ctx, ctx->dev, bytesize, SIM_MEM_HOST, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, pp);
 }
 
@@ -100,6 +101,7 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags) {
   if (!pp || !bytesize) return CUDA_ERROR_INVALID_VALUE;
   if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
     return CUDA_ERROR_INVALID_VALUE;
+  if ((r = sim_capture_check_unsafe("cuMemHostAlloc"))) return r;
   /* With unified addressing every pinned allocation is mapped. */
   return sim_mem_alloc_host(ctx, ctx->dev, bytesize, SIM_MEM_HOST, flags | CU_MEMHOSTALLOC_DEVICEMAP, pp);
 }
@@ -112,6 +114,7 @@ CUresult cuMemFreeHost(void *p) {
   uint64_t u = (uint64_t)(uintptr_t)p;
   sim_alloc_t a;
   if (!sim_mem_find(u, 0, &a) || a.base != u || a.kind != SIM_MEM_HOST) return CUDA_ERROR_INVALID_VALUE;
+  if ((r = sim_capture_check_unsafe("cuMemFreeHost"))) return r;
   sim_ctx_sync(a.ctx); /* queued copies may still read or write it */
   return sim_mem_free_host(u);
 }
@@ -150,6 +153,7 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags) {
                    CU_MEMHOSTREGISTER_READ_ONLY;
   if (flags & ~known) return CUDA_ERROR_INVALID_VALUE;
   if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;
+  if ((r = sim_capture_check_unsafe("cuMemHostRegister"))) return r; /* (vLLM met this) */
   uint64_t u = (uint64_t)(uintptr_t)p;
   if (sim_mem_in_device_range(u) || sim_mem_in_device_range(u + bytesize - 1)) return CUDA_ERROR_INVALID_VALUE;
   sim_alloc_t a = {.base = u, .size = bytesize, .kind = SIM_MEM_REGISTERED, .dev = ctx->dev,
@@ -166,6 +170,7 @@ CUresult cuMemHostUnregister(void *p) {
   sim_alloc_t a;
   if (!sim_mem_find(u, 0, &a) || a.base != u || a.kind != SIM_MEM_REGISTERED)
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  if ((r = sim_capture_check_unsafe("cuMemHostUnregister"))) return r;
   sim_ctx_sync(a.ctx);
   return sim_mem_unregister(u) ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }

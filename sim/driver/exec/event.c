@@ -92,11 +92,17 @@ CUresult cuEventRecordWithFlags_ptsz(CUevent e, CUstream s, unsigned int f) { re
 
 CUresult cuEventQuery(CUevent h) {
   SIM_CHECK_INIT();
+  const char *name = "cuEventQuery";
+  CUresult r0;
   sim_event_t *ev = (sim_event_t *)sim_handle_get(h, SIM_OBJ_EVENT);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   if (sim_capture_event_is_captured(ev)) {
     sim_obj_unref(&ev->obj);
     return CUDA_ERROR_CAPTURED_EVENT;
+  }
+  if ((r0 = sim_capture_check_unsafe(name))) { /* (PyTorch's NCCL watchdog met this) */
+    sim_obj_unref(&ev->obj);
+    return r0;
   }
   pthread_mutex_lock(&ev->mu);
   bool done = ev->done_gen >= ev->rec_gen;
@@ -109,11 +115,17 @@ CUresult cuEventQuery(CUevent h) {
 
 CUresult cuEventSynchronize(CUevent h) {
   SIM_CHECK_INIT();
+  const char *name = "cuEventSynchronize";
+  CUresult r0;
   sim_event_t *ev = (sim_event_t *)sim_handle_get(h, SIM_OBJ_EVENT);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   if (sim_capture_event_is_captured(ev)) {
     sim_obj_unref(&ev->obj);
     return CUDA_ERROR_CAPTURED_EVENT;
+  }
+  if ((r0 = sim_capture_check_unsafe(name))) { /* (PyTorch's NCCL watchdog met this) */
+    sim_obj_unref(&ev->obj);
+    return r0;
   }
   pthread_mutex_lock(&ev->mu);
   uint64_t want = ev->rec_gen;

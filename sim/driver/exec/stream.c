@@ -364,7 +364,8 @@ static CUresult stream_sync(CUstream h, int ptds) {
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
-  if ((r = sim_capture_check_sync(s))) { /* nothing of a capture runs before its launch */
+  if ((r = sim_capture_check_sync(s)) || (r = sim_capture_check_unsafe("cuStreamSynchronize"))) {
+    /* nothing of a capture runs before its launch; a wait is "potentially unsafe" */
     sim_obj_unref(&s->obj);
     return r;
   }
@@ -381,7 +382,7 @@ static CUresult stream_query(CUstream h, int ptds) {
   sim_stream_t *s;
   CUresult r = sim_stream_get_any(h, ptds, &s);
   if (r) return r;
-  if ((r = sim_capture_check_sync(s))) {
+  if ((r = sim_capture_check_sync(s)) || (r = sim_capture_check_unsafe("cuStreamQuery"))) {
     sim_obj_unref(&s->obj);
     return r;
   }

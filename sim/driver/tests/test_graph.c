@@ -555,6 +555,9 @@ typedef struct {
   CUcontext ctx;
   CUstream s;
   CUresult end, alloc;
+  CUstream own;  /* not captured */
+  CUevent ev;    /* recorded before the capture */
+  CUresult query, sync, host;
 } other_t;
 
 static void *other_thread(void *arg) {
@@ -563,6 +566,13 @@ static void *other_thread(void *arg) {
   CUdeviceptr p = 0;
   o->alloc = cuMemAlloc(&p, 256);
   if (p) cuMemFree(p);
+  /* waits and queries of work outside the capture, pinned memory: "potentially
+   * unsafe" too (PyTorch's NCCL watchdog met the query, vLLM cuMemHostRegister) */
+  o->query = cuEventQuery(o->ev);
+  o->sync = cuStreamSynchronize(o->own);
+  void *h = NULL;
+  o->host = cuMemHostAlloc(&h, 64, 0);
+  if (h) cuMemFreeHost(h);
   CUgraph g = NULL;
   o->end = cuStreamEndCapture(o->s, &g);
   if (g) cuGraphDestroy(g);
@@ -659,12 +669,18 @@ TEST_IMPL(capture_errors) {
   CK(cuGraphDestroy(g));
   /* another thread: in global mode its cuMemAlloc is refused, and ending a
    * global-mode capture there is the wrong thread */
+  other_t o = {ctx, nb, CUDA_SUCCESS, CUDA_SUCCESS, NULL, NULL, CUDA_SUCCESS, CUDA_SUCCESS, CUDA_SUCCESS};
+  CK(cuStreamCreate(&o.own, CU_STREAM_NON_BLOCKING));
+  CK(cuEventCreate(&o.ev, 0));
+  CK(cuEventRecord(o.ev, o.own));
   CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  other_t o = {ctx, nb, CUDA_SUCCESS, CUDA_SUCCESS};
   pthread_t th;
   ASSERT_EQ(pthread_create(&th, NULL, other_thread, &o), 0);
   pthread_join(th, NULL);
   ASSERT_EQ((int)o.alloc, (int)CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  ASSERT_EQ((int)o.query, (int)CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  ASSERT_EQ((int)o.sync, (int)CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  ASSERT_EQ((int)o.host, (int)CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
   ASSERT_EQ((int)o.end, (int)CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
   end_invalidated(nb);
   /* thread-local capture: the other thread may allocate; relaxed: may end it */
@@ -672,6 +688,9 @@ TEST_IMPL(capture_errors) {
   ASSERT_EQ(pthread_create(&th, NULL, other_thread, &o), 0);
   pthread_join(th, NULL);
   ASSERT_EQ((int)o.alloc, (int)CUDA_SUCCESS);
+  ASSERT_EQ((int)o.query, (int)CUDA_SUCCESS);
+  ASSERT_EQ((int)o.sync, (int)CUDA_SUCCESS);
+  ASSERT_EQ((int)o.host, (int)CUDA_SUCCESS);
   ASSERT_EQ((int)o.end, (int)CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
   CK(cuStreamEndCapture(nb, &g));
   CK(cuGraphDestroy(g));
@@ -679,6 +698,8 @@ TEST_IMPL(capture_errors) {
   ASSERT_EQ(pthread_create(&th, NULL, other_thread, &o), 0);
   pthread_join(th, NULL);
   ASSERT_EQ((int)o.end, (int)CUDA_SUCCESS);
+  CK(cuEventDestroy(o.ev));
+  CK(cuStreamDestroy(o.own));
   /* ending on a stream that joined but did not begin the capture */
   CUevent fe;
   CK(cuEventCreate(&fe, CU_EVENT_DISABLE_TIMING));
