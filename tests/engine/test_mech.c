@@ -4,8 +4,12 @@
  * their groups, a check before use repairs them on the device, a full ledger
  * refuses, jobs of an allocation that goes keep their slots until they are done, and
  * a commit corrects what the code can, restores from the checkpoint what it cannot,
- * and reports what nothing can undo. */
+ * and reports what nothing can undo; a free that completes while a commit waits
+ * with its lock dropped leaves it nothing stale to read. */
 #include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,3 +251,102 @@ static int commit_case(int bits, int ckpt) {
 TEST_IMPL(commit_corrects_one_bit) { return commit_case(1, 1); }
 TEST_IMPL(commit_restores_two_bits_from_checkpoint) { return commit_case(2, 1); }
 TEST_IMPL(commit_reports_two_bits_without_checkpoint) { return commit_case(2, 0); }
+
+/* ---- A free in the window where a commit drops its lock (issue 23) ----
+ * A commit that must replay lets go of the engine lock to wait for the operations
+ * in flight and the context. Another thread's free can complete there and give the
+ * allocation's record back; the commit must find its findings again by id and not
+ * read the record it held before. Made deterministic: the driver's context
+ * synchronisation, which the commit makes inside that window, is wrapped, and the
+ * wrapper frees the damaged allocation as the free hook does (ft_free_begin, the
+ * driver's free, ft_free_end). */
+static CUresult (*g_real_ctx_sync)(void);
+static CUdeviceptr g_free_in_window;
+static int g_freed_in_window;
+
+static CUresult sync_then_free(void) {
+  CUresult r = g_real_ctx_sync();
+  CUdeviceptr p = g_free_in_window;
+  if (p) {
+    g_free_in_window = 0;
+    ft_free_begin(p);
+    ft_free_end(p, ft_real.cuMemFree_v2(p) == CUDA_SUCCESS);
+    g_freed_in_window++;
+  }
+  return r;
+}
+
+/* What a commit logs (its warnings name the allocation a loss is charged to). */
+static char *commit_logging(void) {
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *t = tmpfile();
+  if (saved < 0 || !t) return NULL;
+  dup2(fileno(t), 2);
+  ft_commit();
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  long n = ftell(t) > 0 ? ftell(t) : 0;
+  char *buf = calloc(1, (size_t)n + 1);
+  rewind(t);
+  if (buf && n) buf[fread(buf, 1, (size_t)n, t)] = 0;
+  fclose(t);
+  return buf;
+}
+
+static int free_in_window(int retries) {
+  if (!retries) setenv("GPUFT_MAX_RETRIES", "0", 1); /* the commit gives up: a loss is charged */
+  ft_dev_t *d = start();
+  ASSERT(d != NULL);
+  enum { N = 64 * 1024 };
+  uint32_t *data = random_words(N);
+  ASSERT(data != NULL);
+  g_real_ctx_sync = ft_real.cuCtxSynchronize;
+  ft_real.cuCtxSynchronize = sync_then_free;
+  for (int k = 0; k < 6; k++) { /* (the commit's warnings are capped at 8) */
+    ft_lock();
+    /* a second allocation, untouched, that the commit must leave as it is */
+    ft_alloc_t *keep = uploaded(d, data, N), *a = uploaded(d, data, N);
+    ASSERT(keep != NULL && a != NULL);
+    CUdeviceptr base = a->base, keep_base = keep->base;
+    uint64_t keep_id = keep->id, a_id = a->id;
+    size_t off = (rnd() % (N / 4)) * 4;
+    ASSERT_EQ(flip(a, off, (unsigned)(rnd() % 32)), 0);
+    /* a kernel read it: the damage was used, so the commit owes a replay */
+    ASSERT_EQ(ft_job_issue(d, FT_WHY_READ_AFTER, a, 0, ft_groups_of(N), d->stream, NULL, -1), 0);
+    ft_unlock();
+    ASSERT(g_real_ctx_sync() == CUDA_SUCCESS);
+    g_free_in_window = base;
+    int before = g_freed_in_window;
+    char *log = commit_logging();
+    ASSERT(log != NULL);
+    ASSERT_EQ(g_freed_in_window, before + 1); /* the commit did wait inside its window */
+    /* a loss (the commit gave up) is charged to the damaged allocation, freed or
+     * not, never to the one beside it (before: "uncorrectable memory error in
+     * allocation #<keep>"); a replay leaves nothing lost */
+    char damaged[64], innocent[64];
+    snprintf(damaged, sizeof damaged, "uncorrectable memory error in allocation #%ju (", (uintmax_t)a_id);
+    snprintf(innocent, sizeof innocent, "allocation #%ju (", (uintmax_t)keep_id);
+    if (retries ? strstr(log, "uncorrectable memory error") != NULL : !strstr(log, damaged))
+      FT_FAIL_("round %d: what the commit said:\n%s", k, log);
+    if (strstr(log, innocent)) FT_FAIL_("round %d: a loss charged to the allocation beside it:\n%s", k, log);
+    free(log);
+    ft_lock();
+    ASSERT(ft_reg_find_base(base) == NULL); /* the free went through */
+    ASSERT_EQ(ft_jobs_pending(), 0);
+    ASSERT_EQ(ft_replay_owed(), 0);
+    /* the counters add up; nothing was charged to the allocation left alone */
+    ASSERT_EQ(ft_st.detected, ft_st.corrected + ft_st.recovered + ft_st.uncorrectable);
+    keep = ft_reg_find_base(keep_base);
+    ASSERT(keep != NULL && keep->id == keep_id && keep->state == FT_ST_CLEAN);
+    ASSERT_EQ(gone(keep), 0);
+    ft_unlock();
+  }
+  ft_real.cuCtxSynchronize = g_real_ctx_sync;
+  free(data);
+  return TEST_OK;
+}
+
+TEST_IMPL(free_while_commit_waits) { return free_in_window(1); }
+TEST_IMPL(free_while_commit_gives_up) { return free_in_window(0); }

@@ -398,6 +398,7 @@ typedef struct {
     int ngroups;
   } sus[MAX_SUSPECTS];
   aref_t watch;
+  aref_t used_a;        /* the first allocation whose damage was consumed */
   int watch_repaired;
   int snap; /* damage only the snapshot and its log can undo */
 } findings_t;
@@ -414,19 +415,25 @@ static void refresh_one(aref_t *r) FT_REQUIRES(ft_eng_lock) {
 static void refresh(findings_t *f) FT_REQUIRES(ft_eng_lock) {
   refresh_one(&f->lost_a);
   refresh_one(&f->watch);
+  refresh_one(&f->used_a);
   for (int i = 0; i < f->nsus; i++) refresh_one(&f->sus[i].a);
 }
 
-/* The allocation a loss is charged to when no finding names one. */
-static ft_alloc_t *blame(const findings_t *f) FT_REQUIRES(ft_eng_lock) {
-  if (f->sus[0].a.a) return f->sus[0].a.a;
-  if (f->watch.a) return f->watch.a;
-  return ft_reg_count() ? ft_reg_at(0) : NULL;
+/* The allocation a loss is charged to: the first found damaged and used, even when
+ * it was freed while the commit had let go of its lock (its id and address still
+ * say which: charging another reported a loss in memory that had none,
+ * mech_test.free_while_commit_gives_up), else the one watched, else, when nothing
+ * names one, the first registered. */
+static aref_t blame(const findings_t *f) FT_REQUIRES(ft_eng_lock) {
+  if (f->sus[0].a.id) return f->sus[0].a;
+  if (f->used_a.id) return f->used_a;
+  if (f->watch.id) return f->watch;
+  return aref(ft_reg_count() ? ft_reg_at(0) : NULL);
 }
 
-static void lost(findings_t *f, ft_alloc_t *a, uint64_t off, const char *what) {
+static void lost(findings_t *f, aref_t a, uint64_t off, const char *what) {
   if (!f->lost) {
-    f->lost_a = aref(a);
+    f->lost_a = a;
     f->lost_off = off;
     f->lost_what = what;
   }
@@ -496,6 +503,7 @@ static int fixed_used(const ft_job_rec_t *j, findings_t *f) {
   if (!read_unchecked(j)) return 0;
   f->consumed = 1;
   f->consumed_groups++;
+  if (!f->used_a.id && j->a) f->used_a = aref(j->a);
   return 1;
 }
 
@@ -646,11 +654,11 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
     }
     if (outcome == GROUP_BAD && regenerated) regen_add(a, list[i]);
     if (outcome == GROUP_STUCK)
-      lost(f, a, ft_group_start(list[i]), "a bit that does not take writes (permanent fault)");
+      lost(f, aref(a), ft_group_start(list[i]), "a bit that does not take writes (permanent fault)");
     else if (outcome == GROUP_BAD && !regenerated && FT_OPT(MODE) == FT_MODE_DETECT)
       ft_st.uncorrectable++; /* the program is told it is uncorrectable: so is the count */
     if (outcome == GROUP_BAD && !regenerated)
-      lost(f, a, ft_group_start(list[i]),
+      lost(f, aref(a), ft_group_start(list[i]),
            FT_OPT(MODE) == FT_MODE_DETECT
                ? "damaged data detected (GPUFT_MODE=detect: nothing is repaired)"
            : before ? "damaged before a kernel wrote it, and its restore point is damaged too"
@@ -671,6 +679,7 @@ static void process(ft_job_rec_t *j, ftk_job_t *res, findings_t *f) FT_REQUIRES(
     /* consumed: read by the kernel, copied to the host, or copied on the device */
     f->consumed = 1;
     f->consumed_groups++;
+    if (!f->used_a.id) f->used_a = aref(a);
     used_group(a, list[i], before && j->kind != FT_JOB_VERIFY_COPY ? -1 : outcome);
     if (suspect && outcome != GROUP_BAD && outcome != GROUP_STUCK && f->sus[f->nsus].ngroups < 8)
       f->sus[f->nsus].groups[f->sus[f->nsus].ngroups++] = list[i];
@@ -806,7 +815,7 @@ static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES
     if (d && synced) sg = regen_stuck(d, &sa);
     g_nregen = 0;
     if (sg >= 0) {
-      lost(&f, sa, ft_group_start((uint64_t)sg), "a bit that does not take writes (permanent fault)");
+      lost(&f, aref(sa), ft_group_start((uint64_t)sg), "a bit that does not take writes (permanent fault)");
       d = NULL; /* a replay would write it again in vain, and take it in as data */
     }
     ft_replaying = 1;
@@ -824,7 +833,7 @@ static void commit_relocking(ft_alloc_t *watch, int *watch_repaired) FT_REQUIRES
       if (again.lost) {
         /* a bit that does not take writes, or damage without a repair: replaying
          * more will not help */
-        lost(&f, again.lost_a.a, again.lost_off, again.lost_what);
+        lost(&f, again.lost_a, again.lost_off, again.lost_what);
         break;
       }
       if (learned(&first, &again)) {
