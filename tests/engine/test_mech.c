@@ -9,12 +9,14 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "engine.h"
+#include "access.h"
+#include "simcuda.h" /* (the twin of the protocol test's kernel) */
 
 static unsigned long long g_rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void) { /* xorshift64 */
@@ -30,6 +32,7 @@ static ft_dev_t *start(void) {
   void *lib = dlopen(SIMCUDA_LIB, RTLD_NOW | RTLD_LOCAL);
   if (!lib) return NULL;
   ft_real_fill(lib, NULL);
+  ft_engine_wire(); /* (what the library's constructor registers: lower floors tell upper ones) */
   ft_ready = ft_enabled = 1;
   CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(lib, "cuInit");
   CUresult (*device_get)(CUdevice *, int) = (CUresult(*)(CUdevice *, int))dlsym(lib, "cuDeviceGet");
@@ -350,3 +353,124 @@ static int free_in_window(int retries) {
 
 TEST_IMPL(free_while_commit_waits) { return free_in_window(1); }
 TEST_IMPL(free_while_commit_gives_up) { return free_in_window(0); }
+
+/* ---- The write protocol and the replay, below the hooks (issue 23) ----
+ * A kernel (a twin: z = x + y over n floats) launched through the policy of a launch
+ * as the launch hook does (ft_launch_uses, then ft_protect_refs around the driver's
+ * call), with the access facts its PTX would give set by hand (x and y read, z
+ * written; a twin has no PTX) and the check before use off. Each round flips two bits of x at rest before the launch (the
+ * code detects them but cannot say where), so the kernel computes z from damaged x;
+ * the commit finds the damage the kernel used in the check after it, restores x from
+ * its checkpoint and replays the epoch from its log (the launch again, with its
+ * logged parameter bytes): z comes out as x + y of the original data, bit for bit,
+ * and z's code, re-encoded by the protocol, is accepted by a check at rest. A round
+ * without flips changes no counter. */
+static void k_vecadd(const simcuda_block_t *b, void **params) {
+  const float *x = simcuda_ptr(b, *(void **)params[0]), *y = simcuda_ptr(b, *(void **)params[1]);
+  float *z = simcuda_ptr(b, *(void **)params[2]);
+  int n = *(int *)params[3];
+  if (!x || !y || !z) return;
+  for (unsigned t = 0; t < b->blockDim.x; t++) {
+    size_t i = (size_t)b->blockIdx.x * b->blockDim.x + t;
+    if (i < (size_t)n) z[i] = x[i] + y[i];
+  }
+}
+static const uint16_t s_vec[] = {8, 8, 8, 4}, a_vec[] = {8, 8, 8, 4};
+static const simcuda_kernel_t k_vec[] = {{"vecadd", k_vecadd, 4, s_vec, a_vec}};
+static const simcuda_image_t vec_image = {SIMCUDA_IMAGE_MAGIC, SIMCUDA_IMAGE_VERSION, 1, k_vec};
+
+typedef struct {
+  CUfunction f;
+  unsigned grid, block;
+  uint8_t *buf;
+  size_t len;
+} vec_call_t;
+
+static CUresult vec_launch(const void *call) {
+  const vec_call_t *c = call;
+  size_t len = c->len;
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, c->buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &len, CU_LAUNCH_PARAM_END};
+  return ft_real.cuLaunchKernel(c->f, c->grid, 1, 1, c->block, 1, 1, 0, NULL, NULL, extra);
+}
+
+TEST_IMPL(launch_protocol_and_replay) {
+  setenv("GPUFT_VERIFY_BEFORE_USE", "0", 1); /* (else x is repaired before the kernel reads it) */
+  ft_dev_t *d = start();
+  ASSERT(d != NULL);
+  CUmodule m;
+  CUfunction f;
+  ASSERT(ft_drv.cuModuleLoadData(&m, &vec_image) == CUDA_SUCCESS);
+  ASSERT(ft_drv.cuModuleGetFunction(&f, m, "vecadd") == CUDA_SUCCESS);
+  enum { N = 64 * 1024, COUNT = N / 4 };
+  float *x = malloc(N), *y = malloc(N), *want = malloc(N), *back = malloc(N);
+  ASSERT(x && y && want && back);
+  for (int i = 0; i < COUNT; i++) {
+    x[i] = (float)(rnd() % 100000) / 7.0f;
+    y[i] = (float)(rnd() % 100000) / 3.0f;
+    want[i] = x[i] + y[i];
+  }
+  ft_lock();
+  ft_func_t *fn = ft_func_get(f);
+  ASSERT(fn && fn->layout_ok && fn->nparams == 4);
+  fn->slot_acc[0] = fn->slot_acc[1] = FT_ACC_READ, fn->slot_acc[2] = FT_ACC_WRITE, fn->slot_acc[3] = FT_ACC_NONE;
+  fn->facts = 1;
+  ft_alloc_t *xa = uploaded(d, (const uint32_t *)x, N), *ya = uploaded(d, (const uint32_t *)y, N);
+  ASSERT(xa && ya && xa->mirror); /* (x has a checkpoint to be restored from) */
+  CUdeviceptr xp = xa->base, yp = ya->base, zp = 0;
+  ASSERT(ft_real.cuMemAlloc_v2(&zp, N) == CUDA_SUCCESS);
+  ASSERT(ft_alloc_track(d, zp, N, 0) != NULL);
+  ft_unlock();
+  uint8_t buf[28];
+  int n = COUNT;
+  memcpy(buf, &xp, 8), memcpy(buf + 8, &yp, 8), memcpy(buf + 16, &zp, 8), memcpy(buf + 24, &n, 4);
+  const unsigned grid[3] = {COUNT / 256, 1, 1}, block[3] = {256, 1, 1};
+  vec_call_t call = {f, grid[0], block[0], buf, sizeof buf};
+  for (int k = 0; k < 6; k++) {
+    uint64_t recovered = ft_st.recovered, detected = ft_st.detected, unc = ft_st.uncorrectable;
+    ft_lock();
+    xa = ft_reg_find_base(xp);
+    if (k) { /* two bits of one block: detected, not locatable */
+      size_t off = (rnd() % (N / 128)) * 128 + (rnd() % 31) * 4;
+      unsigned bit = (unsigned)(rnd() % 32);
+      ASSERT_EQ(flip(xa, off, bit), 0);
+      ASSERT_EQ(flip(xa, off + 4, bit), 0);
+    }
+    ft_unlock();
+    ft_op_begin();
+    ft_lock();
+    ft_ref_t refs[FT_MAX_REFS];
+    const char *side = NULL;
+    ASSERT_EQ(ft_launch_uses(d, fn, buf, sizeof buf, grid, block, refs, &side), 3);
+    ASSERT(side == NULL);
+    const ft_logged_t lg = {f, 0, grid, block, 0, buf, sizeof buf, NULL, 0, 0};
+    ASSERT(ft_protect_refs(d, fn, refs, 3, NULL, vec_launch, &call, NULL, &lg) == CUDA_SUCCESS);
+    ft_unlock();
+    ft_op_end();
+    ASSERT(ft_real.cuCtxSynchronize() == CUDA_SUCCESS); /* (the program's synchronisation) */
+    ASSERT(ft_commit() == CUDA_SUCCESS);
+    ASSERT(ft_real.cuMemcpyDtoH_v2(back, zp, N) == CUDA_SUCCESS);
+    if (memcmp(back, want, N)) FT_FAIL_("round %d: z is not x + y after the commit", k);
+    ASSERT(ft_real.cuMemcpyDtoH_v2(back, xp, N) == CUDA_SUCCESS);
+    ASSERT_EQ(memcmp(back, x, N), 0); /* x restored */
+    ASSERT_EQ(ft_st.uncorrectable, unc);
+    ASSERT_EQ(ft_st.detected - detected, k ? 1u : 0u);
+    ASSERT_EQ(ft_st.recovered - recovered, k ? 1u : 0u);
+    /* z's code, re-encoded behind the launch (and the replay), holds at rest */
+    ft_lock();
+    ft_alloc_t *za = ft_reg_find_base(zp);
+    ASSERT(za != NULL && za->state == FT_ST_CLEAN);
+    ftk_job_t res;
+    ASSERT_EQ(ft_job_issue(d, FT_WHY_AT_REST, za, 0, ft_groups_of(N), d->stream, NULL, -1), 0);
+    ASSERT_EQ(finish_one(d, &res), 0);
+    ASSERT_EQ(res.n_bad, 0u);
+    ft_unlock();
+  }
+  ft_lock();
+  ASSERT_EQ(gone(ft_reg_find_base(xp)), 0);
+  ASSERT_EQ(gone(ft_reg_find_base(yp)), 0);
+  ASSERT_EQ(gone(ft_reg_find_base(zp)), 0);
+  ft_unlock();
+  ASSERT(ft_drv.cuModuleUnload(m) == CUDA_SUCCESS);
+  free(x), free(y), free(want), free(back);
+  return TEST_OK;
+}

@@ -23,6 +23,7 @@ typedef struct {
   unsigned threads;     /* SIMCUDA_THREADS: block pool size */
   uint64_t block_order; /* SIMCUDA_BLOCK_ORDER: 0 in order, else a seed for a new block order per launch */
   double pcie_bps;      /* SIMCUDA_PCIE_GBPS * 1e9, 0 = unlimited */
+  double kernel_s;      /* SIMCUDA_KERNEL_US * 1e-6: the least time a launch occupies its stream */
   int log;              /* SIMCUDA_LOG */
   int stats;            /* SIMCUDA_STATS */
   int poison;           /* SIMCUDA_POISON: fill fresh device memory with a pattern */
@@ -40,6 +41,7 @@ static inline bool sim_dev_ok(CUdevice d) { return d >= 0 && d < sim_opt.devices
 void sim_options_read(void);
 void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double sim_now(void); /* monotonic seconds */
+void sim_sleep_until(double t); /* until sim_now() reaches t, sleeping (no CPU used) */
 
 /* ---- options.c: set by cuInit (api/init.c) once everything below is ready ---- */
 extern atomic_int sim_initialized;

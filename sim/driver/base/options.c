@@ -22,7 +22,7 @@ extern char **environ;
  * reported at cuInit with the nearest of these. */
 static const char *const sim_env_names[] = {"MEM_GB", "THREADS", "PCIE_GBPS", "LOG", "STATS",
                                             "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "CHECK_UB", "FLIP",
-                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES"};
+                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES", "KERNEL_US"};
 
 static void warn_unknown(void) {
   int n = (int)(sizeof sim_env_names / sizeof *sim_env_names);
@@ -73,6 +73,7 @@ void sim_options_read(void) {
     gbps = 0.01;
   }
   sim_opt.pcie_bps = gbps * 1e9;
+  sim_opt.kernel_s = env_num("SIMCUDA_KERNEL_US", 0, 0, 1e6) * 1e-6;
   sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);
@@ -95,6 +96,18 @@ void sim_log(const char *fmt, ...) {
   int m = snprintf(line, sizeof line, "simcuda: %.*s\n", n, buf);
   if (m > 0 && write(2, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1) < 0) {
     /* nothing sensible to do */
+  }
+}
+
+void sim_sleep_until(double t) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)t;
+  ts.tv_nsec = (long)((t - floor(t)) * 1e9);
+  if (ts.tv_nsec >= 1000000000L) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000L;
+  }
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
   }
 }
 

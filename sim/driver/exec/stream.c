@@ -50,10 +50,15 @@ void sim_op_execute(sim_op_t *op, sim_stream_t *s) {
       else sim_copy_skip(&op->u.copy);
       break;
     case SIM_OP_MEMSET: if (!dead) sim_memset_execute(&op->u.memset); break;
-    case SIM_OP_LAUNCH:
+    case SIM_OP_LAUNCH: {
+      /* SIMCUDA_KERNEL_US: a GPU runs a kernel without the host's CPU; so many
+       * microseconds at least, slept, let streams overlap as on a GPU (mt_bench) */
+      double t0 = sim_opt.kernel_s > 0 ? sim_now() : 0;
       if (!dead) sim_launch_execute(op->u.launch);
+      if (t0 > 0 && !dead) sim_sleep_until(t0 + sim_opt.kernel_s);
       sim_launch_retire(op->u.launch);
       break;
+    }
     case SIM_OP_HOSTFN: op->u.hostfn.fn(op->u.hostfn.data); break;
     case SIM_OP_CALLBACK:
       op->u.cb.fn(op->u.cb.h, (CUresult)atomic_load(&ctx->sticky), op->u.cb.data);

@@ -1,8 +1,6 @@
 /* bandwidth.c: the PCIe model (SIMCUDA_PCIE_GBPS): a host<->device copy occupies its
  * direction's DMA engine for bytes/rate; copies in one direction queue behind each
  * other, the two directions overlap (two copy engines). */
-#include <math.h>
-#include <time.h>
 
 #include "mem.h"
 
@@ -17,13 +15,5 @@ void sim_bandwidth_charge(sim_dir_t dir, size_t bytes, double start) {
   double end = begin + (double)bytes / sim_opt.pcie_bps;
   busy_until[e] = end;
   pthread_mutex_unlock(&mu);
-  struct timespec ts;
-  ts.tv_sec = (time_t)end;
-  ts.tv_nsec = (long)((end - floor(end)) * 1e9);
-  if (ts.tv_nsec >= 1000000000L) {
-    ts.tv_sec++;
-    ts.tv_nsec -= 1000000000L;
-  }
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
-  }
+  sim_sleep_until(end);
 }

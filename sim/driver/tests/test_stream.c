@@ -265,6 +265,35 @@ TEST_IMPL(bandwidth_model) {
   return TEST_OK;
 }
 
+/* SIMCUDA_KERNEL_US: each launch occupies its stream at least that long (slept, as a
+ * GPU runs it without the host's CPU); launches on one stream queue behind each
+ * other. Only lower bounds are asserted (no timing threshold above). */
+TEST_IMPL(kernel_latency_model) {
+  setenv("SIMCUDA_KERNEL_US", "20000", 1); /* read at cuInit */
+  st_setup();
+  CUmodule m;
+  CK(cuModuleLoadData(&m, &st_image));
+  CUfunction fill = st_func(m, ST_FILL);
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, 4096));
+  CUstream s;
+  CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  unsigned v = 7, n = 1024;
+  void *args[] = {&d, &v, &n};
+  double t0 = st_now();
+  for (int i = 0; i < 3; i++) CK(cuLaunchKernel(fill, 8, 1, 1, 128, 1, 1, 0, s, args, NULL));
+  ASSERT_CU(cuStreamQuery(s), CUDA_ERROR_NOT_READY); /* (the host went on) */
+  CK(cuStreamSynchronize(s));
+  ASSERT_GE(st_now() - t0, 3 * 0.020 * 0.999);
+  unsigned back[1024];
+  CK(cuMemcpyDtoH(back, d, sizeof back));
+  for (unsigned i = 0; i < n; i++) ASSERT_EQ(back[i], 7u); /* (the kernel still ran) */
+  CK(cuStreamDestroy(s));
+  CK(cuMemFree(d));
+  CK(cuModuleUnload(m));
+  return TEST_OK;
+}
+
 typedef struct { CUcontext ctx; CUmodule mod; int id; int ok; } worker_arg_t;
 static void *worker(void *p) {
   worker_arg_t *w = p;
