@@ -69,6 +69,15 @@ typedef struct {
 #ifndef STATIC_APP
 #define STATIC_APP NOT_BUILT
 #endif
+#ifndef SAMPLE_graphs_simple
+#define SAMPLE_graphs_simple NOT_BUILT
+#define SAMPLE_graph_jacobi NOT_BUILT
+#define SAMPLE_graph_step NOT_BUILT
+#define SAMPLE_graph_memnodes NOT_BUILT
+#define SAMPLE_graph_conditional NOT_BUILT
+#define SAMPLE_graph_switch NOT_BUILT
+#define SAMPLE_capture_threads NOT_BUILT
+#endif
 
 static const prog_t apps[] = {
     {"vecadd", {APP_VECADD, "100000"}},
@@ -97,6 +106,12 @@ static const prog_t samples[] = {
     {"recursion", {SAMPLE_recursion}},
 };
 static const prog_t static_rt[] = {{"static_app", {STATIC_APP}}};
+static const prog_t graphs[] = {
+    {"graphs_simple", {SAMPLE_graphs_simple}},         {"graph_jacobi", {SAMPLE_graph_jacobi}},
+    {"graph_step", {SAMPLE_graph_step}},               {"graph_memnodes", {SAMPLE_graph_memnodes}},
+    {"graph_conditional", {SAMPLE_graph_conditional}}, {"graph_switch", {SAMPLE_graph_switch}},
+    {"capture_threads", {SAMPLE_capture_threads}},
+};
 
 /* Runs p with SIMCUDA_CHECK_ACCESS=mode (natively when gpuft_check is NULL, else
  * under gpuft with GPUFT_CHECK=gpuft_check). The counters. */
@@ -123,7 +138,11 @@ static int run_checked(const prog_t *p, const char *mode, uint64_t *checked, uin
 
 /* Every program under gpuft, both GPUFT_CHECK modes: no store into an allocation
  * gpuft treated as unwritten by that launch (shim_violations), whatever the reason. */
-static int no_unwritten_store(const prog_t *progs, size_t n) {
+static int no_unwritten_store_ex(const prog_t *progs, size_t n, int every);
+static int no_unwritten_store(const prog_t *progs, size_t n) { return no_unwritten_store_ex(progs, n, 0); }
+/* every: each interpreted launch (a graph's kernel nodes, conditional bodies
+ * included) was checked against a declaration of gpuft's */
+static int no_unwritten_store_ex(const prog_t *progs, size_t n, int every) {
   if (!*progs[0].argv[0]) return TEST_SKIPF("programs not built (no nvcc)");
   static const char *const checks[] = {"launch", "epoch"};
   for (size_t i = 0; i < n; i++)
@@ -138,6 +157,9 @@ static int no_unwritten_store(const prog_t *progs, size_t n) {
         FT_FAIL_("%s (GPUFT_CHECK=%s): %ju stores into allocations gpuft treated as unwritten\n%s",
                  progs[i].name, checks[c], (uintmax_t)shim, r.err);
       if (!declared) FT_FAIL_("%s: gpuft declared no launch\n%s", progs[i].name, r.err);
+      if (every && declared != interpreted)
+        FT_FAIL_("%s (GPUFT_CHECK=%s): %ju of %ju interpreted launches checked against gpuft's decisions\n%s",
+                 progs[i].name, checks[c], (uintmax_t)declared, (uintmax_t)interpreted, r.err);
       printf("# %s, GPUFT_CHECK=%s: %ju launches checked against gpuft's decisions, 0 violations\n",
              progs[i].name, checks[c], (uintmax_t)declared);
       proc_free(&r);
@@ -150,6 +172,21 @@ TEST_IMPL(samples_under_gpuft_no_unwritten_store) {
   return no_unwritten_store(samples, sizeof samples / sizeof *samples);
 }
 TEST_IMPL(static_runtime_under_gpuft_no_unwritten_store) { return no_unwritten_store(static_rt, 1); }
+TEST_IMPL(graphs_under_gpuft_no_unwritten_store) {
+  int v = no_unwritten_store_ex(graphs, sizeof graphs / sizeof *graphs, 1);
+  if (v != TEST_OK) return v;
+  /* the check sees a graph's stores: with gpuft's declaration taken as every
+   * allocation (self-test), the kernel nodes of graph_conditional's while loop are
+   * reported (before, graph launches were not checked at all) */
+  proc_result_t r;
+  uint64_t checked, violations, interpreted;
+  ASSERT_EQ(run_checked_ex(&graphs[4], "SIMCUDA_CHECK_ACCESS=2", "launch", &checked, &violations, &interpreted, &r), 0);
+  uint64_t shim = sim_stat(r.err, "shim_violations");
+  if (!shim || !strstr(r.err, "gpuft bug: kernel ") || sim_stat(r.err, "shim_launches_checked") != interpreted)
+    FT_FAIL_("graph_conditional: the self-test under gpuft reported %ju stores\n%s", (uintmax_t)shim, r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
 
 static int no_read_place_written(const prog_t *progs, size_t n) {
   if (!*progs[0].argv[0]) return TEST_SKIPF("programs not built (no nvcc)");

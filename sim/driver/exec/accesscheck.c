@@ -228,6 +228,30 @@ void sim_acheck_decl_free(struct sim_decl_s *d) {
   free(d);
 }
 
+/* A graph launch: the declaration made before it holds for the whole graph, so
+ * every kernel node the launch enqueues gets a copy; a conditional node keeps one
+ * for the bodies it runs on the stream's worker (sim_acheck_graph_swap). */
+static __thread struct sim_decl_s *t_graph_decl;
+void sim_acheck_graph_begin(void) { t_graph_decl = sim_acheck_take_declared(); }
+void sim_acheck_graph_end(void) {
+  sim_acheck_decl_free(t_graph_decl);
+  t_graph_decl = NULL;
+}
+struct sim_decl_s *sim_acheck_graph_swap(struct sim_decl_s *d) {
+  struct sim_decl_s *was = t_graph_decl;
+  t_graph_decl = d;
+  return was;
+}
+struct sim_decl_s *sim_acheck_graph_declared(void) {
+  const struct sim_decl_s *g = t_graph_decl;
+  if (!g) return NULL;
+  struct sim_decl_s *d = calloc(1, sizeof *d);
+  if (!d || (g->n && !(d->bases = malloc(g->n * sizeof *g->bases)))) abort();
+  if (g->n) memcpy(d->bases, g->bases, g->n * sizeof *g->bases);
+  d->n = g->n;
+  return d;
+}
+
 /* gpuft's own decision against what the launch stored. */
 static void compare_declared(const sim_launch_t *l, const struct sim_acheck_s *c) {
   const struct sim_decl_s *d = l->declared;

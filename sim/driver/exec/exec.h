@@ -314,6 +314,13 @@ void sim_acheck_end(sim_launch_t *l); /* compares, reports, frees l->acheck */
 /* The calling thread's pending simcudaDeclareUnwritten list, taken by its launch. */
 struct sim_decl_s *sim_acheck_take_declared(void);
 void sim_acheck_decl_free(struct sim_decl_s *d);
+/* Around a graph launch's enqueue: its declaration, and a copy for each kernel node. */
+void sim_acheck_graph_begin(void);
+void sim_acheck_graph_end(void);
+struct sim_decl_s *sim_acheck_graph_declared(void);
+/* The graph declaration of this thread replaced by d (a conditional node's, while it
+ * runs its bodies); returns the one before. */
+struct sim_decl_s *sim_acheck_graph_swap(struct sim_decl_s *d);
 void sim_launch_free(sim_launch_t *l);
 CUresult sim_launch_prepare(sim_ctx_t *ctx, sim_func_t *fn, simcuda_dim3 grid, simcuda_dim3 block,
                             unsigned shared, void **kernelParams, void **extra, sim_launch_t **out);

@@ -91,16 +91,20 @@ static void run_cond(const sim_gnode_t *n, sim_stream_t *s, uint64_t ticket) {
 typedef struct {
   sim_gnode_t node;
   uint64_t ticket;
+  struct sim_decl_s *decl; /* what gpuft declared unwritten by the launch (SIMCUDA_CHECK_ACCESS) */
 } cond_task_t;
 
 static void cond_run(void *data, sim_stream_t *s) {
   cond_task_t *t = data;
+  struct sim_decl_s *was = sim_acheck_graph_swap(t->decl);
   run_cond(&t->node, s, t->ticket);
+  sim_acheck_graph_swap(was);
 }
 
 static void cond_release(void *data) {
   cond_task_t *t = data;
   sim_cond_release(&t->node);
+  sim_acheck_decl_free(t->decl);
   free(t);
 }
 
@@ -111,6 +115,7 @@ void sim_cond_enqueue(const sim_gnode_t *n, sim_stream_t *s, uint64_t ticket) {
   t->node.u = n->u;
   sim_cond_copy(&t->node, n);
   t->ticket = ticket;
+  t->decl = sim_acheck_graph_declared();
   sim_op_t *op = sim_op_new(SIM_OP_TASK);
   op->u.task.run = cond_run;
   op->u.task.release = cond_release;

@@ -167,6 +167,7 @@ sim_op_t *sim_gnode_op(const sim_gnode_t *n, uint64_t ticket) {
       op = sim_op_new(SIM_OP_LAUNCH);
       op->u.launch = sim_launch_clone(n->u.launch);
       op->u.launch->ticket = ticket;
+      op->u.launch->declared = sim_acheck_graph_declared(); /* (SIMCUDA_CHECK_ACCESS) */
       break;
     case CU_GRAPH_NODE_TYPE_MEMCPY:
       op = sim_op_new(SIM_OP_COPY);
@@ -252,7 +253,9 @@ static CUresult graph_launch(CUgraphExec h, CUstream hs, int ptds) {
         r = CUDA_ERROR_INVALID_VALUE;
       }
     }
+    sim_acheck_graph_begin();
     if (!r) enqueue_launch(e, s);
+    sim_acheck_graph_end();
     pthread_mutex_unlock(&e->g->mu);
     sim_obj_unref(&s->obj);
   }
