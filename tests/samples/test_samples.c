@@ -699,7 +699,7 @@ TEST_IMPL(refused_launch_not_counted) {
  * it copied to the host). graph_conditional, 2 bits: 2 of 12 detected-uncorrectable
  * while its launches were unknown writers (2026-11-27), none since. */
 TEST_IMPL(graph_samples_campaign) {
-  if (!*SAMPLE_graph_conditional || !*SAMPLE_graph_jacobi || !*SAMPLE_graph_switch)
+  if (!*SAMPLE_graph_conditional || !*SAMPLE_graph_jacobi || !*SAMPLE_graph_switch || !*SAMPLE_capture_threads)
     return TEST_SKIPF("samples not built (no nvcc)");
   static const char *const cond[] = {"call:6-36", NULL}, *const jac[] = {"call:20-180", NULL},
                            *const sw[] = {"call:14-70", NULL};
@@ -707,6 +707,11 @@ TEST_IMPL(graph_samples_campaign) {
   campaign_rows("graph_conditional (while node)", SAMPLE_graph_conditional, "1", cond, 12, 6, 3u << 1);
   campaign_rows("graph_switch (switch, nested if and while)", SAMPLE_graph_switch, "1", sw, 12, 6, 3u << 1);
   campaign_rows("graph_jacobi (host copies in the graph)", SAMPLE_graph_jacobi, "1", jac, 12, 6, 3u << 1);
+  /* a capture beside a loader thread: faults in the loader's read-backs during the
+   * capture (found and repaired there without ending it) or at a random call (one
+   * that comes during the capture waits for its end) */
+  static const char *const ct[] = {"d2h:1", "d2h:4", "d2h:7", "d2h:10", "d2h:12", "call", NULL};
+  campaign_rows("capture_threads (capture beside a loader)", SAMPLE_capture_threads, "1", ct, 12, 6, 3u << 1);
   return TEST_OK;
 }
 
