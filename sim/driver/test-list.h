@@ -70,6 +70,7 @@ TEST_ENTRY(flip_rate_api, 60)
 TEST_ENTRY(flip_rate_env, 30)
 TEST_ENTRY(flip_rate_env_malformed, 20)
 TEST_ENTRY(ptx_counters_and_globals, 60)
+TEST_ENTRY(ptx_target_follows_simcuda_sm, 30)
 TEST_ENTRY(ptx_fault_is_sticky, 30)
 TEST_ENTRY(ptx_blocks_on_threads, 60)
 /* test_devices.c: several devices (SIMCUDA_DEVICES), peer access, peer copies */

@@ -28,8 +28,8 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
   if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   CHECK_DEV(dev);
   /* Device 0 keeps the name of the one-device simulator. */
-  if (dev == 0) snprintf(name, (size_t)len, "%s", "simcuda virtual GPU (sm_89)");
-  else snprintf(name, (size_t)len, "simcuda virtual GPU %d (sm_89)", (int)dev);
+  if (dev == 0) snprintf(name, (size_t)len, "simcuda virtual GPU (sm_%d)", sim_opt.sm);
+  else snprintf(name, (size_t)len, "simcuda virtual GPU %d (sm_%d)", (int)dev, sim_opt.sm);
   return CUDA_SUCCESS;
 }
 
@@ -119,8 +119,8 @@ static int attr_value(CUdevice_attribute a) {
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return 1536;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 2;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 8;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 9;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return sim_opt.sm / 10;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return sim_opt.sm % 10;
     case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: return 1;

@@ -24,6 +24,7 @@ typedef struct {
   uint64_t block_order; /* SIMCUDA_BLOCK_ORDER: 0 in order, else a seed for a new block order per launch */
   double pcie_bps;      /* SIMCUDA_PCIE_GBPS * 1e9, 0 = unlimited */
   double kernel_s;      /* SIMCUDA_KERNEL_US * 1e-6: the least time a launch occupies its stream */
+  int sm;               /* SIMCUDA_SM: the compute capability presented, major * 10 + minor (89) */
   int log;              /* SIMCUDA_LOG */
   int stats;            /* SIMCUDA_STATS */
   int poison;           /* SIMCUDA_POISON: fill fresh device memory with a pattern */

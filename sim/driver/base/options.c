@@ -22,7 +22,7 @@ extern char **environ;
  * reported at cuInit with the nearest of these. */
 static const char *const sim_env_names[] = {"MEM_GB", "THREADS", "PCIE_GBPS", "LOG", "STATS",
                                             "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "CHECK_UB", "FLIP",
-                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES", "KERNEL_US"};
+                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES", "KERNEL_US", "SM"};
 
 static void warn_unknown(void) {
   int n = (int)(sizeof sim_env_names / sizeof *sim_env_names);
@@ -74,6 +74,7 @@ void sim_options_read(void) {
   }
   sim_opt.pcie_bps = gbps * 1e9;
   sim_opt.kernel_s = env_num("SIMCUDA_KERNEL_US", 0, 0, 1e6) * 1e-6;
+  sim_opt.sm = (int)env_num("SIMCUDA_SM", 89, 75, 129);
   sim_opt.log = (int)env_num("SIMCUDA_LOG", 0, 0, 9);
   sim_opt.stats = (int)env_num("SIMCUDA_STATS", 0, 0, 1);
   sim_opt.poison = (int)env_num("SIMCUDA_POISON", 1, 0, 1);

@@ -586,8 +586,8 @@ static CUresult attr_get(int *pi, CUfunction_attribute a, atomic_int *max_dyn, i
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 89; break;
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 89; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = sim_opt.sm; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = sim_opt.sm; break;
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = atomic_load(max_dyn); break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = carveout; break;

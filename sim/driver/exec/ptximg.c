@@ -13,7 +13,6 @@
 #include "lower.h"
 #include "exec.h"
 
-#define SIM_DEVICE_SM 89
 
 struct sim_ptxsrc_s {
   atomic_int refs;
@@ -131,12 +130,12 @@ CUresult sim_ptxsrc_copy_twins(const simcuda_image_t *img, sim_ptxsrc_t **out) {
   return CUDA_SUCCESS;
 }
 
-/* The PTX to run: the newest target this device runs (sm <= 89). */
+/* The PTX to run: the newest target this device runs (sm <= SIMCUDA_SM, 89). */
 static const ft_ptx_text_t *pick_ptx(const ft_image_ptx_t *r) {
   const ft_ptx_text_t *best = NULL;
   for (size_t i = 0; i < r->nptx; i++) {
     const ft_ptx_text_t *t = &r->ptx[i];
-    if (t->sm > SIM_DEVICE_SM) continue;
+    if (t->sm > (unsigned)sim_opt.sm) continue;
     if (!best || t->sm > best->sm) best = t;
   }
   return best;
@@ -163,7 +162,7 @@ CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out) {
       sim_log("module image %p: note: %s, not interpreted here: a twin image of its kernels runs "
               "if one is loaded (as gpuft's own is), else their launches are refused by name "
               "(build with the default flags, or add -gencode arch=compute_XX,code=compute_XX)",
-              image, r.nptx ? "PTX only for newer targets than sm_89" : (err[0] ? err : "SASS only"));
+              image, r.nptx ? "PTX only for newer targets than this device's (SIMCUDA_SM)" : (err[0] ? err : "SASS only"));
     ft_image_ptx_free(&r);
     return device_code ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE;
   }

@@ -3,7 +3,9 @@
  * the context's sticky error, kernels the interpreter cannot run refused by name. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "simtest.h"
 
@@ -61,6 +63,38 @@ static simcuda_stats_t copy_checked(CUfunction f, CUdeviceptr g, CUdeviceptr src
   for (unsigned i = 0; i < n; i++) ASSERT_EQ(h[i], i * k + 10 * (i % 4 + 1));
   free(h);
   return s;
+}
+
+/* SIMCUDA_SM: the compute capability the device presents (89 by default), and the
+ * newest PTX target it runs: with 120 a module of `.target sm_120` loads and runs. */
+TEST_IMPL(ptx_target_follows_simcuda_sm) {
+  setenv("SIMCUDA_SM", "120", 1); /* read at cuInit */
+  st_setup();
+  CUdevice dev;
+  CK(cuDeviceGet(&dev, 0));
+  int major = 0, minor = -1;
+  CK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  CK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+  ASSERT_EQ(major, 12);
+  ASSERT_EQ(minor, 0);
+  char name[64];
+  CK(cuDeviceGetName(name, sizeof name, dev));
+  ASSERT(strstr(name, "(sm_120)") != NULL);
+  static char ptx120[sizeof ptx_copy + 16];
+  const char *body = strstr(ptx_copy, ".address_size");
+  snprintf(ptx120, sizeof ptx120, ".version 8.7\n.target sm_120\n%s", body);
+  CUmodule m;
+  CK(cuModuleLoadData(&m, ptx120));
+  CUfunction f = st_func(m, "copy");
+  CUdeviceptr g, src, dst;
+  size_t gb;
+  CK(cuModuleGetGlobal(&g, &gb, m, "gcount"));
+  copy_buffers(1000, 3, &src, &dst);
+  copy_checked(f, g, src, dst, 1000, 3);
+  CK(cuMemFree(src));
+  CK(cuMemFree(dst));
+  CK(cuModuleUnload(m));
+  return TEST_OK;
 }
 
 TEST_IMPL(ptx_counters_and_globals) {
