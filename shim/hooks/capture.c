@@ -47,16 +47,13 @@ static CUresult ended(CUstream s, CUresult r) {
     if (__atomic_load_n(&ft_captures_open, __ATOMIC_RELAXED) > 0)
       __atomic_fetch_sub(&ft_captures_open, 1, __ATOMIC_RELAXED);
   }
-  ft_capture_gate_open();
   return r;
 }
-/* (the gate closed: the capture's event is released while no synchronisation of
- * gpuft's may wait for it) */
+/* (no gate: an end never waits for a synchronisation of gpuft's, which may wait for
+ * host functions of the program's that wait for this thread) */
 CUresult ft_on_cuStreamEndCapture(CUstream s, CUgraph *g) {
-  ft_capture_gate_close();
   return ended(FT_STREAM(s, 0), ft_real.cuStreamEndCapture(s, g));
 }
 CUresult ft_on_cuStreamEndCapture_ptsz(CUstream s, CUgraph *g) {
-  ft_capture_gate_close();
   return ended(FT_STREAM(s, 1), ft_real.cuStreamEndCapture_ptsz(s, g));
 }

@@ -83,7 +83,8 @@ static CUresult sync_by_streams(void) {
   }
   ft_unlock();
   if (unknown) return CUDA_ERROR_NOT_READY;
-  /* (the events are released only while the gate is closed: not now) */
+  /* (the events are released only with the gate closed, or with no capture open:
+   * not while this waits) */
   CUresult r = CUDA_SUCCESS;
   for (int i = 0; i < nev && r == CUDA_SUCCESS; i++) r = ft_own_event_sync(ev[i]);
   for (int i = 0; i < n && r == CUDA_SUCCESS; i++) r = ft_own_stream_sync(s[i]);

@@ -29,7 +29,8 @@ typedef struct {
   int gone;         /* destroyed (or its context): never looked up again */
   int cap_known;    /* a capture began on it (ft_ord_capture_before) ... */
   uint64_t cap_tick; /* ... when its own clock stood here, */
-  CUevent cap_ev;    /* ... recorded on its work then (NULL: seen finished) */
+  CUevent cap_ev;    /* ... recorded on its work then (NULL: seen finished; kept past
+                      * the capture, released by the next mark_before_capture) */
   uint64_t vc[FT_ORD_STREAMS];
 } ord_stream_t;
 
@@ -94,6 +95,10 @@ static int lookup(CUstream s, int create) {
   /* a recycled entry keeps its own tick: uses and clocks that name its earlier
    * stream's operations stay below every operation of the new one */
   uint64_t tick = n < g_nst ? o->vc[n] : 0;
+  /* (a capture's event, kept past its capture: released once no capture is open, when
+   * no synchronisation of gpuft's can be waiting for it; else left) */
+  if (n < g_nst && o->cap_ev && !__atomic_load_n(&ft_captures_open, __ATOMIC_ACQUIRE))
+    ft_drv.cuEventDestroy_v2(o->cap_ev);
   memset(o, 0, sizeof *o);
   o->vc[n] = tick;
   o->s = legacy ? CU_STREAM_LEGACY : s;
@@ -310,12 +315,12 @@ void ft_ord_capture_before(CUstream s, int first) {
   if (l >= 0) mark_before_capture(l);
 }
 
+/* (its event is kept: a synchronisation of gpuft's may be waiting for it, and the
+ * end of a capture does not wait for those; it is released when the stream's next
+ * capture begins, with the gate closed) */
 void ft_ord_capture_end(CUstream s) {
   int i = lookup(s, 0);
-  if (i < 0) return;
-  if (g_st[i].cap_ev) ft_drv.cuEventDestroy_v2(g_st[i].cap_ev);
-  g_st[i].cap_ev = NULL;
-  g_st[i].cap_known = 0;
+  if (i >= 0) g_st[i].cap_known = 0;
 }
 
 /* Stream i cannot be synchronised now: what it ran before its capture (or, for the

@@ -243,7 +243,7 @@ int ft_ord_unfinished(CUcontext c, CUstream *out, CUevent *ev, int max, int *nev
     FT_REQUIRES(ft_eng_lock);
 /* A capture is about to begin on s (first: no other is open): an event recorded on
  * s's work so far, and on the legacy stream's, to wait for during the capture; the
- * capture on s ended (its event released). */
+ * capture on s ended (its event kept until the next capture on s begins). */
 void ft_ord_capture_before(CUstream s, int first) FT_REQUIRES(ft_eng_lock);
 void ft_ord_capture_end(CUstream s) FT_REQUIRES(ft_eng_lock);
 extern uint64_t ft_ord_ctx_syncs;
@@ -491,7 +491,7 @@ int ft_context_lost(void);
  * ft_capture_gate_close/open, and gpuft's own context synchronisations hold
  * ft_capture_gate_pass/done while they look at the count and wait: none of them is
  * under way when a capture begins (the driver refuses it during one and
- * invalidates the capture). */
+ * invalidates the capture). A capture's end does not wait at the gate. */
 extern int ft_captures_open;
 void ft_capture_gate_close(void);
 void ft_capture_gate_open(void);
