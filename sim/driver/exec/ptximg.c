@@ -158,11 +158,13 @@ CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out) {
   if (!t) {
     device_code = device_code || r.nelf > 0 || r.nptx > 0;
     /* Quiet by default: loaders try a twin image next; the runtime names the kernel. */
+    char newer[64];
+    snprintf(newer, sizeof newer, "PTX only for newer targets than sm_%d", sim_opt.sm);
     if (device_code && sim_opt.log)
       sim_log("module image %p: note: %s, not interpreted here: a twin image of its kernels runs "
               "if one is loaded (as gpuft's own is), else their launches are refused by name "
               "(build with the default flags, or add -gencode arch=compute_XX,code=compute_XX)",
-              image, r.nptx ? "PTX only for newer targets than this device's (SIMCUDA_SM)" : (err[0] ? err : "SASS only"));
+              image, r.nptx ? newer : (err[0] ? err : "SASS only"));
     ft_image_ptx_free(&r);
     return device_code ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE;
   }
