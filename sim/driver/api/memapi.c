@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "graph.h" /* the capture modes: cuMemAlloc and cuMemFree are unsafe during capture */
+#include "graph.h" /* the capture modes (cuMemAlloc and cuMemFree are unsafe during capture); graph memory */
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
   sim_ctx_t *ctx;
@@ -38,6 +38,16 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   CUresult r = sim_ctx_current(&ctx);
   if (r || (r = sim_capture_check_unsafe("cuMemFree"))) return r;
   if (dptr == 0) return CUDA_SUCCESS; /* free(NULL) semantics, as the real driver */
+  if (sim_gmem_find(dptr)) {
+    /* graph memory a launch allocated, freed outside any graph: after the work
+     * queued so far (NVIDIA's graphMemoryNodes frees it with cudaFree) */
+    sim_ctx_sync(ctx);
+    sim_stream_t *s;
+    if ((r = sim_stream_get(ctx, NULL, 0, &s))) return r;
+    r = sim_gmem_release(dptr, s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; /* (not allocated now) */
+    sim_obj_unref(&s->obj);
+    return r;
+  }
   sim_alloc_t a;
   if (!sim_mem_find(dptr, 0, &a) || a.base != dptr || a.freeing || a.vmm || a.ipc ||
       (a.kind != SIM_MEM_DEVICE && a.kind != SIM_MEM_MANAGED))

@@ -222,8 +222,9 @@ CUresult sim_capture_refuse(sim_stream_t *s, const char *what) {
   return r;
 }
 
-CUresult sim_capture_check_copy(sim_stream_t *s, bool pageable) {
-  return pageable ? sim_capture_refuse(s, "an asynchronous copy with pageable host memory") : CUDA_SUCCESS;
+CUresult sim_capture_check_copy(sim_stream_t *s, bool at_call) {
+  return at_call ? sim_capture_refuse(s, "a copy whose source is read at the call (a batch's access order)")
+                 : CUDA_SUCCESS;
 }
 
 /* The CUDA_MEMCPY3D a captured copy is reported as (cuGraphMemcpyNodeGetParams). */
@@ -271,7 +272,7 @@ bool sim_capture_take(sim_stream_t *s, sim_op_t *op) {
       break;
     case SIM_OP_COPY:
       n = cap_add(s, CU_GRAPH_NODE_TYPE_MEMCPY);
-      n->u.copy.c = op->u.copy; /* never staged: pageable copies were refused */
+      n->u.copy.c = op->u.copy; /* never staged: a pageable side is used when the node runs */
       copy_params(&op->u.copy, &n->u.copy.p);
       break;
     case SIM_OP_MEMSET: {
@@ -413,10 +414,15 @@ CUresult sim_capture_free(sim_stream_t *s, uint64_t ptr, bool *taken) {
   return r;
 }
 
+/* A stream that joined a capture may be destroyed before the capture ends: its
+ * nodes stay in the graph, and the capture keeps it (a ref) to ask at the end
+ * whether its work was joined back (NVIDIA's graphMemoryNodes destroys its forked
+ * stream once joined; invalidating that failed the sample). The origin's
+ * destruction ends nothing well: the capture is invalidated. */
 void sim_capture_stream_gone(sim_stream_t *s) {
   if (!atomic_load(&s->capturing)) return;
   pthread_mutex_lock(&cap_mu);
-  if (s->cap) invalidate(s->cap, "a stream in it was destroyed");
+  if (s->cap && s->cap->origin == s) invalidate(s->cap, "its origin stream was destroyed");
   pthread_mutex_unlock(&cap_mu);
 }
 

@@ -230,16 +230,22 @@ static CUresult submit_ex(sim_ctx_t *ctx, CUstream h, int ptds, bool async, bool
   sim_stream_t *s;
   CUresult r = sim_stream_get(ctx, h, ptds, &s);
   if (r) return r;
-  /* A capture keeps no staging: a pageable host side cannot be captured. */
-  if ((r = sim_capture_check_copy(s, src->pageable || dst->pageable || stage_src))) {
+  /* A capture records the copy as a memcpy node, which reads or writes a pageable
+   * host side when it runs, as an explicit one does (NVIDIA's simpleCudaGraphs and
+   * graphMemoryNodes capture such copies); only a source that must be read at the
+   * call (a batch's) cannot be captured. */
+  if ((r = sim_capture_check_copy(s, stage_src))) {
     sim_obj_unref(&s->obj);
     return r;
   }
+  bool captured = async && atomic_load(&s->capturing);
   fill_sides(c, src, dst);
   sim_op_t *op = sim_op_new(SIM_OP_COPY);
   size_t bytes = c->width * c->height * c->depth;
   bool wait, staged = false;
-  if (async) {
+  if (async && captured) {
+    wait = false; /* a node of the graph: neither staged nor copied now */
+  } else if (async) {
     if ((src->pageable || stage_src) && !dst->pageable && bytes > STAGE_INLINE) {
       /* Pageable source: staged now (no stream sync), the call returns once the
        * last chunk is in a staging buffer; the DMA happens in stream order. */

@@ -159,8 +159,9 @@ CUresult sim_capture_free(sim_stream_t *s, uint64_t ptr, bool *taken);
 /* An operation the simulator does not capture, queued on s: during capture the
  * capture is invalidated and CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED returned. */
 CUresult sim_capture_refuse(sim_stream_t *s, const char *what);
-/* A copy whose host side is pageable cannot be captured. */
-CUresult sim_capture_check_copy(sim_stream_t *s, bool pageable);
+/* A copy whose source must be read at the call (at_call) cannot be captured; one
+ * with a pageable host side can (its node uses it when it runs). */
+CUresult sim_capture_check_copy(sim_stream_t *s, bool at_call);
 void sim_capture_stream_gone(sim_stream_t *s);
 /* A context synchronisation while one of its streams captures. */
 CUresult sim_capture_check_ctx(sim_ctx_t *ctx);

@@ -380,6 +380,15 @@ TEST_IMPL(graph_mem_nodes) {
   CK(cuGraphLaunch(e, s));
   CK(cuMemFreeAsync(m, s));
   CK(cuStreamSynchronize(s));
+  /* cuMemFree outside any graph frees it too, after the work queued so far (NVIDIA's
+   * graphMemoryNodes does so): the graph can be launched again */
+  CK(cuGraphLaunch(e, s));
+  CK(cuMemFree(m));
+  ASSERT_CU(cuMemFree(m), CUDA_ERROR_INVALID_VALUE); /* freed already */
+  ASSERT_EQ(check_all(host, N, 3), -1);
+  CK(cuGraphLaunch(e, s));
+  CK(cuMemFreeAsync(m, s));
+  CK(cuStreamSynchronize(s));
   CK(cuGraphExecDestroy(e));
   /* the same graph, freed on each launch */
   CK(cuGraphInstantiate(&e, g, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH));
@@ -530,6 +539,33 @@ TEST_IMPL(capture_cross_stream) {
     CK(cuGraphExecDestroy(e));
     CK(cuGraphDestroy(g));
   }
+  /* a forked stream destroyed before the capture ends (as NVIDIA's graphMemoryNodes
+   * does): joined back first, the capture ends well with its node; not joined, the
+   * end says so */
+  for (int joined = 1; joined >= 0; joined--) {
+    CUstream s3;
+    CK(cuStreamCreate(&s3, CU_STREAM_NON_BLOCKING));
+    CK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CK(cuEventRecord(fork, s1));
+    CK(cuStreamWaitEvent(s3, fork, 0));
+    CK(cuLaunchKernel(k.fill, 8, 1, 1, 128, 1, 1, 0, s3, fb, NULL));
+    if (joined) {
+      CK(cuEventRecord(joinev, s3));
+      CK(cuStreamWaitEvent(s1, joinev, 0));
+    }
+    CK(cuStreamDestroy(s3));
+    CK(cuLaunchKernel(k.fill, 8, 1, 1, 128, 1, 1, 0, s1, fa, NULL));
+    CUgraph g = NULL;
+    if (!joined) {
+      ASSERT_CU(cuStreamEndCapture(s1, &g), CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+      break;
+    }
+    CK(cuStreamEndCapture(s1, &g));
+    size_t cnt;
+    CK(cuGraphGetNodes(g, NULL, &cnt));
+    ASSERT_EQ(cnt, 2u);
+    CK(cuGraphDestroy(g));
+  }
   CK(cuEventDestroy(fork));
   CK(cuEventDestroy(joinev));
   CK(cuStreamDestroy(s1));
@@ -642,11 +678,26 @@ TEST_IMPL(capture_errors) {
   ASSERT_EQ((int)t0, (int)CU_GRAPH_NODE_TYPE_WAIT_EVENT);
   ASSERT_EQ((int)t1, (int)CU_GRAPH_NODE_TYPE_EVENT_RECORD);
   CK(cuGraphDestroy(g));
-  /* an asynchronous copy with pageable host memory */
-  static unsigned pageable[N];
+  /* asynchronous copies with pageable host memory are captured (NVIDIA's
+   * simpleCudaGraphs and graphMemoryNodes do it): memcpy nodes that read and write
+   * the host memory when the graph runs, not at the call */
+  static unsigned pageable[N], back[N];
+  for (unsigned i = 0; i < N; i++) pageable[i] = i, back[i] = 0;
   CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  ASSERT_CU(cuMemcpyHtoDAsync(a, pageable, sizeof pageable, nb), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-  end_invalidated(nb);
+  CK(cuMemcpyHtoDAsync(a, pageable, sizeof pageable, nb));
+  CK(cuMemcpyDtoHAsync(back, a, sizeof back, nb));
+  CK(cuStreamEndCapture(nb, &g));
+  for (unsigned i = 0; i < N; i++) pageable[i] = 3 * i + 1; /* after the capture */
+  ASSERT_EQ(back[N - 1], 0u); /* nothing ran yet */
+  {
+    CUgraphExec pe;
+    CK(cuGraphInstantiate(&pe, g, 0));
+    CK(cuGraphLaunch(pe, nb));
+    CK(cuStreamSynchronize(nb));
+    for (unsigned i = 0; i < N; i++) ASSERT_EQ(back[i], 3 * i + 1);
+    CK(cuGraphExecDestroy(pe));
+  }
+  CK(cuGraphDestroy(g));
   /* cuStreamAddCallback (cuLaunchHostFunc is the form graphs hold) */
   CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
   ASSERT_CU(cuStreamAddCallback(nb, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
