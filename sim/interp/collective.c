@@ -11,17 +11,27 @@
 /* A .sync collective executed by lanes m: checks the member masks MM (per lane;
  * NULL for the pre-6.0 forms: the executing lanes). A mask naming a live lane that
  * diverged fails the launch: a GPU would wait for that lane (perhaps at another
- * instruction) and the simulator, which runs the lowest PC first, cannot. With the
- * UB check, reports a lane outside its own mask, masks that differ, and mask lanes
- * predicated off. *mask: the first executing lane's mask; false: launch failed. */
+ * instruction) and the simulator, which runs the lowest PC first, cannot. Lanes
+ * may name different groups (tiled_partition<16>: two half-warps, each with its
+ * own mask, at one instruction): each waits for the lanes of its own mask, which
+ * must name that same mask (PTX ISA, match.sync: "with the same qualifiers and same
+ * membermask value"). With the UB check, reports a lane outside its own mask, a
+ * lane whose mask names a lane with another mask, and mask lanes predicated off.
+ * *mask: the union of the executing lanes' masks; false: launch failed. */
 static bool sync_lanes(sim_warp_t *w, uint32_t m, const uint64_t *MM, const char *op, uint32_t *mask) {
   *mask = m;
   if (!MM) return true;
-  uint32_t live = w->nlanes_mask & ~w->exited, mm0 = (uint32_t)MM[__builtin_ctz(m)];
+  uint32_t live = w->nlanes_mask & ~w->exited, all = 0;
   uint32_t behind = 0, notself = 0, differ = 0, off = 0;
+  bool check = w->blk->g->check_ub;
   SIM_FOR_LANES(m, l) {
     uint32_t mm = (uint32_t)MM[l];
-    if (mm != mm0) differ |= 1u << l;
+    all |= mm;
+    for (uint32_t o = check ? mm & m : 0; o; o &= o - 1)
+      if ((uint32_t)MM[__builtin_ctz(o)] != mm) {
+        differ |= 1u << l;
+        break;
+      }
     if (!(mm >> l & 1)) notself |= 1u << l;
     behind |= mm & live & ~w->active;
     off |= mm & w->active & ~m;
@@ -34,12 +44,17 @@ static bool sync_lanes(sim_warp_t *w, uint32_t m, const uint64_t *MM, const char
   }
   if (w->blk->g->check_ub) {
     if (notself) sim_interp_ub(w, notself, "%s executed by lanes outside their own member mask", op);
-    if (differ) sim_interp_ub(w, differ, "%s: these lanes' member masks differ from lane %u's (0x%08x)", op,
-                              (unsigned)__builtin_ctz(m), mm0);
+    if (differ) sim_interp_ub(w, differ, "%s: these lanes' member masks name lanes with another member mask", op);
     if (off) sim_interp_ub(w, off, "%s: lanes of the member mask predicated off (every non-exited lane of the mask must execute it)", op);
   }
-  *mask = mm0;
+  *mask = all;
   return true;
+}
+
+/* The lanes lane l's collective reduces over: those of its own member mask that
+ * execute it (the executing lanes for the pre-6.0 forms). */
+static inline uint32_t group_of(const uint64_t *MM, uint32_t m, uint32_t l) {
+  return MM ? (uint32_t)MM[l] & m : m;
 }
 
 /* shfl.sync. A source lane that does not execute the instruction (outside the
@@ -96,17 +111,19 @@ static void vote(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   bool neg = in->aneg & 1;
   uint32_t lanes;
   if (!sync_lanes(w, m, MM, "vote.sync", &lanes)) return;
-  lanes &= m;
-  uint32_t ballot = 0;
-  SIM_FOR_LANES(lanes, l) if (((A[l] & 1) != 0) != neg) ballot |= 1u << l;
-  uint64_t r;
-  switch (in->mode) {
-    case FT_PTX_VOTE_ALL: r = ballot == lanes; break;
-    case FT_PTX_VOTE_ANY: r = ballot != 0; break;
-    case FT_PTX_VOTE_UNI: r = ballot == 0 || ballot == lanes; break;
-    default: r = ballot; break;
-  }
-  SIM_LANES(m, l, D[l] = r);
+  uint32_t set = 0; /* the executing lanes whose predicate holds */
+  SIM_FOR_LANES(m, l) if (((A[l] & 1) != 0) != neg) set |= 1u << l;
+  SIM_LANES(m, l, {
+    uint32_t g = group_of(MM, m, l), ballot = set & g;
+    uint64_t r;
+    switch (in->mode) {
+      case FT_PTX_VOTE_ALL: r = ballot == g; break;
+      case FT_PTX_VOTE_ANY: r = ballot != 0; break;
+      case FT_PTX_VOTE_UNI: r = ballot == 0 || ballot == g; break;
+      default: r = ballot; break;
+    }
+    D[l] = r;
+  });
 }
 
 static void activemask(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
@@ -122,11 +139,10 @@ static void match(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t mask = ft_ptx_type_size(in->type) == 8 ? ~0ull : 0xffffffffull;
   uint64_t v[32];
   memcpy(v, A, sizeof v);
-  uint32_t lanes;
-  if (!sync_lanes(w, m, MM, "match.sync", &lanes)) return;
-  lanes &= m;
+  uint32_t all;
+  if (!sync_lanes(w, m, MM, "match.sync", &all)) return;
   SIM_LANES(m, l, {
-    uint32_t same = 0;
+    uint32_t same = 0, lanes = group_of(MM, m, l);
     SIM_FOR_LANES(lanes, k) if ((v[k] & mask) == (v[l] & mask)) same |= 1u << k;
     if (in->mode == FT_PTX_MATCH_ALL) {
       bool all = same == lanes;
@@ -142,29 +158,36 @@ static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]);
   const uint64_t *MM = in->na > 1 ? SIM_R(w, in->a[1]) : NULL;
-  uint32_t lanes;
-  if (!sync_lanes(w, m, MM, "redux.sync", &lanes)) return;
-  lanes &= m;
+  uint32_t all;
+  if (!sync_lanes(w, m, MM, "redux.sync", &all)) return;
   bool sgn = sim_type_signed(in->type);
-  uint32_t acc = in->mode == FT_PTX_ATOM_AND ? ~0u : 0;
-  bool first = true;
-  SIM_FOR_LANES(lanes, l) {
-    uint32_t x = (uint32_t)A[l];
-    switch (in->mode) {
-      case FT_PTX_ATOM_ADD: acc += x; break;
-      case FT_PTX_ATOM_AND: acc &= x; break;
-      case FT_PTX_ATOM_OR: acc |= x; break;
-      case FT_PTX_ATOM_XOR: acc ^= x; break;
-      case FT_PTX_ATOM_MIN:
-        if (first || (sgn ? (int32_t)x < (int32_t)acc : x < acc)) acc = x;
-        break;
-      case FT_PTX_ATOM_MAX:
-        if (first || (sgn ? (int32_t)x > (int32_t)acc : x > acc)) acc = x;
-        break;
+  uint32_t done_group = 0, done_acc = 0; /* (most lanes share one group: reduced once) */
+  bool have = false;
+  SIM_FOR_LANES(m, l) { /* (not SIM_LANES: the cached group is carried from lane to lane) */
+    uint32_t lanes = group_of(MM, m, l);
+    if (!have || lanes != done_group) {
+      uint32_t acc = in->mode == FT_PTX_ATOM_AND ? ~0u : 0;
+      bool first = true;
+      SIM_FOR_LANES(lanes, k) {
+        uint32_t x = (uint32_t)A[k];
+        switch (in->mode) {
+          case FT_PTX_ATOM_ADD: acc += x; break;
+          case FT_PTX_ATOM_AND: acc &= x; break;
+          case FT_PTX_ATOM_OR: acc |= x; break;
+          case FT_PTX_ATOM_XOR: acc ^= x; break;
+          case FT_PTX_ATOM_MIN:
+            if (first || (sgn ? (int32_t)x < (int32_t)acc : x < acc)) acc = x;
+            break;
+          case FT_PTX_ATOM_MAX:
+            if (first || (sgn ? (int32_t)x > (int32_t)acc : x > acc)) acc = x;
+            break;
+        }
+        first = false;
+      }
+      done_group = lanes, done_acc = acc, have = true;
     }
-    first = false;
+    D[l] = done_acc;
   }
-  SIM_LANES(m, l, D[l] = acc);
 }
 
 /* bar.warp.sync (__syncwarp): the lanes executing it run in lockstep already. A

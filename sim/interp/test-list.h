@@ -13,6 +13,7 @@ TEST_ENTRY(mask_naming_diverged_lanes_refused, 30)
 TEST_ENTRY(partial_barrier_reported, 30)
 TEST_ENTRY(shared_race_reported, 30)
 TEST_ENTRY(collective_member_predicated_off_reported, 30)
+TEST_ENTRY(collectives_per_member_group, 30)
 TEST_ENTRY(barrier_after_divergent_recursion_reported, 30)
 /* Blocks on several host threads (test_par.c). */
 TEST_ENTRY(parallel_atomics_exact, 60)

@@ -4,7 +4,8 @@
  * NVIDIA's samples), member masks naming diverged lanes are refused, and partial
  * barriers, shared-memory races between warps, collectives with predicated-off
  * member lanes and aligned barriers after divergent recursion are reported by
- * kernel, PC and lanes. */
+ * kernel, PC and lanes; lanes in groups of their own at one collective get their
+ * group's result. */
 #include <stdio.h>
 #include <string.h>
 
@@ -142,6 +143,51 @@ TEST_IMPL(shared_race_reported) {
     if (hz_ub_reports != cases[i].reports || (cases[i].what && !strstr(hz_ub_log, cases[i].what)))
       FT_FAIL_("case %u: %ju reports (expected %u):\n%s", i, (uintmax_t)hz_ub_reports, cases[i].reports, hz_ub_log);
   }
+  return TEST_OK;
+}
+
+/* Two half-warps at one collective, each naming its own half (cooperative groups'
+ * tiled_partition<16> compiles its tile's ballot, sum and sync so): each lane's
+ * result is its own group's, and no undefined behaviour is reported (it was, and
+ * every lane got the lower half's result). Masks that name lanes holding another
+ * mask are reported. Values: lane t votes t % 3 == 0 and adds t + 1. */
+TEST_IMPL(collectives_per_member_group) {
+  const char *ptx = HDR ENTRY
+      "setp.lt.u32 %p1, %r0, 16;\nselp.b32 %r2, 65535, -65536, %p1;\n" /* 0x0000ffff or 0xffff0000 */
+      "rem.u32 %r3, %r0, 3;\nsetp.eq.u32 %p0, %r3, 0;\n"
+      "vote.sync.ballot.b32 %r4, %p0, %r2;\n"
+      "add.u32 %r5, %r0, 1;\nredux.sync.add.u32 %r6, %r5, %r2;\n"
+      "vote.sync.any.pred %p2, %p0, %r2;\nselp.b32 %r7, 1, 0, %p2;\n"
+      "and.b32 %r8, %r0, 16;\nmatch.any.sync.b32 %r9, %r8, %r2;\n"
+      "bar.warp.sync %r2;\n"
+      "st.global.u32 [%rd2], %r4;\nst.global.u32 [%rd2+128], %r6;\nst.global.u32 [%rd2+256], %r7;\n"
+      "st.global.u32 [%rd2+384], %r9;\nret;\n}\n";
+  uint32_t out[128];
+  char msg[512];
+  uint32_t lo = 0, hi = 0;
+  for (unsigned t = 0; t < 32; t++)
+    if (t % 3 == 0) *(t < 16 ? &lo : &hi) |= 1u << t;
+  for (int check = 0; check <= 1; check++) {
+    memset(out, 0, sizeof out);
+    int r = run_ub(ptx, 32, out, sizeof out, msg, check);
+    if (r) FT_FAIL_("launch: %d %s", r, msg);
+    for (unsigned t = 0; t < 32; t++) {
+      ASSERT_EQ(out[t], t < 16 ? lo : hi);          /* ballot over the lane's half */
+      ASSERT_EQ(out[32 + t], t < 16 ? 136u : 392u); /* 1+..+16, 17+..+32 */
+      ASSERT_EQ(out[64 + t], 1u);
+      ASSERT_EQ(out[96 + t], t < 16 ? 0x0000ffffu : 0xffff0000u);
+    }
+    ASSERT_EQ(hz_ub_reports, 0u);
+  }
+  /* lanes 0..15 name the whole warp while lanes 16..31 name their half: reported */
+  const char *bad = HDR ENTRY
+      "setp.lt.u32 %p1, %r0, 16;\nselp.b32 %r2, -1, -65536, %p1;\n"
+      "bar.warp.sync %r2;\nst.global.u32 [%rd2], %r2;\nret;\n}\n";
+  int r = run_ub(bad, 32, out, sizeof out, msg, 1);
+  if (r) FT_FAIL_("launch: %d %s", r, msg);
+  if (hz_ub_reports != 1 || !strstr(hz_ub_log, "lanes 0x0000ffff: bar.warp.sync: these lanes' member masks name lanes "
+                                               "with another member mask"))
+    FT_FAIL_("%ju reports:\n%s", (uintmax_t)hz_ub_reports, hz_ub_log);
   return TEST_OK;
 }
 
