@@ -386,6 +386,14 @@ CUresult cuCtxSetCacheConfig(CUfunc_cache cfg) {
   return CUDA_SUCCESS;
 }
 
+/* The device reports a persisting L2 cache (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_
+ * CACHE_SIZE), so programs reset it (NVIDIA's simpleAttributes): the simulator has
+ * no cache; nothing persists. */
+CUresult cuCtxResetPersistingL2Cache(void) {
+  sim_ctx_t *c;
+  return sim_ctx_current(&c);
+}
+
 CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) {
   sim_ctx_t *c;
   CUresult r = sim_ctx_current(&c);

@@ -52,6 +52,14 @@ TEST_IMPL(init_and_device) {
   ASSERT_CU(cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
   CUstream st;
   ASSERT_CU(cuStreamCreate(&st, 0), CUDA_ERROR_INVALID_CONTEXT);
+  /* the device reports a persisting L2 cache, so programs reset it (simpleAttributes) */
+  ASSERT_CU(cuCtxResetPersistingL2Cache(), CUDA_ERROR_INVALID_CONTEXT);
+  CUcontext ctx;
+  CK(cuDevicePrimaryCtxRetain(&ctx, 0));
+  CK(cuCtxSetCurrent(ctx));
+  CK(cuCtxResetPersistingL2Cache());
+  CK(cuCtxSetCurrent(NULL));
+  CK(cuDevicePrimaryCtxRelease(0));
   return TEST_OK;
 }
 
