@@ -242,6 +242,8 @@ CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out);
 const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s);
 /* Its parsed PTX; NULL for a twin image (or no image). */
 const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s);
+/* The PTX target the module's code came from (75 for compute_75), 0 for twins. */
+unsigned sim_ptxsrc_sm(const sim_ptxsrc_t *s);
 void sim_ptxsrc_ref(sim_ptxsrc_t *s);
 void sim_ptxsrc_unref(sim_ptxsrc_t *s);
 /* A module of a real image in a context: variables allocated and initialised,

@@ -578,7 +578,9 @@ CUresult cuFuncLoad(CUfunction h) {
 }
 
 /* ---- attributes ---- */
-static CUresult attr_get(int *pi, CUfunction_attribute a, atomic_int *max_dyn, int carveout) {
+/* ptx: the PTX target its code was compiled from (the driver reports that, not the
+ * device's; CUB picks its tuning policies by it, among those compiled), 0 for twins */
+static CUresult attr_get(int *pi, CUfunction_attribute a, atomic_int *max_dyn, int carveout, unsigned ptx) {
   if (!pi) return CUDA_ERROR_INVALID_VALUE;
   switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
@@ -586,7 +588,7 @@ static CUresult attr_get(int *pi, CUfunction_attribute a, atomic_int *max_dyn, i
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = sim_opt.sm; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = ptx ? (int)ptx : sim_opt.sm; break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = sim_opt.sm; break;
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = atomic_load(max_dyn); break;
@@ -631,7 +633,7 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute a, CUfunction h) {
   sim_func_t *f;
   CUresult r = sim_func_resolve(NULL, h, &f);
   if (r) return r;
-  r = attr_get(pi, a, func_max_dyn(f), atomic_load(&f->carveout));
+  r = attr_get(pi, a, func_max_dyn(f), atomic_load(&f->carveout), sim_ptxsrc_sm(f->mod->src));
   sim_obj_unref(&f->obj);
   return r;
 }
@@ -662,7 +664,7 @@ CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute a, CUkernel h, CUdev
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
   sim_kernel_t *k = kernel_get(h);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
-  CUresult r = attr_get(pi, a, &k->max_dyn_shared, -1);
+  CUresult r = attr_get(pi, a, &k->max_dyn_shared, -1, sim_ptxsrc_sm(k->lib->src));
   sim_obj_unref(&k->obj);
   return r;
 }

@@ -17,6 +17,7 @@
 struct sim_ptxsrc_s {
   atomic_int refs;
   ft_ptx_module_t *mod;        /* NULL for a twin image */
+  unsigned sm;                 /* the PTX's target (compute_75: 75); 0 for a twin image */
   char **names;                /* a twin image's kernel names (copies), else NULL */
   simcuda_image_t img;
   simcuda_kernel_t *kernels;
@@ -87,6 +88,8 @@ void sim_ptxsrc_unref(sim_ptxsrc_t *s) {
 }
 
 const struct ft_ptx_module_s *sim_ptxsrc_module(const sim_ptxsrc_t *s) { return s ? s->mod : NULL; }
+
+unsigned sim_ptxsrc_sm(const sim_ptxsrc_t *s) { return s ? s->sm : 0; }
 
 const simcuda_image_t *sim_ptxsrc_image(const sim_ptxsrc_t *s) { return &s->img; }
 
@@ -180,6 +183,7 @@ CUresult sim_ptxsrc_open(const void *image, sim_ptxsrc_t **out) {
   if (!s) abort();
   atomic_init(&s->refs, 1);
   s->mod = mod;
+  s->sm = mod->sm ? mod->sm : t->sm; /* (its .target; a fatbin entry says it too) */
   size_t n = 0, np = 0;
   for (size_t i = 0; i < mod->nfuncs; i++)
     if (mod->funcs[i].is_entry && !mod->funcs[i].is_decl) {

@@ -86,6 +86,9 @@ TEST_IMPL(ptx_target_follows_simcuda_sm) {
   CUmodule m;
   CK(cuModuleLoadData(&m, ptx120));
   CUfunction f = st_func(m, "copy");
+  int pv = 0;
+  CK(cuFuncGetAttribute(&pv, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
+  ASSERT_EQ(pv, 120);
   CUdeviceptr g, src, dst;
   size_t gb;
   CK(cuModuleGetGlobal(&g, &gb, m, "gcount"));
@@ -102,6 +105,14 @@ TEST_IMPL(ptx_counters_and_globals) {
   CUmodule m;
   CK(cuModuleLoadData(&m, ptx_copy));
   CUfunction f = st_func(m, "copy");
+  /* the PTX target its code came from, and the device's binary version (CUB picks
+   * its tuning policies by the first: with the device's, NVIDIA's radixSortThrust
+   * launched kernels of a policy it had not compiled) */
+  int pv = 0, bv = 0;
+  CK(cuFuncGetAttribute(&pv, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
+  CK(cuFuncGetAttribute(&bv, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
+  ASSERT_EQ(pv, 75);
+  ASSERT_EQ(bv, 89);
   size_t off, size;
   CK(cuFuncGetParamInfo(f, 2, &off, &size));
   ASSERT_EQ(off, 16u);
