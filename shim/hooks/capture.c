@@ -5,13 +5,6 @@
 #include "engine.h"
 #include "hooks.h"
 
-int ft_capturing(CUstream s) {
-  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (!ft_drv.cuStreamIsCapturing) return 0;
-  CUresult r = ft_drv.cuStreamIsCapturing(s, &st);
-  return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 void ft_captured_call(void) { __atomic_fetch_add(&ft_st.captured_ops, 1, __ATOMIC_RELAXED); }
 
 /* Captures open: one more when a capture begins, one fewer when it ends (an

@@ -22,16 +22,14 @@ static inline void ft_init(void) {
 void *ft_hook_for_real(const void *real);
 void ft_resolve_dlsym(void);
 
-/* Whether work enqueued on s now is captured into a graph (stream capture) instead
- * of running: gpuft then stays out of it (capture.c). A stream whose query fails
- * (the legacy stream while a blocking stream captures) counts as captured: the
- * driver answers the program's call itself. */
-int ft_capturing(CUstream s);
-/* The program's call on a capturing stream, passed through and counted: it runs
- * when the graph is launched, and a graph launch is checked as an unknown writer. */
+/* Work enqueued on a stream the program is capturing (ft_stream_capturing, order.c)
+ * becomes a graph node instead of running: gpuft stays out of it (capture.c). A
+ * stream whose query fails (the legacy stream while a blocking stream captures)
+ * counts as captured: the driver answers the program's call itself. The program's
+ * call is passed through and counted; it runs when the graph is launched. */
 #define FT_CAPTURED(s, CALL)               \
   do {                                     \
-    if (FT_UNLIKELY(ft_capturing(s))) {    \
+    if (FT_UNLIKELY(ft_stream_capturing(s))) { \
       ft_captured_call();                  \
       return CALL;                         \
     }                                      \

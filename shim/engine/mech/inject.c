@@ -122,8 +122,10 @@ static void apply(fault_t *f, CUdeviceptr base, size_t size, CUdeviceptr w, size
   }
   /* on gpuft's own stream: the legacy stream may not be used while a blocking
    * stream captures */
-  ft_dev_t *d = ft_dev_current();
+  ft_lock();
+  ft_dev_t *d = ft_dev_current(); /* (it may set the context's state up: under the lock) */
   CUstream os = d ? d->stream : CU_STREAM_LEGACY;
+  ft_unlock();
   if (idle != CUDA_SUCCESS || ft_real.cuMemcpyDtoHAsync_v2(blk, w + lo, len, os) != CUDA_SUCCESS ||
       ft_own_stream_sync(os) != CUDA_SUCCESS) {
     set_missed(f, "its block could not be read back");

@@ -111,6 +111,12 @@ static int lookup(CUstream s, int create) {
   return n;
 }
 
+int ft_stream_capturing(CUstream s) {
+  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!ft_drv.cuStreamIsCapturing) return 0;
+  return ft_drv.cuStreamIsCapturing(s, &st) != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 /* Whether o's stream synchronises with the legacy stream. Its flags cannot be asked
  * while it is being captured: an H100's driver answers cuStreamGetFlags with
  * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the program's capture
@@ -118,10 +124,7 @@ static int lookup(CUstream s, int create) {
  * claims no order the flags might not give (the safe side). */
 static int blocking_of(ord_stream_t *o) {
   if (o->flags_known || o->gone) return o->blocking; /* (a destroyed handle is never asked) */
-  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
-  if (!ft_drv.cuStreamIsCapturing || ft_drv.cuStreamIsCapturing(o->s, &st) != CUDA_SUCCESS ||
-      st != CU_STREAM_CAPTURE_STATUS_NONE)
-    return 0; /* asked again later */
+  if (ft_stream_capturing(o->s)) return 0; /* asked again later */
   unsigned flags = 0;
   o->blocking = ft_drv.cuStreamGetFlags && ft_drv.cuStreamGetFlags(o->s, &flags) == CUDA_SUCCESS &&
                 !(flags & CU_STREAM_NON_BLOCKING);
@@ -283,9 +286,7 @@ void ft_ord_forget_event(CUevent e) {
  * be asked: it counts as captured). */
 static int captured(const ord_stream_t *o) {
   if (o->s == CU_STREAM_PER_THREAD && !pthread_equal(o->thread, pthread_self())) return 1;
-  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
-  return !ft_drv.cuStreamIsCapturing || ft_drv.cuStreamIsCapturing(o->s, &st) != CUDA_SUCCESS ||
-         st != CU_STREAM_CAPTURE_STATUS_NONE;
+  return ft_stream_capturing(o->s);
 }
 
 /* An event recorded on stream i's work so far, for a capture about to begin. */

@@ -231,6 +231,9 @@ void ft_ord_forget_event(CUevent e);
 /* A stream destroyed, a context torn down: its handles may name new ones. */
 void ft_ord_forget_stream(CUstream s);
 void ft_ord_forget_ctx(CUcontext c);
+/* Whether the program is capturing stream s (a failed query, as for the legacy
+ * stream while a blocking stream captures, counts as capturing). */
+int ft_stream_capturing(CUstream s);
 /* The streams of context c whose work gpuft has seen issued and the host has not
  * seen finish, which may be synchronised one by one while a capture is open (at
  * most max, into out): not one being captured, nor the legacy stream while a

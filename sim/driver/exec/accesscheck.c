@@ -205,14 +205,19 @@ struct sim_decl_s {
 };
 static __thread struct sim_decl_s *t_decl;
 
-__attribute__((visibility("default"))) int simcudaDeclareUnwritten(const uint64_t *bases, size_t n) {
-  if (!sim_opt.check_access) return -1;
+/* A declaration holding a copy of bases[0, n). */
+static struct sim_decl_s *decl_new(const uint64_t *bases, size_t n) {
   struct sim_decl_s *d = calloc(1, sizeof *d);
   if (!d || (n && !(d->bases = malloc(n * sizeof *bases)))) abort();
   if (n) memcpy(d->bases, bases, n * sizeof *bases);
   d->n = n;
+  return d;
+}
+
+__attribute__((visibility("default"))) int simcudaDeclareUnwritten(const uint64_t *bases, size_t n) {
+  if (!sim_opt.check_access) return -1;
   sim_acheck_decl_free(t_decl);
-  t_decl = d;
+  t_decl = decl_new(bases, n);
   return 0;
 }
 
@@ -244,12 +249,7 @@ struct sim_decl_s *sim_acheck_graph_swap(struct sim_decl_s *d) {
 }
 struct sim_decl_s *sim_acheck_graph_declared(void) {
   const struct sim_decl_s *g = t_graph_decl;
-  if (!g) return NULL;
-  struct sim_decl_s *d = calloc(1, sizeof *d);
-  if (!d || (g->n && !(d->bases = malloc(g->n * sizeof *g->bases)))) abort();
-  if (g->n) memcpy(d->bases, g->bases, g->n * sizeof *g->bases);
-  d->n = g->n;
-  return d;
+  return g ? decl_new(g->bases, g->n) : NULL;
 }
 
 /* gpuft's own decision against what the launch stored. */
