@@ -683,6 +683,7 @@ TEST_IMPL(capture_errors) {
    * the host memory when the graph runs, not at the call */
   static unsigned pageable[N], back[N];
   for (unsigned i = 0; i < N; i++) pageable[i] = i, back[i] = 0;
+  CK(cuCtxSynchronize()); /* (the legacy stream's earlier memsets of a are done: nb does not wait for them) */
   CK(cuStreamBeginCapture(nb, CU_STREAM_CAPTURE_MODE_GLOBAL));
   CK(cuMemcpyHtoDAsync(a, pageable, sizeof pageable, nb));
   CK(cuMemcpyDtoHAsync(back, a, sizeof back, nb));
