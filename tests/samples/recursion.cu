@@ -1,6 +1,6 @@
 // recursion: recursive device functions as programs write them: Fibonacci with a
-// different depth in every lane (results exchanged through shared memory after the
-// warp reconverges and a barrier), a tree walk keeping a local array in each
+// different depth in every lane (results exchanged through shared memory after a
+// barrier that counts threads, not warps), a tree walk keeping a local array in each
 // activation, mutual recursion (is_even/is_odd); checked against the host. Then a
 // runaway recursion must fail its launch (a stack overflow), not hang or corrupt.
 #include <vector>
@@ -28,12 +28,12 @@ __global__ void recurse(const Node *t, int root, int *out) {
   __shared__ int s[128];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   s[threadIdx.x] = fib(i % 20);
-  // Lanes come back from different depths: __syncthreads() (bar.sync, an aligned
-  // barrier) needs the warp reconverged first. Without __syncwarp() an H100 let the
-  // block through when the first lanes of each warp arrived, and the values read
-  // below were 0 (docs/gpu-results.md); the simulator reports it (SIMCUDA_CHECK_UB).
-  __syncwarp();
-  __syncthreads();
+  // Lanes come back from different depths. __syncthreads() is bar.sync, an aligned
+  // barrier: the warp is to arrive as one. An H100 and an H200 let the block through
+  // when the first lanes of each warp arrived, and the values read below were 0, also
+  // with __syncwarp() before it (docs/gpu-results.md). The non-aligned barrier.sync
+  // counts every thread as it arrives, which is what code after divergence needs.
+  asm volatile("barrier.sync 0;" ::: "memory");
   int j = (threadIdx.x + 1) % blockDim.x;
   out[(blockIdx.x * blockDim.x + j) * 3] = s[j];
   out[i * 3 + 1] = tree_sum(t, (i % 7 == 0) ? -1 : root, 1);
