@@ -4,13 +4,17 @@
  * program run again as a child, alternating rounds, best of each), and their ratio
  * per T. A ratio that grows with T means gpuft serialises the program's threads.
  *   mt_bench [--iters N] [--reps R] [--lib path/libgpuft.so] [--json]
+ * Under gpuft it also prints, per T, how long gpuft's engine lock was held and how
+ * long the threads waited for it (its report's engine_lock_* figures, last round).
  * Runs on the simulator (LD_LIBRARY_PATH=build/sim) or a real GPU. */
 #define _GNU_SOURCE
 #include <cuda.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rerun.h"
 #include "twin_fill.h"
@@ -67,7 +71,31 @@ static void *work(void *p) {
   return NULL;
 }
 
-/* Child: for each T, the best wall time of reps runs, one number a line. */
+/* Under gpuft (its gpuft_write_report is there): the report's engine-lock figures
+ * {acquisitions, held s, wait s} now; false without gpuft. */
+static int lock_figures(double out[3]) {
+  int (*write_report)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "gpuft_write_report");
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/mt_bench.%d.json", (int)getpid());
+  if (!write_report || write_report(path) != 0) return 0;
+  static const char *const keys[3] = {"\"engine_lock_acquisitions\":", "\"engine_lock_held_seconds\":",
+                                      "\"engine_lock_wait_seconds\":"};
+  char buf[1 << 16];
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  unlink(path);
+  buf[n] = 0;
+  for (int k = 0; k < 3; k++) {
+    const char *p = strstr(buf, keys[k]);
+    if (!p) return 0;
+    out[k] = atof(p + strlen(keys[k]));
+  }
+  return 1;
+}
+
+/* Child: for each T, the best wall time of reps runs, one number a line. Under
+ * gpuft, the engine lock's figures per T (over all reps) go to MT_BENCH_LOCKS. */
 static int measure(long iters, int reps) {
   CUdevice dev;
   CUcontext ctx;
@@ -78,6 +106,10 @@ static int measure(long iters, int reps) {
   CK(cuDevicePrimaryCtxRetain(&ctx, dev));
   CK(cuCtxSetCurrent(ctx));
   CK(tf_load2(&mod, &fill, &empty));
+  const char *lock_path = getenv("MT_BENCH_LOCKS");
+  FILE *locks = NULL;
+  double before[3];
+  if (lock_path && lock_figures(before)) locks = fopen(lock_path, "w");
   for (int t = 0; t < N_T; t++) {
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
@@ -93,7 +125,13 @@ static int measure(long iters, int reps) {
       if (dt < best) best = dt;
     }
     printf("threads=%d %.6f\n", g_threads[t], best);
+    double now[3];
+    if (locks && lock_figures(now)) {
+      fprintf(locks, "%d %.0f %.6f %.6f\n", g_threads[t], now[0] - before[0], now[1] - before[1], now[2] - before[2]);
+      memcpy(before, now, sizeof now);
+    }
   }
+  if (locks) fclose(locks);
   CK(cuModuleUnload(mod));
   return 0;
 }
@@ -111,22 +149,44 @@ int main(int argc, char **argv) {
   long iters = o.iters;
   int reps = o.reps, json = o.json;
   double base[N_T], with[N_T];
+  char lock_path[64];
+  snprintf(lock_path, sizeof lock_path, "/tmp/mt_bench_locks.%d", (int)getpid());
+  setenv("MT_BENCH_LOCKS", lock_path, 1);
   if (bench_alternate(&o, 2, N_T, base, with)) return 1;
+  /* the last gpuft round's engine-lock figures per T (acquisitions, held, waited) */
+  double lk[N_T][3] = {{0}};
+  int have_locks = 0;
+  FILE *lf = fopen(lock_path, "r");
+  for (int t = 0; lf && t < N_T; t++) {
+    int tt;
+    if (fscanf(lf, "%d %lf %lf %lf", &tt, &lk[t][0], &lk[t][1], &lk[t][2]) == 4 && tt == g_threads[t]) have_locks++;
+  }
+  if (lf) fclose(lf);
+  unlink(lock_path);
+  have_locks = have_locks == N_T;
   if (json) {
     printf("{\"iters\": %ld, \"reps\": %d, \"kernel_us\": %g, \"threads\": [", iters, reps,
            atof(getenv("SIMCUDA_KERNEL_US")));
     for (int t = 0; t < N_T; t++)
-      printf("%s{\"threads\": %d, \"baseline_s\": %.6f, \"gpuft_s\": %.6f, \"ratio\": %.3f}", t ? ", " : "",
-             g_threads[t], base[t], with[t], with[t] / base[t]);
+      printf("%s{\"threads\": %d, \"baseline_s\": %.6f, \"gpuft_s\": %.6f, \"ratio\": %.3f, "
+             "\"lock_acquisitions\": %.0f, \"lock_held_s\": %.6f, \"lock_wait_s\": %.6f}",
+             t ? ", " : "", g_threads[t], base[t], with[t], with[t] / base[t], lk[t][0], lk[t][1], lk[t][2]);
     printf("]}\n");
   } else {
     printf("mt_bench: T threads, each with its own stream: %ld x (launch on 64 KiB, 4 KiB copy up; "
            "every 16th a 4 KiB copy down and a sync); wall seconds, best of %d x 2 alternating rounds\n"
            "(on the simulator every launch, gpuft's too, occupies its stream at least SIMCUDA_KERNEL_US=%s us)\n\n",
            iters, reps, getenv("SIMCUDA_KERNEL_US"));
-    printf("%8s %12s %12s %8s\n", "threads", "without", "with gpuft", "ratio");
-    for (int t = 0; t < N_T; t++)
-      printf("%8d %12.4f %12.4f %8.2f\n", g_threads[t], base[t], with[t], with[t] / base[t]);
+    printf("%8s %12s %12s %8s %12s %12s %12s\n", "threads", "without", "with gpuft", "ratio", "lock takes",
+           "lock held s", "lock wait s");
+    for (int t = 0; t < N_T; t++) {
+      printf("%8d %12.4f %12.4f %8.2f", g_threads[t], base[t], with[t], with[t] / base[t]);
+      if (have_locks) printf(" %12.0f %12.4f %12.4f", lk[t][0], lk[t][1], lk[t][2]);
+      printf("\n");
+    }
+    if (have_locks)
+      printf("\n(lock: gpuft's engine lock over all %d repetitions of each T in the last gpuft round; held and "
+             "waited summed over threads)\n", reps);
   }
   return 0;
 }

@@ -43,6 +43,7 @@ static bool sync_lanes(sim_warp_t *w, uint32_t m, const uint64_t *MM, const char
     return false;
   }
   if (w->blk->g->check_ub) {
+    if (w->call_diverged) sim_interp_ub(w, m, "%s: %s", op, SIM_UB_AFTER_RECURSION("warp collective"));
     if (notself) sim_interp_ub(w, notself, "%s executed by lanes outside their own member mask", op);
     if (differ) sim_interp_ub(w, differ, "%s: these lanes' member masks name lanes with another member mask", op);
     if (off) sim_interp_ub(w, off, "%s: lanes of the member mask predicated off (every non-exited lane of the mask must execute it)", op);
@@ -193,12 +194,11 @@ static void redux(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 /* bar.warp.sync (__syncwarp): the lanes executing it run in lockstep already. A
  * mask naming lanes that diverged is refused like the collectives': on a GPU they
  * may meet at another __syncwarp and exchange data through memory, while the
- * simulator would run these lanes on before the others wrote. */
+ * simulator would run these lanes on before the others wrote. It does not undo a
+ * divergence through recursion (sync_lanes reports it): ptxas drops it there. */
 static void warp_sync(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint32_t mm;
-  if (!sync_lanes(w, m, in->na > 0 ? SIM_R(w, in->a[0]) : NULL, "bar.warp.sync", &mm)) return;
-  /* every lane of the warp that has not exited: it is converged again */
-  if ((w->nlanes_mask & ~w->exited & ~mm) == 0) w->call_diverged = false;
+  (void)sync_lanes(w, m, in->na > 0 ? SIM_R(w, in->a[0]) : NULL, "bar.warp.sync", &mm);
 }
 
 sim_exec_fn sim_choose_collective(sim_insn_t *in) {

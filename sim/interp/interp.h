@@ -189,6 +189,10 @@ typedef struct {
   /* A cooperative launch's blocks, barrier and workspace (gridsync.c); NULL for
    * other launches (their grid.sync() finds no workspace and traps, as on GPUs). */
   struct sim_coop_s *coop;
+  /* With the UB check: what surface stores wrote in this launch (texwrite.c; freed
+   * by sim_texw_free), under texw_lock; texw_any once anything is there. */
+  struct sim_texw_s *texw;
+  atomic_int texw_lock, texw_any;
 } sim_grid_t;
 
 struct sim_warp_s {
@@ -212,9 +216,9 @@ struct sim_warp_s {
   /* Real calls (recursion): each lane's call stack and depth; in_call: some lane
    * is inside a call (the scheduler then runs the deepest lanes first). */
   bool in_call;
-  /* some lanes took a real call that others did not since the warp last synchronised
-   * (bar.warp.sync of all its lanes, or a barrier): a GPU need not have reconverged
-   * them, and an aligned barrier then is undefined (the UB check reports it) */
+  /* some lanes took a real call that others did not: a GPU does not reconverge them
+   * for the rest of the warp's life that anyone here has seen, so every barrier and
+   * warp collective after it is reported by the UB check (SIM_UB_AFTER_RECURSION) */
   bool call_diverged;
   uint32_t depth[32];
   uint8_t *stk[32];
@@ -260,6 +264,12 @@ void sim_interp_fault(sim_warp_t *w, int cuerr, const char *fmt, ...) __attribut
 
 /* UB check (g->check_ub): reports undefined behaviour of `lanes` of the warp at its
  * current instruction, by kernel, block, PC (and PTX line) and lanes; counted. */
+/* The UB check's words for a barrier or warp collective after lanes of the warp took
+ * different paths through a recursive call (warp.c, collective.c). */
+#define SIM_UB_AFTER_RECURSION(what)                                                          \
+  what " after lanes of this warp took different paths through a recursive call: a GPU "     \
+       "does not reconverge them (an H200 let the early lanes through bar.sync, barrier.sync " \
+       "and vote; ptxas drops __syncwarp there); exchange such results through a later launch"
 void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A kernel the simulator cannot run faithfully (a GPU would wait for lanes that
  * diverged): fails the launch (CUDA_ERROR_NOT_SUPPORTED) naming the lanes. */
@@ -325,6 +335,14 @@ typedef struct {
   sim_tex_t t;
 } sim_tex_cache_t;
 bool sim_tex_cached(sim_warp_t *w, uint32_t lane, uint64_t h, unsigned geom, bool surface, sim_tex_cache_t *c);
+/* texwrite.c: [a, a+n) written by a surface store of this launch (UB check only);
+ * whether any of [a, a+n) was; the record freed when the launch ends. */
+void sim_texw_note(sim_grid_t *g, uint64_t a, unsigned n);
+#define SIM_UB_TEXW_WORDS                                                                       \
+  "reads texels a surface store of this launch wrote: within a launch the texture cache is " \
+  "not kept coherent with surface writes (an H200 read zeros); write and read in two launches"
+bool sim_texw_hit(sim_grid_t *g, uint64_t a, unsigned n);
+void sim_texw_free(sim_grid_t *g);
 /* texture.c: the coordinates of geometry geom other than a layer (1-3); *layered: .a1d/.a2d. */
 unsigned sim_tex_dims(unsigned geom, bool *layered);
 /* surface.c: suld.b/sust.b; x: the instruction's xregs record (lower.c's lower_surf) */

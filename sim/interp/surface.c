@@ -90,6 +90,10 @@ static void surf(sim_warp_t *w, const sim_insn_t *in, uint32_t m, bool store) {
     }
     uint64_t a = t.ptr + (uint64_t)c[2] * t.slice + (uint64_t)c[1] * t.pitch + (uint64_t)c[0];
     if (!out && !access(w, l, a, buf, n, store)) return;
+    if (!out && w->blk->g->check_ub) {
+      if (store) sim_texw_note(w->blk->g, a, n);
+      else if (sim_texw_hit(w->blk->g, a, n)) sim_interp_ub(w, 1u << l, "suld: %s", SIM_UB_TEXW_WORDS);
+    }
     if (!store) {
       for (unsigned k = 0; k < vec; k++) {
         uint64_t v = 0;

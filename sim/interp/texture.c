@@ -69,6 +69,8 @@ static bool texel(sim_warp_t *w, uint32_t lane, const sim_tex_t *t, int64_t x, i
   uint64_t a = t->ptr + (uint64_t)z * t->slice + (uint64_t)y * t->pitch + (uint64_t)x * es * t->channels;
   const uint8_t *p = sim_interp_resolve(w, FT_PTX_SP_GLOBAL, lane, a, es * t->channels, false);
   if (!p) return false;
+  if (w->blk->g->check_ub && sim_texw_hit(w->blk->g, a, es * t->channels))
+    sim_interp_ub(w, 1u << lane, "tex: %s", SIM_UB_TEXW_WORDS);
   for (unsigned c = 0; c < t->channels; c++) channel(t, p + c * es, &iv[c], &fv[c]);
   return true;
 }

@@ -53,7 +53,7 @@ static inline bool outranked(sim_grid_t *g, uint64_t index) {
 void sim_interp_ub(sim_warp_t *w, uint32_t lanes, const char *fmt, ...) {
   sim_block_t *b = w->blk;
   sim_grid_t *g = b->g;
-  char what[200], msg[400];
+  char what[400], msg[640];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
@@ -357,14 +357,13 @@ static void run_warp(sim_warp_t *w) {
         }
         break;
       case SIM_K_BAR:
-        /* bar.sync is barrier.sync.aligned: the warp is to arrive as one. After lanes
-         * diverged through a recursive call, an H100 counted the warp as arrived with
-         * its first lanes and released the block before the others had written
-         * (docs/gpu-results.md); this simulator reconverges them, so it reports it */
-        if (w->call_diverged && (in->op == FT_PTX_OP_BAR || (in->flags & FT_PTX_F_ALIGNED)) && w->blk->g->check_ub)
-          sim_interp_ub(w, m, "aligned barrier (bar.sync, __syncthreads) after these lanes took different paths "
-                              "through a recursive call: reconverge them first (__syncwarp)");
-        w->call_diverged = false; /* (all of the warp leaves the barrier together) */
+        /* After lanes diverged through a recursive call, ptxas takes the warp as
+         * reconverged when the call returns, and the hardware does not reconverge it:
+         * on an H200 the block went through bar.sync, barrier.sync (compiled to the
+         * same BAR.SYNC.DEFER_BLOCKING) and three barriers in a row with the early
+         * lanes alone, and __syncwarp was dropped (docs/gpu-results.md). This
+         * simulator reconverges them, so it reports every barrier from then on */
+        if (w->call_diverged && w->blk->g->check_ub) sim_interp_ub(w, m, "%s", SIM_UB_AFTER_RECURSION("barrier"));
         w->bar_mask = m;
         barrier_arrive(w, in, m);
         advance(w);

@@ -1,6 +1,7 @@
 // recursion: recursive device functions as programs write them: Fibonacci with a
-// different depth in every lane (results exchanged through shared memory after a
-// barrier that counts threads, not warps), a tree walk keeping a local array in each
+// different depth in every lane (results exchanged through shared memory in the next
+// launch: after such a divergence no barrier holds a warp's early lanes back on a
+// GPU), a tree walk keeping a local array in each
 // activation, mutual recursion (is_even/is_odd); checked against the host. Then a
 // runaway recursion must fail its launch (a stack overflow), not hang or corrupt.
 #include <vector>
@@ -24,16 +25,21 @@ __device__ bool is_odd(unsigned n);
 __device__ bool is_even(unsigned n) { return n == 0 ? true : is_odd(n - 1); }
 __device__ bool is_odd(unsigned n) { return n == 0 ? false : is_even(n - 1); }
 
-__global__ void recurse(const Node *t, int root, int *out) {
+__global__ void fibs(int *f) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  f[i] = fib(i % 20);
+}
+
+// Lanes came back from fib at different depths. On an H100 and an H200 a barrier
+// after that let the block through with each warp's early lanes: __syncthreads(),
+// barrier.sync and __syncwarp() before them alike (ptxas takes the warp as reconverged
+// when the call returns and drops the __syncwarp), so values read after it were 0
+// (docs/gpu-results.md). The exchange therefore happens in this later launch.
+__global__ void recurse(const Node *t, int root, const int *f, int *out) {
   __shared__ int s[128];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  s[threadIdx.x] = fib(i % 20);
-  // Lanes come back from different depths. __syncthreads() is bar.sync, an aligned
-  // barrier: the warp is to arrive as one. An H100 and an H200 let the block through
-  // when the first lanes of each warp arrived, and the values read below were 0, also
-  // with __syncwarp() before it (docs/gpu-results.md). The non-aligned barrier.sync
-  // counts every thread as it arrives, which is what code after divergence needs.
-  asm volatile("barrier.sync 0;" ::: "memory");
+  s[threadIdx.x] = f[i];
+  __syncthreads();
   int j = (threadIdx.x + 1) % blockDim.x;
   out[(blockIdx.x * blockDim.x + j) * 3] = s[j];
   out[i * 3 + 1] = tree_sum(t, (i % 7 == 0) ? -1 : root, 1);
@@ -66,7 +72,10 @@ int main() {
   CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 4000));
   CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
   printf("stack limit: set 4000, reads back %zu\n", stack);
-  recurse<<<blocks, threads>>>(t, 0, o);
+  int *fv;
+  CHECK(cudaMalloc(&fv, n * 4));
+  fibs<<<blocks, threads>>>(fv);
+  recurse<<<blocks, threads>>>(t, 0, fv, o);
   CHECK(cudaDeviceSynchronize());
   std::vector<int> r(n * 3);
   CHECK(cudaMemcpy(r.data(), o, r.size() * 4, cudaMemcpyDeviceToHost));

@@ -23,11 +23,18 @@ int ft_replay_owed(void) { return __atomic_load_n(&ft_replay_pending, __ATOMIC_A
 /* Whether this thread holds the lock: read by the signal handler (report.c), which
  * must not wait for a lock its own thread holds. */
 __thread int ft_tls_holds_lock __attribute__((tls_model("initial-exec")));
+/* when this thread took the lock (for engine_lock_held_seconds) */
+static __thread double g_locked_at __attribute__((tls_model("initial-exec")));
 void ft_lock(void) FT_NO_TSA {
+  double t0 = ft_now();
   pthread_mutex_lock(&ft_eng_lock);
   ft_tls_holds_lock = 1;
+  g_locked_at = ft_now();
+  ft_st.lock_acquisitions++;
+  ft_st.lock_wait_seconds += g_locked_at - t0;
 }
 void ft_unlock(void) FT_NO_TSA {
+  ft_st.lock_held_seconds += ft_now() - g_locked_at;
   ft_tls_holds_lock = 0;
   pthread_mutex_unlock(&ft_eng_lock);
 }

@@ -397,6 +397,11 @@ void ft_op_exclusive_end(void);
   X(TOP, U, allocations_unprotected, "allocations_unprotected")                         \
   X(TOP, U, vmm_runs, "vmm_runs") /* VMM runs tracked, each time they were formed */     \
   X(TOP, F, cpu_seconds, "cpu_seconds")                                                 \
+  /* the engine lock: how long it was held, how long threads waited for it (a wait  */ \
+  /* that grows with the program's threads is gpuft serialising them, mt_bench)     */ \
+  X(TOP, U, lock_acquisitions, "engine_lock_acquisitions")                              \
+  X(TOP, F, lock_held_seconds, "engine_lock_held_seconds")                              \
+  X(TOP, F, lock_wait_seconds, "engine_lock_wait_seconds")                              \
   /* where the access classes of kernel arguments came from (DESIGN.md 5) */            \
   X(ANALYSIS, U, kernels_ptx, "kernels_with_ptx_facts")                                 \
   X(ANALYSIS, U, kernels_no_ptx, "kernels_conservative")                                \

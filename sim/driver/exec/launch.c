@@ -161,6 +161,7 @@ static void interp_run(sim_launch_t *l) {
     /* A GPU fault is silent until the next synchronisation; say what happened. */
     sim_log("kernel fault (CUresult %d): %s", err, g->msg);
   }
+  sim_texw_free(g);
   free(g);
 }
 

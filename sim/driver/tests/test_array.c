@@ -349,3 +349,68 @@ TEST_IMPL(surf_ptx_out_of_range_loads) {
   CK(cuDevicePrimaryCtxReset(0));
   return TEST_OK;
 }
+
+/* store_load(s, t, out, w, y): thread i stores 8i+1 twice (.v2.b32) at texel (i, w)
+ * through the surface, then reads texel (i, y) through the surface (suld) and the
+ * texture (tex, integer coordinates) into out[2i], out[2i + 1]. */
+static const char ptx_store_load[] =
+    ".version 7.5\n.target sm_75\n.address_size 64\n"
+    ".visible .entry store_load(.param .u64 s, .param .u64 t, .param .u64 out, .param .u32 w, .param .u32 y)\n{\n"
+    ".reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n"
+    "ld.param.u64 %rd0, [s];\nld.param.u64 %rd5, [t];\nld.param.u64 %rd1, [out];\n"
+    "ld.param.u32 %r0, [w];\nld.param.u32 %r1, [y];\n"
+    "mov.u32 %r2, %tid.x;\nshl.b32 %r3, %r2, 3;\nadd.s32 %r5, %r3, 1;\n"
+    "sust.b.2d.v2.b32.trap [%rd0, {%r3, %r0}], {%r5, %r5};\n"
+    "suld.b.2d.b64.trap %rd2, [%rd0, {%r3, %r1}];\n"
+    "tex.2d.v4.u32.s32 {%r6, %r7, %r8, %r9}, [%rd5, {%r2, %r1}];\n"
+    "mov.b64 %rd3, {%r6, %r7};\n"
+    "mul.wide.u32 %rd4, %r2, 16;\nadd.s64 %rd4, %rd1, %rd4;\nst.global.v2.u64 [%rd4], {%rd2, %rd3};\nret;\n}\n";
+
+/* Within a launch the texture cache is not kept coherent with surface writes: a
+ * texture fetch or surface read of a texel a surface store of the same launch wrote
+ * is undefined (CUDA programming guide; an H200 read zeros, docs/gpu-results.md).
+ * The UB check reports each such read; reads of other rows, and of the row a
+ * previous launch wrote, are not reported. */
+TEST_IMPL(surf_read_after_store_in_one_launch_reported) {
+  setenv("SIMCUDA_CHECK_UB", "1", 1); /* read at cuInit: reported, run on */
+  st_setup();
+  uint64_t img[SH][SW];
+  for (int y = 0; y < SH; y++)
+    for (int x = 0; x < SW; x++) img[y][x] = 0x1000u * (unsigned)y + (unsigned)x;
+  CUfunction unused;
+  CUdeviceptr out;
+  CUsurfObject s = surface_setup(CU_AD_FORMAT_UNSIGNED_INT32, img, "loads", &unused, &out);
+  CUDA_RESOURCE_DESC rd;
+  CK(cuSurfObjectGetResourceDesc(&rd, s));
+  CUDA_TEXTURE_DESC td;
+  memset(&td, 0, sizeof td);
+  CUtexObject t;
+  CK(cuTexObjectCreate(&t, &rd, &td, NULL));
+  CUmodule m;
+  CK(cuModuleLoadData(&m, ptx_store_load));
+  CUfunction f = st_func(m, "store_load");
+  static const struct {
+    unsigned w, y;
+    uint64_t reports;
+  } cases[] = {{0, 0, 2 * SW}, {0, 1, 0}, {2, 0, 0}};
+  for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
+    unsigned w = cases[c].w, y = cases[c].y;
+    void *args[] = {&s, &t, &out, &w, &y};
+    st_reset_stats();
+    CK(cuLaunchKernel(f, 1, 1, 1, SW, 1, 1, 0, NULL, args, NULL));
+    CK(cuCtxSynchronize());
+    if (st_stats().ub_reports != cases[c].reports)
+      FT_FAIL_("case %u: %ju reports, expected %ju", c, (uintmax_t)st_stats().ub_reports, (uintmax_t)cases[c].reports);
+    uint64_t got[SW][2];
+    CK(cuMemcpyDtoH(got, out, sizeof got));
+    for (int i = 0; i < SW; i++) {
+      /* row 0 holds what case 0 stored from then on; row 1 the image */
+      uint64_t want = y == 0 ? (uint64_t)(8 * i + 1) << 32 | (uint64_t)(8 * i + 1) : img[y][i];
+      ASSERT_EQ(got[i][0], want);
+      ASSERT_EQ(got[i][1], want);
+    }
+  }
+  CK(cuTexObjectDestroy(t));
+  CK(cuSurfObjectDestroy(s));
+  return TEST_OK;
+}

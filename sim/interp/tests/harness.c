@@ -130,6 +130,7 @@ static int hz_run_once(const char *ptx, const char *kernel, const hz_launch_t *l
   if (r) snprintf(msg, msglen, "%s", g->msg);
   if (insns) *insns = atomic_load(&g->insns);
   hz_ub_reports = atomic_load(&g->ub_reports);
+  sim_texw_free(g);
   free(g);
   sim_kprog_free(p);
   ft_ptx_module_free(m);
