@@ -152,6 +152,10 @@ int main(int argc, char **argv) {
   char lock_path[64];
   snprintf(lock_path, sizeof lock_path, "/tmp/mt_bench_locks.%d", (int)getpid());
   setenv("MT_BENCH_LOCKS", lock_path, 1);
+  /* the lock's times are measured with the profile on; its lines (and the summary)
+   * are not printed, the figures come through the report */
+  setenv("GPUFT_LOCK_PROFILE", "1", 1);
+  setenv("GPUFT_SUMMARY", "0", 1);
   if (bench_alternate(&o, 2, N_T, base, with)) return 1;
   /* the last gpuft round's engine-lock figures per T (acquisitions, held, waited) */
   double lk[N_T][3] = {{0}};

@@ -34,6 +34,7 @@
   X(VERIFY_BEFORE_USE, BOOL, "1", 0, 1, 0,                                                        \
     "verify data at rest right before a kernel reads it, repairing it on the device (else after)") \
   X(SUMMARY, BOOL, "1", 0, 1, 0, "print the summary on stderr at exit")                         \
+  X(LOCK_PROFILE, BOOL, "0", 0, 1, 0, "at exit, print where gpuft's engine lock was held (file:line)") \
   X(ERROR_EXITCODE, INT, "0", 0, 255, 0, "exit status when errors were not repaired (0: unchanged)") \
   X(DETECTION_EXITCODE, INT, "0", 0, 255, 0, "exit status when any error was detected (0: unchanged)") \
   X(HISTORY_DIR, STR, "", 0, 0, 0, "per-GPU error history folder (default ~/.cache/gpuft)")   \

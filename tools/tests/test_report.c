@@ -3,6 +3,8 @@
  * at SIGTERM and abort(), exit codes, the summary's advice, `gpuft report`, and
  * what the launcher says when there is no report. */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -580,4 +582,60 @@ TEST_IMPL(launcher_says_what_happened) {
   proc_free(&r);
   rm_rf(dir);
   return TEST_OK;
+}
+
+/* GPUFT_LOCK_PROFILE=1: at exit, where the engine lock was held, by file:line, the
+ * longest first; the totals agree with the report's engine_lock_* figures. Off by
+ * default: no such lines. */
+TEST_IMPL(lock_profile_printed) {
+  int skip = need_sim();
+  if (skip) return skip;
+#if !defined(APP_VECADD)
+  return TEST_SKIPF("nvcc not found: the example programs were not built");
+#else
+  char dir[128], rep[256], rep_env[300];
+  tmp_dir(dir, sizeof dir);
+  snprintf(rep, sizeof rep, "%s/r.json", dir);
+  snprintf(rep_env, sizeof rep_env, "GPUFT_REPORT=%s", rep);
+  const char *argv[] = {APP_VECADD, "4096", NULL};
+  const char *on[] = {SIMPATH, PRELOAD, rep_env, "GPUFT_LOG", "GPUFT_LOCK_PROFILE=1", NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, on, 120, &r), 0);
+  ASSERT_EQ(r.status, 0);
+  const char *head = strstr(r.err, "gpuft: warning: engine lock: taken ");
+  if (!head) FT_FAIL_("no profile:\n%s", r.err);
+  unsigned long long taken = 0;
+  double held = -1, waited = -1;
+  ASSERT_EQ(sscanf(head, "gpuft: warning: engine lock: taken %llu times, held %lf s, waited for %lf s", &taken, &held,
+                   &waited), 3);
+  ASSERT(taken > 0 && held > 0 && waited >= 0);
+  /* the launch hook takes it: a place line names shim/hooks/launch.c with a line */
+  const char *line = strstr(head, "shim/hooks/launch.c:");
+  if (!line || !isdigit((unsigned char)line[strlen("shim/hooks/launch.c:")])) FT_FAIL_("no launch.c:N line:\n%s", head);
+  /* the places' counts add up to the total (the profile's own final read included) */
+  unsigned long long sum = 0;
+  for (const char *p = strstr(head, "\n"); p && (p = strstr(p, "gpuft: warning:   ")); p++) {
+    unsigned long long n;
+    char where[200];
+    if (sscanf(p, "gpuft: warning:   %199s %llu taken", where, &n) == 2) sum += n;
+  }
+  if (sum != taken) FT_FAIL_("places add up to %llu, total %llu:\n%s", sum, taken, head);
+  /* the report has the same figures (written before the profile's own acquisition) */
+  json_error_t je;
+  json_t *j = json_load_file(rep, 0, &je);
+  if (!j) FT_FAIL_("report %s: %s", rep, je.text);
+  json_t *acq = json_object_get(j, "engine_lock_acquisitions");
+  ASSERT(json_is_integer(acq) && (unsigned long long)json_integer_value(acq) <= taken);
+  ASSERT(json_is_real(json_object_get(j, "engine_lock_held_seconds")));
+  ASSERT(json_is_real(json_object_get(j, "engine_lock_wait_seconds")));
+  json_decref(j);
+  proc_free(&r);
+  const char *off[] = {SIMPATH, PRELOAD, "GPUFT_REPORT", "GPUFT_LOG", "GPUFT_LOCK_PROFILE", NULL};
+  ASSERT_EQ(proc_run(argv, off, 120, &r), 0);
+  ASSERT_EQ(r.status, 0);
+  ASSERT(!strstr(r.err, "engine lock:"));
+  proc_free(&r);
+  rm_rf(dir);
+  return TEST_OK;
+#endif
 }

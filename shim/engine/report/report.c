@@ -563,6 +563,7 @@ static void at_exit(void) {
     (void)k;
   }
   free(w.buf);
+  if (ft_log_level >= FT_LOG_WARN) ft_lock_profile_print();
   if (code) { /* the status a script checks; handlers registered before ours are skipped */
     FT_INFO("exit status %d (GPUFT_%s_EXITCODE)", code,
             code == FT_OPT(ERROR_EXITCODE) ? "ERROR" : "DETECTION");

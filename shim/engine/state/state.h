@@ -17,8 +17,12 @@
 typedef pthread_mutex_t FT_CAPABILITY("mutex") ft_mutex_t;
 extern ft_mutex_t ft_eng_lock;
 extern __thread int ft_tls_holds_lock __attribute__((tls_model("initial-exec")));
-void ft_lock(void) FT_ACQUIRE(ft_eng_lock);
+/* ft_lock() takes it, noting where (GPUFT_LOCK_PROFILE, ft_lock_profile_print). */
+void ft_lock_at(const char *file, int line) FT_ACQUIRE(ft_eng_lock);
+#define ft_lock() ft_lock_at(__FILE__, __LINE__)
 void ft_unlock(void) FT_RELEASE(ft_eng_lock);
+/* With GPUFT_LOCK_PROFILE: where the lock was held, the longest first, on stderr. */
+void ft_lock_profile_print(void);
 /* For code the analysis cannot follow (a lock taken by a caller through a function
  * pointer): checks at run time that this thread holds the lock, and tells clang. */
 static inline void ft_assert_locked(void) FT_ASSERT_CAPABILITY(ft_eng_lock) {
@@ -397,8 +401,8 @@ void ft_op_exclusive_end(void);
   X(TOP, U, allocations_unprotected, "allocations_unprotected")                         \
   X(TOP, U, vmm_runs, "vmm_runs") /* VMM runs tracked, each time they were formed */     \
   X(TOP, F, cpu_seconds, "cpu_seconds")                                                 \
-  /* the engine lock: how long it was held, how long threads waited for it (a wait  */ \
-  /* that grows with the program's threads is gpuft serialising them, mt_bench)     */ \
+  /* the engine lock: times taken; with GPUFT_LOCK_PROFILE how long it was held and */ \
+  /* threads waited for it (a wait growing with the threads: serialised, mt_bench)  */ \
   X(TOP, U, lock_acquisitions, "engine_lock_acquisitions")                              \
   X(TOP, F, lock_held_seconds, "engine_lock_held_seconds")                              \
   X(TOP, F, lock_wait_seconds, "engine_lock_wait_seconds")                              \
