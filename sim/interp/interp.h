@@ -216,9 +216,10 @@ struct sim_warp_s {
   /* Real calls (recursion): each lane's call stack and depth; in_call: some lane
    * is inside a call (the scheduler then runs the deepest lanes first). */
   bool in_call;
-  /* some lanes took a real call that others did not: a GPU does not reconverge them
-   * for the rest of the warp's life that anyone here has seen, so every barrier and
-   * warp collective after it is reported by the UB check (SIM_UB_AFTER_RECURSION) */
+  /* inside a recursion, some lanes made a call that lanes which entered the
+   * recursion with them did not: a GPU does not reconverge them for the rest of the
+   * warp's life that anyone here has seen, so every barrier and warp collective
+   * after it is reported by the UB check (SIM_UB_AFTER_RECURSION) */
   bool call_diverged;
   uint32_t depth[32];
   uint8_t *stk[32];

@@ -167,6 +167,7 @@ typedef struct {
   uint32_t ret_pc, call;
   uint64_t size;    /* of the whole frame, this trailer included */
   uint64_t charged; /* against the device stack's limit */
+  uint32_t entry;   /* the lanes that made this call together */
 } sim_frame_tail_t;
 
 /* What a call costs of the device stack: ptxas gives a non-leaf function a frame of
@@ -191,7 +192,20 @@ static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   size_t nreg = bd->reg_hi - bd->reg_lo, nloc = bd->loc_hi - bd->loc_lo, nploc = bd->ploc_hi - bd->ploc_lo;
   size_t size = nreg * 8 + nloc + nploc + sizeof(sim_frame_tail_t), charge = frame_charge(nloc, nploc);
   size_t limit = w->blk->g->stack_limit;
-  if (m != (w->nlanes_mask & ~w->exited)) w->call_diverged = true; /* not every live lane calls */
+  /* Lanes that made the call they are in together, some making this one and some
+   * not: the warp diverges inside a recursion, where a GPU reuses one convergence
+   * point at every depth and does not reconverge it (SIM_UB_AFTER_RECURSION). A
+   * call by some lanes of a kernel's own code (depth 0), or by every lane that is
+   * in the recursion, reconverges as any branch does. */
+  SIM_FOR_LANES(m, l) {
+    if (!w->depth[l]) continue;
+    sim_frame_tail_t t;
+    memcpy(&t, w->stk[l] + w->stk_n[l] - sizeof t, sizeof t);
+    if (t.entry & ~w->exited & ~m) {
+      w->call_diverged = true;
+      break;
+    }
+  }
   SIM_FOR_LANES(m, l) {
     if (limit && w->stk_charged[l] + charge > limit) {
       /* a GPU's thread runs off its stack into memory it may not touch: an H100
@@ -219,7 +233,7 @@ static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     for (size_t r = 0; r < nreg; r++) memcpy(f + r * 8, &w->r[(bd->reg_lo + r) * 32 + l], 8);
     memcpy(f + nreg * 8, loc + bd->loc_lo, nloc);
     memcpy(f + nreg * 8 + nloc, loc + bd->ploc_lo, nploc);
-    sim_frame_tail_t t = {w->pc + 1, in->target, size, charge};
+    sim_frame_tail_t t = {w->pc + 1, in->target, size, charge, m};
     memcpy(f + size - sizeof t, &t, sizeof t);
     w->stk_n[l] += size;
     w->stk_charged[l] += charge;
