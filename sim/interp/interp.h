@@ -206,6 +206,9 @@ struct sim_warp_s {
   unsigned id;
   sim_block_t *blk;
   sim_xcache_t xc;
+  /* the entry xc held before: a loop over two allocations in turn (one read, one
+   * written) swaps them, where one entry looked each up again at every access */
+  sim_xcache_t xc2;
   uint64_t n_insns;
   /* UB check: the instruction under way is an atomic (not a race); lanes of it
    * that raced with another warp on shared memory, and that warp (reported after

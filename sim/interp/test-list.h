@@ -25,6 +25,7 @@ TEST_ENTRY(grid_barrier_needs_cooperative_launch, 30)
 TEST_ENTRY(grid_barrier_left_early_fails, 30)
 /* The faster paths against the reference interpreter (test_fast.c). */
 TEST_ENTRY(fast_paths_match_reference, 30)
+TEST_ENTRY(two_allocations_in_turn_looked_up_once, 30)
 TEST_ENTRY(fast_faults_match_reference, 30)
 TEST_ENTRY(register_reuse_shares_slots, 30)
 TEST_ENTRY(special_registers_every_block, 30)

@@ -524,6 +524,31 @@ static uint64_t grid_id(sim_grid_t *g) {
   return atomic_compare_exchange_strong(&g->id, &id, mine) ? mine : id;
 }
 
+/* A block's byte counts per allocation, summed over its warps before they go to the
+ * driver (whose registry takes its lock for each: once per allocation per block,
+ * not per warp). With extents kept (the access check) each warp's go on their own:
+ * one envelope over several warps' accesses would claim bytes none of them touched. */
+typedef struct {
+  sim_xcache_t e[8];
+  unsigned n;
+} counts_t;
+
+static void count_add(sim_grid_t *g, counts_t *c, const sim_xcache_t *x) {
+  if (!x->hi || !(x->ld || x->st) || !g->mem) return;
+  if (!g->mem->extents) {
+    for (unsigned k = 0; k < c->n; k++)
+      if (c->e[k].base == x->base) {
+        c->e[k].ld += x->ld, c->e[k].st += x->st;
+        return;
+      }
+    if (c->n < sizeof c->e / sizeof *c->e) {
+      c->e[c->n++] = *x;
+      return;
+    }
+  }
+  g->mem->count(g->mem->ctx, x);
+}
+
 void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   if (outranked(g, i)) return;
   const sim_kprog_t *p = g->prog;
@@ -566,12 +591,15 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
     if (waiting == live) barrier_release(&b);
   }
   uint64_t n = 0;
+  counts_t c = {0};
   for (unsigned w = 0; w < b.n_warps; w++) {
     sim_warp_t *wp = &b.warps[w];
     for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
     sim_async_release(wp);
     n += wp->n_insns;
-    if (wp->xc.hi && (wp->xc.ld || wp->xc.st) && g->mem) g->mem->count(g->mem->ctx, &wp->xc);
+    count_add(g, &c, &wp->xc);
+    count_add(g, &c, &wp->xc2);
   }
+  for (unsigned k = 0; k < c.n; k++) g->mem->count(g->mem->ctx, &c.e[k]);
   atomic_fetch_add_explicit(&g->insns, n, memory_order_relaxed);
 }

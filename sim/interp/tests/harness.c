@@ -25,8 +25,10 @@ int hz_add_buffer(void *buf, size_t n) {
 }
 void hz_clear_buffers(void) { hz_n = 0; }
 
+atomic_uint_fast64_t hz_lookups, hz_hand_overs;
 static bool hz_find(void *ctx, uint64_t p, sim_xcache_t *out) {
   (void)ctx;
+  atomic_fetch_add(&hz_lookups, 1);
   for (unsigned i = 0; i < hz_n; i++)
     if (p >= hz_bufs[i].lo && p < hz_bufs[i].hi) {
       *out = (sim_xcache_t){.lo = hz_bufs[i].lo, .hi = hz_bufs[i].hi, .delta = 0, .base = hz_bufs[i].lo};
@@ -36,9 +38,10 @@ static bool hz_find(void *ctx, uint64_t p, sim_xcache_t *out) {
 }
 /* Bytes loaded and stored, as the interpreter counts them for the driver (the
  * reference and the default lowering must agree). */
-static atomic_uint_fast64_t hz_counted[2];
+atomic_uint_fast64_t hz_counted[2];
 static void hz_count(void *ctx, const sim_xcache_t *x) {
   (void)ctx;
+  atomic_fetch_add(&hz_hand_overs, 1);
   atomic_fetch_add(&hz_counted[0], x->ld);
   atomic_fetch_add(&hz_counted[1], x->st);
 }
@@ -109,6 +112,7 @@ static int hz_run_once(const char *ptx, const char *kernel, const hz_launch_t *l
   g->ub_report = hz_ub;
   hz_ub_log[0] = 0;
   hz_counted[0] = hz_counted[1] = 0;
+  hz_lookups = hz_hand_overs = 0;
   uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
   double t0 = hz_clock(CLOCK_MONOTONIC), c0 = hz_clock(CLOCK_PROCESS_CPUTIME_ID);
   if (hz_coop) {

@@ -37,6 +37,14 @@ extern double hz_run_seconds, hz_run_cpu_seconds;
  * default (every test kernel checks the faster paths); interp_bench turns it off. */
 extern int hz_compare_plain;
 
+/* In the last run (the default lowering's, after the reference's): the times the
+ * interpreter asked for the allocation holding an address, and handed a count of
+ * bytes over (the driver takes its registry lock for each). */
+#include <stdatomic.h>
+extern atomic_uint_fast64_t hz_lookups, hz_hand_overs;
+/* ... and the bytes it counted as loaded [0] and stored [1]. */
+extern atomic_uint_fast64_t hz_counted[2];
+
 /* Makes buf (n bytes) addressable by kernels; returns 0. */
 int hz_add_buffer(void *buf, size_t n);
 void hz_clear_buffers(void);
