@@ -201,6 +201,7 @@ struct sim_warp_s {
   uint32_t lpc[32];
   uint32_t nlanes_mask; /* lanes that exist */
   bool at_bar, done, carry_valid;
+  bool yield; /* give way to the block's other warps at the next branch (nanosleep) */
   uint32_t carry;       /* .cc carry flags per lane (bit per lane) */
   uint32_t bar_mask;    /* lanes that arrived at the pending barrier */
   unsigned id;

@@ -39,6 +39,14 @@ static void nop(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   (void)m;
 }
 
+/* nanosleep: a thread waiting for others (a spin with back-off, as libcu++'s
+ * cuda::barrier waits before sm_80). The warp gives way at its next branch, so that
+ * the block's other warps, which the simulator runs one at a time, get to arrive. */
+static void nanosleep_yield(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  (void)in, (void)m;
+  w->yield = true;
+}
+
 sim_exec_fn sim_choose_special(sim_insn_t *in) {
   switch ((ft_ptx_opcode_t)in->op) {
     case FT_PTX_OP_MOV:
@@ -49,7 +57,8 @@ sim_exec_fn sim_choose_special(sim_insn_t *in) {
           return sreg;
         default: return NULL;
       }
-    case FT_PTX_OP_NANOSLEEP: case FT_PTX_OP_PMEVENT: return nop;
+    case FT_PTX_OP_NANOSLEEP: return nanosleep_yield;
+    case FT_PTX_OP_PMEVENT: return nop;
     default: return NULL;
   }
 }

@@ -7,6 +7,7 @@ TEST_ENTRY(faults, 30)
 TEST_ENTRY(library_forms_refused, 30)
 TEST_ENTRY(envreg_reads_zero, 30)
 TEST_ENTRY(cp_async_lands_at_wait, 30)
+TEST_ENTRY(warp_waiting_for_another_gives_way, 60)
 /* Undefined results and the UB check (test_ub.c). */
 TEST_ENTRY(shfl_outside_mask_gives_zero, 30)
 TEST_ENTRY(mask_naming_diverged_lanes_refused, 30)

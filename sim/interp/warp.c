@@ -335,6 +335,7 @@ static void report_race(sim_warp_t *w) {
 }
 
 /* Runs a warp until it waits at a barrier, ends, or the launch faults. */
+#define SIM_SLICE ((uint64_t)1 << 22)
 static void run_warp(sim_warp_t *w) {
   const sim_block_t *b = w->blk;
   const sim_insn_t *code = b->g->prog->code;
@@ -359,6 +360,15 @@ static void run_warp(sim_warp_t *w) {
         break;
       case SIM_K_BRA:
         branch(w, m, in->target);
+        /* A warp gives way to the block's others after a nanosleep or a long run
+         * without a barrier (SIM_SLICE thread-instructions): a warp spinning on what
+         * another warp of its block will write (a flag, an arrival count) would
+         * otherwise spin forever, where a GPU runs the warps side by side. */
+        if (__builtin_expect(w->yield, 0) || n >= SIM_SLICE) {
+          w->yield = false;
+          w->n_insns += n;
+          return;
+        }
         break;
       case SIM_K_EXIT:
         w->exited |= m;
