@@ -43,6 +43,7 @@ struct sim_insn_s {
   uint8_t aneg;         /* bit i: source i is a negated predicate (`!%p`) */
   bool guard_neg;
   uint16_t op;          /* ft_ptx_opcode_t */
+  uint8_t sem;          /* ft_ptx_sem_t (ld/st/atom/red/fence) */
   uint32_t flags;       /* FT_PTX_F_* */
   int32_t guard;        /* predicate register, -1: none */
   uint32_t d[4];        /* destination registers (vector ld: up to 4) */
@@ -252,7 +253,14 @@ struct sim_block_s {
    * wrote and read it in the current epoch (warp id + 1; SIM_SHADOW_MANY: several). */
   uint32_t epoch;
   struct sim_shadow_s *shadow;
+  /* a warp of the block made a release or acquire operation (a fence, or an atom, ld
+   * or st with such semantics) in this epoch: it may order its warps without a
+   * barrier (libcu++'s cuda::barrier, a flag), which the race check does not model,
+   * so it reports no shared-memory race until the next barrier */
+  bool synced;
 };
+/* Whether an operation of semantics sem (ft_ptx_sem_t) orders other warps' accesses. */
+#define SIM_SEM_ORDERS(sem) ((sem) >= FT_PTX_SEM_ACQUIRE && (sem) <= FT_PTX_SEM_SC)
 
 typedef struct sim_shadow_s {
   uint32_t epoch;

@@ -1013,6 +1013,7 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
   s->rnd = in->rnd;
   s->space = in->space;
   s->vec = in->vec;
+  s->sem = in->sem;
   s->flags = in->flags;
   s->line = in->line;
   if (in->guard != FT_PTX_NO_REG) {

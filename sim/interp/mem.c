@@ -19,6 +19,7 @@
 static void shadow_access(sim_warp_t *w, uint32_t lane, uint64_t off, unsigned n, bool store) {
   sim_block_t *b = w->blk;
   if (w->atomic_access) return;
+  if (b->synced) return; /* ordered by release/acquire operations: not modelled */
   uint16_t me = (uint16_t)(w->id + 1);
   for (unsigned i = 0; i < n; i++) {
     sim_shadow_t *s = &b->shadow[off + i];
@@ -191,6 +192,7 @@ static inline void store_elem(void *p, uint64_t v, unsigned n) {
 /* ld: type2 carries the width the destination register is declared with (sign
  * extension of .s8/.s16 loads goes that far). */
 static void ld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  if (SIM_SEM_ORDERS(in->sem) && m) w->blk->synced = true;
   unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
   const uint64_t *A = SIM_R(w, in->a[0]);
   unsigned regbits = in->type2 && ft_ptx_type_size(in->type2) == 8 ? 64 : 32;
@@ -210,6 +212,7 @@ static void ld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 }
 
 static void st(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  if (SIM_SEM_ORDERS(in->sem) && m) w->blk->synced = true;
   unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
   const uint64_t *A = SIM_R(w, in->a[0]);
   SIM_LANES(m, l, {
@@ -517,12 +520,22 @@ static uint16_t add_bf16(uint16_t a, uint16_t b) {
 
 /* atom: d, [a], b[, c]; red: [a], b. Global atomics race with other blocks on
  * other host threads: a compare-and-swap loop on the host word. */
+/* fence/membar: nothing to order here (lanes run in order, blocks see each other's
+ * stores at once); it may order the block's warps without a barrier (the race check
+ * stands down until the next one, sim_block_t.synced). Proxy fences order nothing
+ * between threads (they are another opcode). */
+static void fence(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  (void)in;
+  if (m) w->blk->synced = true; /* fence is .acq_rel or .sc; membar is .sc */
+}
+
 static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   unsigned n = ft_ptx_type_size(in->type);
   bool red = in->op == FT_PTX_OP_RED;
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);
   const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : B;
   uint64_t *D = red ? NULL : SIM_R(w, in->d[0]);
+  if (SIM_SEM_ORDERS(in->sem) && m) w->blk->synced = true;
   w->atomic_access = true;
   SIM_LANES(m, l, {
     void *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n, true);
@@ -591,9 +604,11 @@ sim_exec_fn sim_choose_mem(sim_insn_t *in) {
   switch ((ft_ptx_opcode_t)in->op) {
     case FT_PTX_OP_LD: case FT_PTX_OP_LDU:
       if (in->type == FT_PTX_T_B128 || ft_ptx_type_size(in->type) == 0) return NULL;
+      if (SIM_SEM_ORDERS(in->sem)) return ld; /* it marks the block (sim_block_t.synced) */
       return choose_ldst(in, false) ? choose_ldst(in, false) : ld;
     case FT_PTX_OP_ST:
       if (in->type == FT_PTX_T_B128 || in->space == FT_PTX_SP_PARAM || in->space == FT_PTX_SP_CONST) return NULL;
+      if (SIM_SEM_ORDERS(in->sem)) return st;
       return choose_ldst(in, true) ? choose_ldst(in, true) : st;
     case FT_PTX_OP_ATOM: case FT_PTX_OP_RED: {
       unsigned n = ft_ptx_type_size(in->type);
@@ -608,8 +623,10 @@ sim_exec_fn sim_choose_mem(sim_insn_t *in) {
       if (in->space == FT_PTX_SP_PARAM || in->space == FT_PTX_SP_CONST) return NULL;
       return cvta;
     case FT_PTX_OP_ISSPACEP: return isspacep;
-    case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU: case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR:
-      return nop; /* lanes run in order, blocks see each other's stores at once */
+    case FT_PTX_OP_PREFETCH: case FT_PTX_OP_PREFETCHU:
+      return nop;
+    case FT_PTX_OP_FENCE: case FT_PTX_OP_MEMBAR:
+      return fence; /* lanes run in order, blocks see each other's stores at once */
     default: return NULL;
   }
 }

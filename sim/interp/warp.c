@@ -297,6 +297,7 @@ static void barrier_arrive(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 
 static void barrier_release(sim_block_t *b) {
   b->epoch++;
+  b->synced = false;
   for (unsigned i = 0; i < b->n_warps; i++) {
     sim_warp_t *w = &b->warps[i];
     if (!w->at_bar) continue;

@@ -240,23 +240,26 @@ TEST_IMPL(cp_async_lands_at_wait) {
   return TEST_OK;
 }
 
-/* A warp waiting for another warp of its block (a flag in shared memory, polled with
- * atomics, as libcu++'s cuda::barrier waits before sm_80): a GPU runs the two warps
+/* A warp waiting for another warp of its block, as libcu++'s cuda::barrier waits
+ * before sm_80: warp 1 stores a value, then releases a flag in shared memory; warp 0
+ * polls the flag with acquire loads, then reads the value. A GPU runs the two warps
  * side by side; the simulator runs one warp at a time, so the waiting warp gives way
- * at a nanosleep and after a long run without a barrier. Before, it spun forever
- * (NVIDIA's simpleAWBarrier never ended). Both forms, with the UB check on. */
+ * at a nanosleep and after a long run without a barrier (before, it spun forever:
+ * NVIDIA's simpleAWBarrier never ended). The release/acquire pair orders the value's
+ * store before its load: the UB check (on, failing the launch) reports no race. */
 TEST_IMPL(warp_waiting_for_another_gives_way) {
   for (int sleep = 0; sleep < 2; sleep++) {
     char ptx[2048];
     snprintf(ptx, sizeof ptx,
              HDR ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %%r<8>;\n.reg .b64 %%rd<4>;\n.reg .pred %%p<4>;\n"
-                 ".shared .align 4 .u32 flag;\n"
-                 "ld.param.u64 %%rd0, [out];\nmov.u32 %%r0, %%tid.x;\nmov.u32 %%r5, flag;\n"
+                 ".shared .align 4 .u32 flag;\n.shared .align 4 .u32 data;\n"
+                 "ld.param.u64 %%rd0, [out];\nmov.u32 %%r0, %%tid.x;\nmov.u32 %%r5, flag;\nmov.u32 %%r6, data;\n"
                  "setp.eq.u32 %%p0, %%r0, 0;\n@%%p0 atom.shared.exch.b32 %%r1, [%%r5], 0;\nbar.sync 0;\n"
                  "setp.lt.u32 %%p1, %%r0, 32;\n@!%%p1 bra SETTER;\n"
-                 "WAIT:\n%satom.shared.or.b32 %%r2, [%%r5], 0;\nsetp.eq.u32 %%p2, %%r2, 0;\n@%%p2 bra WAIT;\n"
-                 "bra.uni DONE;\n"
-                 "SETTER:\nsetp.eq.u32 %%p3, %%r0, 32;\n@%%p3 atom.shared.exch.b32 %%r1, [%%r5], 7;\nmov.u32 %%r2, 7;\n"
+                 "WAIT:\n%sld.acquire.cta.shared.u32 %%r2, [%%r5];\nsetp.eq.u32 %%p2, %%r2, 0;\n@%%p2 bra WAIT;\n"
+                 "ld.shared.u32 %%r2, [%%r6];\nbra.uni DONE;\n"
+                 "SETTER:\nsetp.eq.u32 %%p3, %%r0, 32;\n@%%p3 st.shared.u32 [%%r6], 7;\n"
+                 "@%%p3 atom.release.cta.shared.exch.b32 %%r1, [%%r5], 1;\nmov.u32 %%r2, 7;\n"
                  "DONE:\nmul.wide.u32 %%rd1, %%r0, 4;\nadd.s64 %%rd2, %%rd0, %%rd1;\nst.global.u32 [%%rd2], %%r2;\nret;\n}\n",
              sleep ? "nanosleep.u32 100;\n" : "");
     uint32_t out[64];
