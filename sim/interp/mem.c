@@ -50,6 +50,15 @@ static inline void extend_xc(sim_xcache_t *x, uint64_t a, unsigned n, bool store
   else extend(&x->ld_lo, &x->ld_hi, a, n);
 }
 
+/* An access inside the allocation x caches: counted (with its extent when the
+ * driver keeps them), and its host address. */
+static inline void *cached(sim_xcache_t *x, const sim_grid_t *g, uint64_t addr, unsigned n, bool store) {
+  if (store) x->st += n;
+  else x->ld += n;
+  if (g->mem->extents) extend_xc(x, addr, n, store);
+  return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
+}
+
 /* The allocations this host thread's warps found last, in the launch (grid id) they
  * were found in: a warp's first access to each looks here before asking the driver,
  * whose registry lock every warp of every block contended for (simpleStreams spent
@@ -119,12 +128,7 @@ void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t 
       break;
     default: {
       sim_xcache_t *x = &w->xc;
-      if (addr >= x->lo && addr + n <= x->hi && addr + n > addr) {
-        if (store) x->st += n;
-        else x->ld += n;
-        if (g->mem->extents) extend_xc(x, addr, n, store);
-        return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
-      }
+      if (addr >= x->lo && addr + n <= x->hi && addr + n > addr) return cached(x, g, addr, n, store);
       if (addr - SIM_WIN_GRIDWS < SIM_WIN_SIZE) { /* never cached: off the hot path */
         void *ws = sim_coop_ws(w, addr, n, store);
         if (ws) return ws;
@@ -134,10 +138,7 @@ void *sim_interp_resolve(sim_warp_t *w, unsigned space, uint32_t lane, uint64_t 
       if (addr >= y->lo && addr + n <= y->hi && addr + n > addr) {
         sim_xcache_t t = *x;
         *x = *y, *y = t;
-        if (store) x->st += n;
-        else x->ld += n;
-        if (g->mem->extents) extend_xc(x, addr, n, store);
-        return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
+        return cached(x, g, addr, n, store);
       }
       sim_xcache_t nx;
       bool known = found_before(b->g, addr, n, &nx);
@@ -238,12 +239,7 @@ static inline void *resolve_fast(sim_warp_t *w, unsigned space, uint32_t lane, u
       if (!store && addr < g->prog->param_bytes && g->prog->param_bytes - addr >= n) return (void *)(g->params + addr);
     } else if (space == FT_PTX_SP_GLOBAL || space == FT_PTX_SP_GENERIC || space == FT_PTX_SP_CONST) {
       sim_xcache_t *x = &w->xc;
-      if (addr >= x->lo && addr < x->hi && x->hi - addr >= n) {
-        if (store) x->st += n;
-        else x->ld += n;
-        if (w->blk->g->mem->extents) extend_xc(x, addr, n, store);
-        return (void *)(uintptr_t)(addr + (uint64_t)x->delta);
-      }
+      if (addr >= x->lo && addr < x->hi && x->hi - addr >= n) return cached(x, w->blk->g, addr, n, store);
     }
   }
   return sim_interp_resolve(w, space, lane, addr, n, store);
@@ -518,8 +514,6 @@ static uint16_t add_bf16(uint16_t a, uint16_t b) {
   return (uint16_t)(u >> 16);
 }
 
-/* atom: d, [a], b[, c]; red: [a], b. Global atomics race with other blocks on
- * other host threads: a compare-and-swap loop on the host word. */
 /* fence/membar: nothing to order here (lanes run in order, blocks see each other's
  * stores at once); it may order the block's warps without a barrier (the race check
  * stands down until the next one, sim_block_t.synced). Proxy fences order nothing
@@ -529,6 +523,8 @@ static void fence(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   if (m) w->blk->synced = true; /* fence is .acq_rel or .sc; membar is .sc */
 }
 
+/* atom: d, [a], b[, c]; red: [a], b. Global atomics race with other blocks on
+ * other host threads: a compare-and-swap loop on the host word. */
 static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   unsigned n = ft_ptx_type_size(in->type);
   bool red = in->op == FT_PTX_OP_RED;
@@ -562,10 +558,8 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     /* An atomic also reads its word: count it as a load as well. */
     if (w->xc.hi && A[l] + (uint64_t)in->off >= w->xc.lo && A[l] + (uint64_t)in->off < w->xc.hi &&
         (in->space == FT_PTX_SP_GLOBAL || in->space == FT_PTX_SP_GENERIC) &&
-        A[l] + (uint64_t)in->off - SIM_WIN_SHARED >= SIM_WIN_SIZE) {
-      w->xc.ld += n;
-      if (w->blk->g->mem->extents) extend_xc(&w->xc, A[l] + (uint64_t)in->off, n, false);
-    }
+        A[l] + (uint64_t)in->off - SIM_WIN_SHARED >= SIM_WIN_SIZE)
+      (void)cached(&w->xc, w->blk->g, A[l] + (uint64_t)in->off, n, false);
   });
   w->atomic_access = false;
   if (w->grid_arrived) sim_coop_arrive(w);
