@@ -254,6 +254,12 @@ static const char ptx_surf[] =
 
 enum { SW = 4, SH = 3 }; /* the arrays of these tests: 4 texels of 8 bytes per row, 3 rows */
 
+/* The test image: texel (x, y) holds 0x1000 y + x + add. */
+static void image(uint64_t img[SH][SW], unsigned add) {
+  for (int y = 0; y < SH; y++)
+    for (int x = 0; x < SW; x++) img[y][x] = 0x1000u * (unsigned)y + (unsigned)x + add;
+}
+
 /* A surface over a new array of format f (2 channels of 4 bytes) holding img, the
  * kernel `name` of ptx_surf, and a device buffer of SW * 16 bytes for its results. */
 static CUsurfObject surface_setup(CUarray_format f, uint64_t img[SH][SW], const char *name, CUfunction *fn,
@@ -284,8 +290,7 @@ static CUarray array_of(CUsurfObject s) {
 TEST_IMPL(surf_ptx_modes) {
   st_setup();
   uint64_t img[SH][SW];
-  for (int y = 0; y < SH; y++)
-    for (int x = 0; x < SW; x++) img[y][x] = 0x1000u * (unsigned)y + (unsigned)x;
+  image(img, 0);
   CUfunction f;
   CUdeviceptr out;
   CUsurfObject s = surface_setup(CU_AD_FORMAT_FLOAT, img, "surf", &f, &out);
@@ -321,8 +326,7 @@ TEST_IMPL(surf_ptx_modes) {
 TEST_IMPL(surf_ptx_out_of_range_loads) {
   st_setup();
   uint64_t img[SH][SW];
-  for (int y = 0; y < SH; y++)
-    for (int x = 0; x < SW; x++) img[y][x] = 0x1000u * (unsigned)y + (unsigned)x + 7;
+  image(img, 7);
   CUfunction f;
   CUdeviceptr out;
   CUsurfObject s = surface_setup(CU_AD_FORMAT_UNSIGNED_INT32, img, "loads", &f, &out);
@@ -375,8 +379,7 @@ TEST_IMPL(surf_read_after_store_in_one_launch_reported) {
   setenv("SIMCUDA_CHECK_UB", "1", 1); /* read at cuInit: reported, run on */
   st_setup();
   uint64_t img[SH][SW];
-  for (int y = 0; y < SH; y++)
-    for (int x = 0; x < SW; x++) img[y][x] = 0x1000u * (unsigned)y + (unsigned)x;
+  image(img, 0);
   CUfunction unused;
   CUdeviceptr out;
   CUsurfObject s = surface_setup(CU_AD_FORMAT_UNSIGNED_INT32, img, "loads", &unused, &out);
