@@ -54,7 +54,7 @@ static const char *const shape_names[] = {
 static const char *const tex_queries[] = {
   "", "width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
   "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "array_size",
-  "num_mipmap_levels", "num_samples", "force_unnormalized_coords", NULL,
+  "num_mipmap_levels", "num_samples", "force_unnormalized_coords", "memory_layout", NULL,
 };
 
 const char *ft_ptx_opcode_name(unsigned op) {

@@ -44,7 +44,7 @@ typedef enum {
   FT_PTX_FAM_CALL,     /* inlined, real (recursive) or external calls */
   FT_PTX_FAM_ASYNC,    /* cp.async and its groups */
   FT_PTX_FAM_MATRIX,   /* ldmatrix, mma, wmma */
-  FT_PTX_FAM_TEX       /* tex, suld, sust on texture and surface objects */
+  FT_PTX_FAM_TEX       /* tex, tld4, txq, suld, sust, sured, suq on texture and surface objects */
 } ft_ptx_family_t;
 
 #define FT_PTX_OPCODES(X) \
@@ -145,12 +145,12 @@ typedef enum {
   X(WMMA_STORE, "wmma.store", 0, FT_PTX_ANY, 0, FT_PTX_MEM | FT_PTX_COLL, MATRIX) \
   X(WMMA_MMA, "wmma.mma", 0, FT_PTX_ANY, 1, FT_PTX_COLL, MATRIX) \
   X(TEX, "tex", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, TEX) \
-  X(TLD4, "tld4", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, NONE) \
-  X(TXQ, "txq", 0, FT_PTX_ANY, 1, 0, NONE) \
+  X(TLD4, "tld4", 0, FT_PTX_ANY, 2, FT_PTX_MEM | FT_PTX_PAIR, TEX) \
+  X(TXQ, "txq", 0, FT_PTX_ANY, 1, 0, TEX) \
   X(SULD, "suld", 0, FT_PTX_ANY, 1, FT_PTX_MEM, TEX) \
   X(SUST, "sust", 0, FT_PTX_ANY, 0, FT_PTX_MEM, TEX) \
-  X(SURED, "sured", 0, FT_PTX_ANY, 0, FT_PTX_MEM, NONE) \
-  X(SUQ, "suq", 0, FT_PTX_ANY, 1, 0, NONE) \
+  X(SURED, "sured", 0, FT_PTX_ANY, 0, FT_PTX_MEM, TEX) \
+  X(SUQ, "suq", 0, FT_PTX_ANY, 1, 0, TEX) \
   X(MULTIMEM_LD_REDUCE, "multimem.ld_reduce", 0, FT_PTX_ANY, 1, FT_PTX_MEM, NONE) \
   X(MULTIMEM_ST, "multimem.st", 0, FT_PTX_ANY, 0, FT_PTX_MEM, NONE) \
   X(MULTIMEM_RED, "multimem.red", 0, FT_PTX_ANY, 0, FT_PTX_MEM, NONE) \

@@ -164,6 +164,10 @@ typedef struct {
    * (where the kernel reaches nothing else and every place it uses is bounded), and
    * those that reached outside every range (analysis bugs). */
   uint64_t range_checks, range_violations;
+  /* Kernels translated to host code (SIMCUDA_JIT, docs/simulator.md "Translation to
+   * host code"): compiled, loaded from the cache, failed (then interpreted). For the
+   * process: simcudaResetStats leaves them. */
+  uint64_t jit_compiled, jit_cached, jit_failed;
 } simcuda_stats_t;
 typedef void (*simcuda_get_stats_fn)(simcuda_stats_t *out);
 typedef void (*simcuda_reset_stats_fn)(void);   /* also zeroes every allocation's traffic */

@@ -7,53 +7,16 @@
 #include <string.h>
 
 #include "interp.h"
+#include "lanes.h"
 #include "wide.h"
 
-#define CANON_NAN32 0x7fffffffu
-#define CANON_NAN64 0x7fffffffffffffffull
-
-static inline float ld32(uint64_t v, bool ftz) {
-  uint32_t u = (uint32_t)v;
-  if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline uint64_t st32(float f, bool ftz, bool sat) {
-  if (sat) f = !(f > 0.0f) ? 0.0f : f > 1.0f ? 1.0f : f; /* NaN and -0 give +0 */
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return CANON_NAN32; /* NaN (a test on bits: vectorises) */
-  if (ftz && !(u & 0x7f800000u)) u &= 0x80000000u;
-  return u;
-}
-static inline double ld64(uint64_t v) {
-  double d;
-  memcpy(&d, &v, 8);
-  return d;
-}
-static inline uint64_t st64(double d, bool sat) {
-  if (sat) d = !(d > 0.0) ? 0.0 : d > 1.0 ? 1.0 : d;
-  if (d != d) return CANON_NAN64;
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
-
-/* An f64 arithmetic result that is NaN, as an H100 gives it (measured: add, mul, fma,
- * div, sqrt; docs/gpu-results.md): a NaN operand comes through with its payload,
- * quieted; an invalid operation on numbers (0/0, sqrt(-1), inf - inf) gives the
- * negative quiet NaN 0xfff8000000000000 (f32 results stay canonical 0x7fffffff).
- * Which of several NaN operands comes through was not measured: the first. */
-static inline uint64_t nan64(uint64_t a, uint64_t b, uint64_t c, int n) {
-  const uint64_t op[3] = {a, b, c};
-  for (int i = 0; i < n; i++)
-    if ((op[i] & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return op[i] | 0x0008000000000000ull;
-  return 0xfff8000000000000ull;
-}
-static inline uint64_t st64n(double d, bool sat, uint64_t a, uint64_t b, uint64_t c, int n) {
-  return d != d && !sat ? nan64(a, b, c, n) : st64(d, sat);
-}
+/* ld32/st32/ld64/st64/st64n: lanes.h's, shared with the translator (jit.c). */
+#define ld32 sim_ld32
+#define st32 sim_st32
+#define ld64 sim_ld64
+#define st64 sim_st64
+#define st64n sim_st64n
+#define CANON_NAN32 SIM_CANON_NAN32
 
 /* Dynamic rounding for .rz/.rm/.rp; returns the mode to restore (-1: untouched). */
 int sim_round_enter(unsigned rnd) {
@@ -129,15 +92,14 @@ static inline double fmax64(double a, double b) {
   static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {              \
     uint64_t *D = SIM_R(w, in->d[0]);                                               \
     const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);                \
-    SIM_LANES(m, l, float a = ld32(A[l], false); float b = ld32(B[l], false);       \
-              D[l] = st32((expr), false, false));                                   \
+    SIM_LANES(m, l, SIM_L_F32FAST(expr));                                           \
   }
 F32FAST(add32_fast, a + b)
 F32FAST(mul32_fast, a * b)
 static void fma32_fast(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
-  SIM_LANES(m, l, D[l] = st32(fmaf(ld32(A[l], false), ld32(B[l], false), ld32(C[l], false)), false, false));
+  SIM_LANES(m, l, SIM_L_FMA32);
 }
 
 /* Hosts with FMA (x86-64 since 2013): the same lane loop with fmaf inline and
@@ -161,12 +123,12 @@ __attribute__((target("avx2,fma"))) static void fma32_fast_hw(sim_warp_t *w, con
     return;
   }
 #endif
-  SIM_LANES(m, l, D[l] = st32(fmaf(ld32(A[l], false), ld32(B[l], false), ld32(C[l], false)), false, false));
+  SIM_LANES(m, l, SIM_L_FMA32);
 }
 __attribute__((target("avx2,fma"))) static void fma64_fast_hw(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
-  SIM_LANES(m, l, D[l] = st64n(fma(ld64(A[l]), ld64(B[l]), ld64(C[l])), false, A[l], B[l], C[l], 3));
+  SIM_LANES(m, l, SIM_L_FMA64);
 }
 static bool host_fma(void) {
   __builtin_cpu_init();
@@ -179,11 +141,21 @@ static bool host_fma(void) {
   static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {               \
     uint64_t *D = SIM_R(w, in->d[0]);                                                \
     const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);                 \
-    SIM_LANES(m, l, double a = ld64(A[l]); double b = ld64(B[l]);                   \
-              D[l] = st64n((expr), false, A[l], B[l], 0, 2));                         \
+    SIM_LANES(m, l, SIM_L_F64FAST(expr));                                            \
   }
 F64FAST(add64_fast, a + b)
 F64FAST(mul64_fast, a * b)
+/* The translator's table (jit.c): the forms above whose lanes are lanes.h's. */
+const sim_jit_form_t sim_jit_forms_float[] = {SIM_JIT_LANE(add32_fast, "SIM_L_F32FAST(a + b)", NULL),
+                                              SIM_JIT_LANE(mul32_fast, "SIM_L_F32FAST(a * b)", NULL),
+                                              SIM_JIT_LANE(fma32_fast, "SIM_L_FMA32", NULL),
+#ifdef SIM_HAVE_FMA_CLONE
+                                              SIM_JIT_LANE(fma32_fast_hw, "SIM_L_FMA32", NULL),
+                                              SIM_JIT_LANE(fma64_fast_hw, "SIM_L_FMA64", NULL),
+#endif
+                                              SIM_JIT_LANE(add64_fast, "SIM_L_F64FAST(a + b)", NULL),
+                                              SIM_JIT_LANE(mul64_fast, "SIM_L_F64FAST(a * b)", NULL),
+                                              SIM_JIT_END};
 
 F32OP(add32, a + b)
 F32OP(sub32, a - b)

@@ -2,6 +2,7 @@
  * div/rem, min/max, abs/neg, logic, shifts, bfe/bfi/bfind/brev/popc/clz, prmt, shf,
  * lop3, sad, mov with packing). Values are kept zero-extended in 64-bit slots. */
 #include "interp.h"
+#include "lanes.h"
 
 static inline unsigned bits_of(unsigned t) { return t == FT_PTX_T_PRED ? 1 : ft_ptx_type_size(t) * 8; }
 static inline uint64_t trunc_to(uint64_t v, unsigned bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
@@ -15,57 +16,63 @@ static inline int64_t sext(uint64_t v, unsigned bits) {
   (void)B
 #define OPS4 OPS3; const uint64_t *C = SIM_R(w, in->a[2])
 
-/* Fast 32-bit forms (the bulk of every kernel). */
-#define BIN32(name, expr)                                                        \
-  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {           \
-    OPS3;                                                                        \
-    SIM_LANES(m, l, uint32_t a = (uint32_t)A[l]; uint32_t b = (uint32_t)B[l];   \
-              D[l] = (uint32_t)(expr));                                          \
+/* Fast 32-bit forms (the bulk of every kernel); their lane statements are lanes.h's,
+ * which the translator (jit.c) pastes into translated code. */
+#define BIN32(name, expr)                                                  \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {     \
+    OPS3;                                                                  \
+    SIM_LANES(m, l, SIM_L_BIN32(expr));                                    \
   }
 /* The same on whole slots, the result cut to 32 bits (the low 32 bits of a sum,
  * difference, product or bitwise result depend on the operands' low 32 bits
  * only): the compiler keeps 64-bit lanes instead of packing and unpacking. */
-#define M32 0xffffffffull
-#define BIN32W(name, expr)                                                         \
-  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {             \
-    OPS3;                                                                          \
-    SIM_LANES(m, l, uint64_t a = A[l]; uint64_t b = B[l]; D[l] = (expr) & M32);   \
+#define BIN32W(name, expr)                                                 \
+  static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {     \
+    OPS3;                                                                  \
+    SIM_LANES(m, l, SIM_L_BIN32W(expr));                                   \
   }
-BIN32W(add32, a + b)
-BIN32W(sub32, a - b)
-BIN32W(mullo32, a * b)
-BIN32W(and32, a & b)
-BIN32W(or32, a | b)
-BIN32W(xor32, a ^ b)
-BIN32W(shl32, (b & M32) > 31 ? 0 : (a & M32) << (b & M32))
-BIN32W(shru32, (b & M32) > 31 ? 0 : (a & M32) >> (b & M32))
-BIN32(shrs32, (uint32_t)((int32_t)a >> (b > 31 ? 31 : b)))
-BIN32(minu32, a < b ? a : b)
-BIN32(maxu32, a > b ? a : b)
-BIN32(mins32, (int32_t)a < (int32_t)b ? a : b)
-BIN32(maxs32, (int32_t)a > (int32_t)b ? a : b)
-BIN32(mulhiu32, ((uint64_t)a * b) >> 32)
-BIN32(mulhis32, (uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32)
+#define BIN32W_FORMS(X)                                    \
+  X(add32, a + b)                                          \
+  X(sub32, a - b)                                          \
+  X(mullo32, a * b)                                        \
+  X(and32, a & b)                                          \
+  X(or32, a | b)                                           \
+  X(xor32, a ^ b)                                          \
+  X(shl32, (b & SIM_M32) > 31 ? 0 : (a & SIM_M32) << (b & SIM_M32)) \
+  X(shru32, (b & SIM_M32) > 31 ? 0 : (a & SIM_M32) >> (b & SIM_M32))
+#define BIN32_FORMS(X)                                     \
+  X(shrs32, (uint32_t)((int32_t)a >> (b > 31 ? 31 : b)))   \
+  X(minu32, a < b ? a : b)                                 \
+  X(maxu32, a > b ? a : b)                                 \
+  X(mins32, (int32_t)a < (int32_t)b ? a : b)               \
+  X(maxs32, (int32_t)a > (int32_t)b ? a : b)               \
+  X(mulhiu32, ((uint64_t)a * b) >> 32)                     \
+  X(mulhis32, (uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32)
+BIN32W_FORMS(BIN32W)
+BIN32_FORMS(BIN32)
 
-static void madlo32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
-  OPS4;
-  SIM_LANES(m, l, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l] + (uint32_t)C[l]));
-}
-static void add64(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { OPS3; SIM_LANES(m, l, D[l] = A[l] + B[l]); }
-static void mulwides32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
-  OPS3;
-  SIM_LANES(m, l, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int32_t)B[l]));
-}
-static void mulwideu32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
-  OPS3;
-  SIM_LANES(m, l, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
-}
+static void madlo32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { OPS4; SIM_LANES(m, l, SIM_L_MADLO32); }
+static void add64(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { OPS3; SIM_LANES(m, l, SIM_L_ADD64); }
+static void mulwides32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { OPS3; SIM_LANES(m, l, SIM_L_MULWIDES32); }
+static void mulwideu32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { OPS3; SIM_LANES(m, l, SIM_L_MULWIDEU32); }
+static unsigned mov_bits(const sim_insn_t *in) { return bits_of(in->type); }
 static void mov(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]);
-  unsigned bits = bits_of(in->type);
-  SIM_LANES(m, l, D[l] = trunc_to(A[l], bits));
+  unsigned bits = mov_bits(in);
+  SIM_LANES(m, l, SIM_L_MOV(bits));
 }
+
+/* The translator's table (jit.c): each executor above and its lane statement. */
+#define JIT_BIN32W(name, expr) SIM_JIT_LANE(name, "SIM_L_BIN32W(" #expr ")", NULL),
+#define JIT_BIN32(name, expr) SIM_JIT_LANE(name, "SIM_L_BIN32(" #expr ")", NULL),
+const sim_jit_form_t sim_jit_forms_int[] = {BIN32W_FORMS(JIT_BIN32W) BIN32_FORMS(JIT_BIN32)
+                                            SIM_JIT_LANE(madlo32, "SIM_L_MADLO32", NULL),
+                                            SIM_JIT_LANE(add64, "SIM_L_ADD64", NULL),
+                                            SIM_JIT_LANE(mulwides32, "SIM_L_MULWIDES32", NULL),
+                                            SIM_JIT_LANE(mulwideu32, "SIM_L_MULWIDEU32", NULL),
+                                            SIM_JIT_LANE(mov, "SIM_L_MOV(%u)", mov_bits),
+                                            SIM_JIT_END};
 
 /* ---- generic widths ---- */
 typedef enum { G_ADD, G_SUB, G_MULLO, G_MULHI, G_MULWIDE, G_DIV, G_REM, G_MIN, G_MAX, G_AND, G_OR, G_XOR,

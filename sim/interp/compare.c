@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "lanes.h"
 
 static inline unsigned bits_of(unsigned t) { return ft_ptx_type_size(t) * 8; }
 
@@ -119,32 +120,23 @@ static void setp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   });
 }
 
-/* The hot integer forms without a bool combine. */
+/* The hot integer forms without a bool combine (lane statements: lanes.h). */
 #define SETP32(name, T, op)                                                        \
   static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {             \
     uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);                     \
     const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);              \
-    SIM_LANES(m, l, bool x = (T)A[l] op (T)B[l]; P[l] = x; Q[l] = !x);            \
+    SIM_LANES(m, l, SIM_L_SETP32(T, op));                                          \
   }
-SETP32(setp_lt_s, int32_t, <)
-SETP32(setp_le_s, int32_t, <=)
-SETP32(setp_gt_s, int32_t, >)
-SETP32(setp_ge_s, int32_t, >=)
-/* Unsigned 32-bit operands compared as the 64-bit numbers they are once cut to 32
- * bits: the same answer, and the compiler keeps 64-bit lanes. */
 #define SETP32U(name, op)                                                          \
   static void name(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {             \
     uint64_t *P = SIM_R(w, in->d[0]), *Q = SIM_R(w, in->d[1]);                     \
     const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]);              \
-    SIM_LANES(m, l, bool x = (int64_t)(A[l] & 0xffffffffu) op (int64_t)(B[l] & 0xffffffffu); \
-              P[l] = x; Q[l] = !x);                                                \
+    SIM_LANES(m, l, SIM_L_SETP32U(op));                                            \
   }
-SETP32U(setp_lt_u, <)
-SETP32U(setp_le_u, <=)
-SETP32U(setp_gt_u, >)
-SETP32U(setp_ge_u, >=)
-SETP32U(setp_eq, ==)
-SETP32U(setp_ne, !=)
+#define SETP32_FORMS(X) X(setp_lt_s, int32_t, <) X(setp_le_s, int32_t, <=) X(setp_gt_s, int32_t, >) X(setp_ge_s, int32_t, >=)
+#define SETP32U_FORMS(X) X(setp_lt_u, <) X(setp_le_u, <=) X(setp_gt_u, >) X(setp_ge_u, >=) X(setp_eq, ==) X(setp_ne, !=)
+SETP32_FORMS(SETP32)
+SETP32U_FORMS(SETP32U)
 
 /* set.cmp[.bool].dtype.stype d, a, b[, c]: all ones (integer) or 1.0 (f32) if true. */
 static void set(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
@@ -183,11 +175,12 @@ static void set16(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   });
 }
 
+static unsigned selp_cneg(const sim_insn_t *in) { return (in->aneg & 4) != 0; }
 static void selp(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]), *B = SIM_R(w, in->a[1]), *C = SIM_R(w, in->a[2]);
-  bool cneg = in->aneg & 4;
-  SIM_LANES(m, l, D[l] = (((C[l] & 1) != 0) != cneg) ? A[l] : B[l]);
+  bool cneg = selp_cneg(in);
+  SIM_LANES(m, l, SIM_L_SELP(cneg));
 }
 
 /* slct.dtype.{s32,f32} d, a, b, c: c >= 0 selects a. */
@@ -247,3 +240,10 @@ sim_exec_fn sim_choose_compare(sim_insn_t *in) {
     default: return NULL;
   }
 }
+
+/* The translator's table (jit.c): each executor above with a lanes.h statement. */
+#define JIT_SETP32(name, T, op) SIM_JIT_LANE(name, "SIM_L_SETP32(" #T ", " #op ")", NULL),
+#define JIT_SETP32U(name, op) SIM_JIT_LANE(name, "SIM_L_SETP32U(" #op ")", NULL),
+const sim_jit_form_t sim_jit_forms_compare[] = {SETP32_FORMS(JIT_SETP32) SETP32U_FORMS(JIT_SETP32U)
+                                                SIM_JIT_LANE(selp, "SIM_L_SELP(%u)", selp_cneg),
+                                                SIM_JIT_END};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "lanes.h"
 
 static inline bool is_f(unsigned t) {
   return t == FT_PTX_T_F16 || t == FT_PTX_T_BF16 || t == FT_PTX_T_F32 || t == FT_PTX_T_F64;
@@ -157,13 +158,16 @@ static void cvt_generic(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 static void cvt_u64_u32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]);
-  SIM_LANES(m, l, D[l] = (uint32_t)A[l]);
+  SIM_LANES(m, l, SIM_L_CVT_U64_U32);
 }
 static void cvt_s64_s32(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]);
-  SIM_LANES(m, l, D[l] = (uint64_t)(int64_t)(int32_t)A[l]);
+  SIM_LANES(m, l, SIM_L_CVT_S64_S32);
 }
+/* The translator's table (jit.c). */
+const sim_jit_form_t sim_jit_forms_cvt[] = {
+    SIM_JIT_LANE(cvt_u64_u32, "SIM_L_CVT_U64_U32", NULL), SIM_JIT_LANE(cvt_s64_s32, "SIM_L_CVT_S64_S32", NULL), SIM_JIT_END};
 
 sim_exec_fn sim_choose_cvt(sim_insn_t *in) {
   unsigned dt = in->type, st = in->type2;

@@ -100,6 +100,9 @@ typedef struct sim_kprog_s {
   /* Register reuse (regalloc.c) lists the variable slots some lane may read
    * before writing: only those start at 0 (NULL: every variable slot does). */
   uint32_t *zero_slots, n_zero;
+  /* Its translation to host code (jit.c), made once the kernel is hot; NULL for
+   * the reference interpreter's programs (sim_interp_plain). */
+  struct sim_jitstate_s *jit;
 } sim_kprog_t;
 
 /* Per-thread special registers materialised at warp start, in this order from
@@ -141,6 +144,7 @@ typedef struct sim_tex_s {
   bool linear_filter, normalized, as_integer;
   bool linear_res;         /* a linear (1-D, tex1Dfetch) resource: no addressing, 0 outside */
   float border[4];
+  bool gather;             /* a CUDA array made with CUDA_ARRAY3D_TEXTURE_GATHER (tld4) */
 } sim_tex_t;
 
 /* Services of the driver the interpreter calls (set per launch). */
@@ -313,12 +317,75 @@ void sim_coop_arrive(sim_warp_t *w);
 #define sim_round_enter sim_round_enter_avx2
 #define sim_round_leave sim_round_leave_avx2
 #define sim_half_value sim_half_value_avx2
+#define sim_jit_forms_int sim_jit_forms_int_avx2
+#define sim_jit_forms_compare sim_jit_forms_compare_avx2
+#define sim_jit_forms_cvt sim_jit_forms_cvt_avx2
+#define sim_jit_forms_float sim_jit_forms_float_avx2
+#define sim_jit_forms_mem sim_jit_forms_mem_avx2
 #endif
 sim_exec_fn sim_choose_int_avx2(sim_insn_t *in);
 sim_exec_fn sim_choose_float_avx2(sim_insn_t *in);
 sim_exec_fn sim_choose_compare_avx2(sim_insn_t *in);
 sim_exec_fn sim_choose_cvt_avx2(sim_insn_t *in);
 sim_exec_fn sim_choose_mem_avx2(sim_insn_t *in);
+
+/* ---- translation to host code (jit.c) ----
+ * An executor whose whole work is one lanes.h statement run for each lane of its
+ * mask, and that statement (a printf format taking k(in) when k is set); or (text
+ * NULL) a scalar ld/st of `bytes` in shared memory (store: st), which the
+ * translation makes itself when every lane's access is aligned and inside the
+ * block's shared memory, and leaves to the executor otherwise. */
+typedef struct {
+  sim_exec_fn fn;
+  const char *text;
+  unsigned (*k)(const sim_insn_t *in);
+  uint8_t bytes;
+  bool st;
+} sim_jit_form_t;
+#define SIM_JIT_LANE(f, t, kf) {.fn = (f), .text = (t), .k = (kf)}
+#define SIM_JIT_SHARED(f, n, store) {.fn = (f), .bytes = (n), .st = (store)}
+#define SIM_JIT_END {.fn = NULL}
+extern const sim_jit_form_t sim_jit_forms_int[], sim_jit_forms_compare[], sim_jit_forms_cvt[], sim_jit_forms_float[],
+    sim_jit_forms_mem[];
+extern const sim_jit_form_t sim_jit_forms_int_avx2[], sim_jit_forms_compare_avx2[], sim_jit_forms_cvt_avx2[],
+    sim_jit_forms_float_avx2[], sim_jit_forms_mem_avx2[];
+/* A translated run of straight-line instructions starting at some pc: for a whole
+ * warp (act all ones; 0 returned for any other, which the loop then interprets) runs
+ * them (those it has a form for itself, fused lane by lane; the others through `step`,
+ * which runs the instruction at pc as the warp loop does and says whether the warp
+ * must stop) and returns how many it ran (the last one stopped the warp when fewer
+ * than all). */
+typedef int (*sim_jit_step_fn)(sim_warp_t *w, uint32_t pc);
+/* sh, sh_bytes: the block's shared memory (sh_bytes 0 under the UB check's race
+ * tracking: every shared access then goes through step). */
+typedef uint32_t (*sim_run_fn)(uint64_t *R, uint32_t act, sim_warp_t *w, sim_jit_step_fn step, uint8_t *sh,
+                               uint64_t sh_bytes);
+typedef struct sim_jit_s {
+  sim_run_fn *at; /* per pc: the run starting there, NULL where none does */
+  void *dl;       /* its shared object */
+} sim_jit_t;
+/* Set before the first launch (the driver's options, the tests). mode 0: never
+ * translate; 1: a kernel once its launches ran `after` thread-instructions; 2: at
+ * a kernel's first block. cc: the host's C compiler; dir: the cache of translations
+ * (NULL: $XDG_CACHE_HOME or $HOME/.cache, simcuda-jit); log: one line per
+ * translation made, loaded or failed (NULL: none). */
+typedef struct {
+  int mode;
+  uint64_t after;
+  const char *cc, *dir;
+  void (*log)(const char *msg);
+} sim_jit_config_t;
+extern sim_jit_config_t sim_jit_config;
+/* The translation a block of p runs with (NULL: interpret); makes it when due. */
+const sim_jit_t *sim_jit_for(const sim_kprog_t *p);
+/* Adds thread-instructions a block of p ran (the threshold of mode 1). */
+void sim_jit_count(const sim_kprog_t *p, uint64_t insns);
+/* A program's translation state (lower.c; never for the reference interpreter's),
+ * and its end (sim_kprog_free). */
+void sim_jit_attach(sim_kprog_t *p);
+void sim_jit_release(sim_kprog_t *p);
+/* Process-wide: translations compiled, loaded from the cache, failed. */
+void sim_jit_stats(uint64_t *compiled, uint64_t *cached, uint64_t *failed);
 
 /* lower.c: the reference interpreter for the next lowerings: no register reuse, no
  * AVX2 executors, every ld/st lane by lane (false by default; tests and

@@ -64,7 +64,7 @@ static __attribute__((noinline)) uint32_t c_thread(uint32_t id, uint32_t iters) 
 
 /* --once: one run of each kernel on one thread, lowered by default or (--plain)
  * for the reference interpreter (for valgrind --tool=callgrind). */
-static bool once, once_plain;
+static bool once, once_plain, once_jit;
 
 /* One kernel of bench_kernels.h, alternating: the reference interpreter (no
  * register reuse, no AVX2 executors, ld/st lane by lane: the baseline) on one host thread, the default
@@ -72,18 +72,28 @@ static bool once, once_plain;
  * be shared); every run's output checked against the host's. */
 static int bench_pair(const char *what, const char *kernel, const hz_launch_t *l, const void *params, void *out,
                       const void *ref, size_t out_bytes, unsigned nthreads, int reps) {
-  enum { PLAIN, ONE, ALL, N_RUNS };
-  double best[N_RUNS] = {1e30, 1e30, 1e30}, cpu[N_RUNS] = {1e30, 1e30, 1e30};
+  enum { PLAIN, ONE, ALL, JIT_ONE, JIT_ALL, N_RUNS };
+  double best[N_RUNS], cpu[N_RUNS];
+  for (int k = 0; k < N_RUNS; k++) best[k] = cpu[k] = 1e30;
   uint64_t insns = 0;
   char msg[512];
   for (int rep = 0; rep < (once ? 1 : reps); rep++)
     for (int k = 0; k < N_RUNS; k++) {
-      if (once && k != (once_plain ? PLAIN : ONE)) continue;
-      hz_threads = k == ALL ? nthreads : 1;
+      if (once && k != (once_plain ? PLAIN : once_jit ? JIT_ONE : ONE)) continue;
+      hz_threads = k == ALL || k == JIT_ALL ? nthreads : 1;
       sim_interp_plain = k == PLAIN;
+      sim_jit_config.mode = k >= JIT_ONE ? 2 : 0;
       memset(out, 0, out_bytes);
+      uint64_t x, failed0, failed;
+      sim_jit_stats(&x, &x, &failed0);
       int r = hz_run(bench_kernels_ptx, kernel, l, params, msg, sizeof msg, &insns);
+      sim_jit_stats(&x, &x, &failed);
       sim_interp_plain = false;
+      sim_jit_config.mode = 0;
+      if (failed != failed0) {
+        fprintf(stderr, "interp_bench: %s: the translation failed (see the .log in the cache directory)\n", kernel);
+        return 1;
+      }
       if (r || memcmp(out, ref, out_bytes) != 0) {
         fprintf(stderr, "interp_bench: %s on %u threads: %s\n", kernel, hz_threads, r ? msg : "wrong results");
         return 1;
@@ -93,16 +103,20 @@ static int bench_pair(const char *what, const char *kernel, const hz_launch_t *l
     }
   hz_threads = 1;
   printf("interp_bench: %s: %.1f M thread-instructions (best of %d each)\n", what, insns / 1e6, once ? 1 : reps);
-  static const char *name[N_RUNS] = {"reference interpreter, one thread", "default, one thread", "default"};
+  static const char *name[N_RUNS] = {"reference interpreter, one thread", "default, one thread", "default",
+                                     "translated (jit.c), one thread", "translated"};
   for (int k = 0; k < N_RUNS; k++) {
     if (best[k] == 1e30) continue;
     printf("interp_bench:   %s", name[k]);
-    if (k == ALL) printf(", %u threads", nthreads);
+    if (k == ALL || k == JIT_ALL) printf(", %u threads", nthreads);
     printf(" %.3f s: %.1f M thread-instr/s (%.1f M per CPU-second)", best[k], insns / best[k] / 1e6,
            insns / cpu[k] / 1e6);
-    if (k == ONE && best[PLAIN] < 1e30)
-      printf("; %.2fx the reference (per CPU-second %.2fx)", best[PLAIN] / best[ONE], cpu[PLAIN] / cpu[ONE]);
+    if ((k == ONE || k == JIT_ONE) && best[PLAIN] < 1e30)
+      printf("; %.2fx the reference (per CPU-second %.2fx)", best[PLAIN] / best[k], cpu[PLAIN] / cpu[k]);
+    if (k == JIT_ONE && best[ONE] < 1e30)
+      printf("; %.2fx the default (per CPU-second %.2fx)", best[ONE] / best[k], cpu[ONE] / cpu[k]);
     if (k == ALL) printf("; speed-up over one thread %.2fx", best[ONE] / best[ALL]);
+    if (k == JIT_ALL) printf("; speed-up over one thread %.2fx", best[JIT_ONE] / best[JIT_ALL]);
     printf("\n");
   }
   return 0;
@@ -167,7 +181,7 @@ static bool wanted(int argc, char **argv, const char *part) {
 static int bench_loop(void);
 
 static int usage(void) {
-  fprintf(stderr, "usage: interp_bench [--once [--plain]] [loop] [matrixMul] [scan]\n");
+  fprintf(stderr, "usage: interp_bench [--once [--plain|--jit]] [loop] [matrixMul] [scan]\n");
   return 2;
 }
 
@@ -175,6 +189,7 @@ int main(int argc, char **argv) {
   hz_compare_plain = 0; /* timed runs: one lowering each (bench_pair picks) */
   for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
     if (!strcmp(argv[1], "--plain")) once_plain = true;
+    else if (!strcmp(argv[1], "--jit")) once_jit = true;
     else if (strcmp(argv[1], "--once")) return usage();
     once = true;
   }

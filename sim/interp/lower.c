@@ -11,6 +11,7 @@
 
 #include "interp.h"
 #include "lower.h"
+#include "texsurf.h"
 
 #define TAG_CONST 0x80000000u
 #define TAG_SREG 0x40000000u
@@ -909,21 +910,24 @@ static void lower_wmma(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn
 
 /* tex.<geom>.v4.<d>.<c> {d0, d1, d2, d3}, [handle, {coordinates}]: d[] the results,
  * a[0] the texture object's register, a[1..] the coordinates (a layered geometry's
- * layer first, an integer), mode the geometry. */
+ * layer first, an integer), mode the geometry. tld4.<comp>.2d likewise, mode the
+ * component (texture.c). */
 static void lower_tex(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
   const ft_ptx_function_t *fn = it->fn;
   char form[160];
   form_name(in, form, sizeof form);
   const ft_ptx_operand_t *d = in->nops == 4 ? ft_ptx_opd(fn, in, 0) : NULL;
   const ft_ptx_operand_t *h = d ? ft_ptx_opd(fn, in, 2) : NULL, *x = d ? ft_ptx_opd(fn, in, 3) : NULL;
+  bool tld4 = in->op == FT_PTX_OP_TLD4;
   if (!d || d->kind != FT_PTX_OPD_VEC || d->count != 4 || ft_ptx_opd(fn, in, 1)->kind != FT_PTX_OPD_NONE ||
       h->kind != FT_PTX_OPD_ADDR || h->base_kind != FT_PTX_OPD_REG || h->value || h->count != 1 ||
-      x->kind != FT_PTX_OPD_VEC || x->count < 1 || x->count > 4 || in->layout) {
-    fail(c, fn, in, "the interpreter does not support `%s` in this form (texture objects, .v4, no lod or gradients)", form);
+      x->kind != FT_PTX_OPD_VEC || x->count < 1 || x->count > 4 || in->layout || (tld4 && in->shape != FT_PTX_GEOM_2D)) {
+    fail(c, fn, in, "the interpreter does not support `%s` in this form (texture objects, .v4, no lod or gradients%s)",
+         form, tld4 ? "; tld4: .2d, no offsets, depth compare or residency predicate" : "");
     return;
   }
   s->kind = SIM_K_EXEC;
-  s->mode = in->shape;
+  s->mode = tld4 ? in->mode : in->shape;
   for (unsigned k = 0; k < 4; k++) s->d[k] = dst_reg(c, it, in, &fn->operands[d->index + k]);
   s->nd = 4;
   s->a[0] = it->reg_base + h->index;
@@ -955,14 +959,15 @@ static bool use_wide(void) {
 #endif
 
 /* suld.b.<geom>{.v2,.v4}.<b8..b64>.<oob> {d..}, [handle, {coordinates}] and
- * sust.b.<geom>... [handle, {coordinates}], {values}: the registers go to xregs
- * (surface.c): a header word (geometry | out-of-range mode << 4 | coordinates << 8),
- * the handle, 3 coordinates (unused ones 0), 4 data registers (unused ones sinks). */
+ * sust.b.<geom>... [handle, {coordinates}], {values} (sured.b.<op>... likewise, one
+ * value): the registers go to xregs (surface.c): a header word (geometry |
+ * out-of-range mode << 4 | coordinates << 8 | sured's operation << 16), the handle,
+ * 3 coordinates (unused ones 0), 4 data registers (unused ones sinks). */
 static void lower_surf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
   const ft_ptx_function_t *fn = it->fn;
   char form[160];
   form_name(in, form, sizeof form);
-  bool store = in->op == FT_PTX_OP_SUST;
+  bool store = in->op != FT_PTX_OP_SULD; /* sust, sured: the value follows the address */
   unsigned ai = 0;
   while (ai < in->nops && ft_ptx_opd(fn, in, ai)->kind != FT_PTX_OPD_ADDR) ai++;
   const ft_ptx_operand_t *h = ai + 1 < in->nops ? ft_ptx_opd(fn, in, ai) : NULL;
@@ -979,7 +984,7 @@ static void lower_surf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn
   s->kind = SIM_K_EXEC;
   s->mode = in->shape;
   s->target = c->n_x;
-  xreg_push(c, in->shape | (uint32_t)in->layout << 4 | nx << 8);
+  xreg_push(c, in->shape | (uint32_t)in->layout << 4 | nx << 8 | (uint32_t)(in->op == FT_PTX_OP_SURED ? in->mode : 0) << 16);
   xreg_push(c, it->reg_base + h->index);
   for (unsigned k = 0; k < 3; k++) {
     const ft_ptx_operand_t *e = x->kind == FT_PTX_OPD_VEC ? &fn->operands[x->index + k] : x;
@@ -994,6 +999,25 @@ static void lower_surf(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn
   if (c->failed) return;
   s->exec = sim_choose_surface(s, c->xregs + s->target);
   if (!s->exec) fail(c, fn, in, "the interpreter does not support `%s`", form);
+}
+
+/* txq.<query>.b32 d, [handle] and suq.<query>.b32 d, [handle]: d[0], a[0] the
+ * object's register, mode the query (texquery.c). */
+static void lower_query(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in, sim_insn_t *s) {
+  const ft_ptx_function_t *fn = it->fn;
+  const ft_ptx_operand_t *d = in->nops == 2 ? ft_ptx_opd(fn, in, 0) : NULL, *h = d ? ft_ptx_opd(fn, in, 1) : NULL;
+  if (d && d->kind == FT_PTX_OPD_REG && h->kind == FT_PTX_OPD_ADDR && h->base_kind == FT_PTX_OPD_REG && !h->value &&
+      !h->count && !in->layout && in->type == FT_PTX_T_B32) {
+    s->kind = SIM_K_EXEC;
+    s->d[0] = dst_reg(c, it, in, d);
+    s->nd = 1;
+    s->a[0] = it->reg_base + h->index;
+    s->na = 1;
+    if (c->failed || (s->exec = sim_choose_texquery(s))) return;
+  }
+  fail(c, fn, in, "the interpreter does not support `%s.%s%s` (queries of texture and surface objects; mipmap levels, "
+       "samples and samplers are not modelled)", ft_ptx_opcode_name(in->op), in->layout ? "level." : "",
+       ft_ptx_tex_query_name(in->mode));
 }
 
 static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
@@ -1059,11 +1083,14 @@ static void lower_instr(lctx_t *c, inst_t *it, const ft_ptx_instr_t *in) {
     case FT_PTX_OP_WMMA_LOAD: case FT_PTX_OP_WMMA_STORE: case FT_PTX_OP_WMMA_MMA:
       lower_wmma(c, it, in, s);
       return;
-    case FT_PTX_OP_TEX:
+    case FT_PTX_OP_TEX: case FT_PTX_OP_TLD4:
       lower_tex(c, it, in, s);
       return;
-    case FT_PTX_OP_SULD: case FT_PTX_OP_SUST:
+    case FT_PTX_OP_SULD: case FT_PTX_OP_SUST: case FT_PTX_OP_SURED:
       lower_surf(c, it, in, s);
+      return;
+    case FT_PTX_OP_TXQ: case FT_PTX_OP_SUQ:
+      lower_query(c, it, in, s);
       return;
     case FT_PTX_OP_BAR: case FT_PTX_OP_BARRIER:
       if (in->mode == FT_PTX_BAR_WARP_SYNC) break;
@@ -1235,6 +1262,7 @@ void sim_kprog_free(sim_kprog_t *p) {
   free(p->bodies);
   free(p->xregs);
   free(p->zero_slots);
+  sim_jit_release(p);
   free(p);
 }
 
@@ -1323,7 +1351,10 @@ int sim_interp_lower(const ft_ptx_module_t *mod, const ft_ptx_function_t *entry,
   p->calls = c.calls;
   p->n_calls = c.n_calls;
   p->wide = c.wide;
-  if (!sim_interp_plain) sim_interp_reuse(p);
+  if (!sim_interp_plain) {
+    sim_interp_reuse(p);
+    sim_jit_attach(p);
+  }
   *out = p;
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "texsurf.h"
 #include "wide.h"
 
 #define ERR_ILLEGAL_ADDRESS 700
@@ -212,10 +213,20 @@ static void ld(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   });
 }
 
+/* UB check: a global store's lanes for the record texture fetches of linear memory
+ * are checked against (texwrite.c). texw_any is 0 unless the check is on and a
+ * texture object on linear memory is live or the launch made a surface store: one
+ * load and a branch per instruction otherwise. */
+static inline void note_stores(sim_warp_t *w, unsigned space, uint32_t m, const uint64_t *A, int64_t off, unsigned n) {
+  if (__builtin_expect(atomic_load_explicit(&w->blk->g->texw_any, memory_order_relaxed) != 0, 0))
+    sim_texw_note_stores(w, space, m, A, (uint64_t)off, n);
+}
+
 static void st(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   if (SIM_SEM_ORDERS(in->sem) && m) w->blk->synced = true;
   unsigned n = ft_ptx_type_size(in->type), vec = in->vec ? in->vec : 1;
   const uint64_t *A = SIM_R(w, in->a[0]);
+  if (in->space == FT_PTX_SP_GLOBAL || in->space == FT_PTX_SP_GENERIC) note_stores(w, in->space, m, A, in->off, n * vec);
   SIM_LANES(m, l, {
     uint8_t *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n * vec, true);
     if (!p) return;
@@ -380,6 +391,7 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
                                                           unsigned space, unsigned n) {
   const uint64_t *A = SIM_R(w, in->a[0]);
   uint64_t off = (uint64_t)in->off;
+  if (space != FT_PTX_SP_SHARED) note_stores(w, space, m, A, in->off, in->vec <= 1 ? n : n * in->vec);
   if (in->vec <= 1) {
     const uint64_t *V = SIM_R(w, in->a[1]);
     uint64_t delta;
@@ -432,6 +444,13 @@ LDST_SPEC(global, FT_PTX_SP_GLOBAL)
 LDST_SPEC(generic, FT_PTX_SP_GENERIC)
 static void ld_param4(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 4); }
 static void ld_param8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 8); }
+
+/* The translator's table (jit.c): the shared forms, which it makes itself when the
+ * whole access is aligned and inside shared memory without race tracking (the case
+ * full_warp and resolve_fast take above), and leaves to these otherwise. */
+const sim_jit_form_t sim_jit_forms_mem[] = {SIM_JIT_SHARED(ld_shared4, 4, false), SIM_JIT_SHARED(ld_shared8, 8, false),
+                                            SIM_JIT_SHARED(st_shared4, 4, true),  SIM_JIT_SHARED(st_shared8, 8, true),
+                                            SIM_JIT_END};
 
 /* The specialised form for an ld/st, NULL when the general one must run it. */
 static sim_exec_fn choose_ldst(const sim_insn_t *in, bool store) {
@@ -532,6 +551,7 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   const uint64_t *C = in->na > 2 ? SIM_R(w, in->a[2]) : B;
   uint64_t *D = red ? NULL : SIM_R(w, in->d[0]);
   if (SIM_SEM_ORDERS(in->sem) && m) w->blk->synced = true;
+  if (in->space != FT_PTX_SP_SHARED) note_stores(w, in->space, m, A, in->off, n);
   w->atomic_access = true;
   SIM_LANES(m, l, {
     void *p = sim_interp_resolve(w, in->space, l, A[l] + (uint64_t)in->off, n, true);

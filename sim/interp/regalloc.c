@@ -47,14 +47,15 @@ static bool kills(const sim_insn_t *in) { return in->guard < 0 && in->kind == SI
  * each lane's register read only by that lane or by lanes at the same instruction?
  * Not for real calls (a frame saves a range of registers), the matrix
  * instructions (registers in xregs, whole-warp reads interleaved with writes) and
- * the surface loads and stores (registers in xregs). */
+ * the surface loads, stores and reductions (registers in xregs). */
 static bool eligible(const sim_kprog_t *p) {
   if (p->n_bodies || p->n_calls || p->const_base < 2 || p->const_base > MAX_VREGS) return false;
   for (uint32_t i = 0; i < p->n_code; i++) {
     const sim_insn_t *in = &p->code[i];
     if (in->kind == SIM_K_CALL || in->kind == SIM_K_RET) return false;
     if (in->kind == SIM_K_EXEC && ft_ptx_opinfo(in->op)->family == FT_PTX_FAM_MATRIX) return false;
-    if (in->kind == SIM_K_EXEC && (in->op == FT_PTX_OP_SULD || in->op == FT_PTX_OP_SUST)) return false;
+    if (in->kind == SIM_K_EXEC && (in->op == FT_PTX_OP_SULD || in->op == FT_PTX_OP_SUST || in->op == FT_PTX_OP_SURED))
+      return false;
   }
   return true;
 }

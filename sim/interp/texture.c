@@ -7,11 +7,14 @@
  * ("Texture Fetching"): linear filtering at x - 0.5 with the fraction kept in 8
  * bits, wrap and mirror only with normalised coordinates (clamp otherwise);
  * integer coordinates fetch the texel itself; a linear resource (tex1Dfetch)
- * reads 0 outside its size. Missing channels read 0. */
+ * reads 0 outside its size. Missing channels read 0. tld4.2d gathers one component
+ * of the four texels of a bilinear footprint. Under the UB check, a texel a surface
+ * store, or (on linear and pitched memory) a global store, of the same launch wrote
+ * is reported (texwrite.c). */
 #include <math.h>
 #include <string.h>
 
-#include "interp.h"
+#include "texsurf.h"
 
 #define ERR_ILLEGAL_ADDRESS 700
 
@@ -57,9 +60,35 @@ static int64_t address(int64_t i, int64_t n, unsigned m) {
   }
 }
 
-/* Texel (x, y, z) into four channels; false after raising a fault. */
+/* The address mode of dimension d: wrap and mirror need normalised coordinates
+ * (clamp otherwise, as the Programming Guide says). */
+static unsigned addr_mode(const sim_tex_t *t, unsigned d) {
+  if (t->normalized || t->addr[d] == SIM_TEXADDR_BORDER) return t->addr[d];
+  return SIM_TEXADDR_CLAMP;
+}
+
+/* A float coordinate (its bits in raw) in texels of a dimension of n. */
+static double texels(const sim_tex_t *t, uint64_t raw, int64_t n) {
+  float c;
+  uint32_t u = (uint32_t)raw;
+  memcpy(&c, &u, 4);
+  return t->normalized ? (double)c * (double)n : (double)c;
+}
+
+/* A result register: the f32 bits (fout), else the integer read (as_integer) or the
+ * float's integer part. */
+static uint64_t result(const sim_tex_t *t, bool fout, int64_t iv, double fv) {
+  if (!fout) return (uint32_t)(t->as_integer ? iv : (int64_t)fv);
+  float f = (float)fv;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* Texel (x, y, z) into four channels; false after raising a fault. op: the
+ * instruction, for the UB check's reports. */
 static bool texel(sim_warp_t *w, uint32_t lane, const sim_tex_t *t, int64_t x, int64_t y, int64_t z, int64_t iv[4],
-                  double fv[4]) {
+                  double fv[4], const char *op) {
   for (unsigned c = 0; c < 4; c++) iv[c] = 0, fv[c] = 0;
   if (x < 0 || y < 0 || z < 0) {
     for (unsigned c = 0; c < 4 && !t->linear_res; c++) fv[c] = t->border[c], iv[c] = (int64_t)t->border[c];
@@ -70,7 +99,9 @@ static bool texel(sim_warp_t *w, uint32_t lane, const sim_tex_t *t, int64_t x, i
   const uint8_t *p = sim_interp_resolve(w, FT_PTX_SP_GLOBAL, lane, a, es * t->channels, false);
   if (!p) return false;
   if (w->blk->g->check_ub && sim_texw_hit(w->blk->g, a, es * t->channels))
-    sim_interp_ub(w, 1u << lane, "tex: %s", SIM_UB_TEXW_WORDS);
+    sim_interp_ub(w, 1u << lane, "%s: %s", op, SIM_UB_TEXW_WORDS);
+  else if (w->blk->g->check_ub && !t->dims && sim_texw_hit_global(w->blk->g, a, es * t->channels))
+    sim_interp_ub(w, 1u << lane, "%s: %s", op, SIM_UB_TEXW_GLOBAL_WORDS);
   for (unsigned c = 0; c < t->channels; c++) channel(t, p + c * es, &iv[c], &fv[c]);
   return true;
 }
@@ -86,11 +117,12 @@ bool sim_tex_lookup(sim_warp_t *w, uint32_t lane, uint64_t h, unsigned geom, boo
   sim_tex_dims(geom, &layered);
   bool valid = mem && mem->tex && mem->tex(mem->ctx, h, t) && t->surface == surface;
   const char *why = valid ? NULL : surface ? "is not a surface object of this context" : "is not a texture object of this context";
-  if (valid && t->layered != layered) why = layered ? "is not layered" : "is layered (the .a1d/.a2d forms address it)";
+  if (valid && geom && t->layered != layered) why = layered ? "is not layered" : "is layered (the .a1d/.a2d forms address it)";
   else if (valid && geom == FT_PTX_GEOM_3D && t->dims != 3) why = "is not a 3-D array";
   if (!why) return true;
   w->active = 1u << lane;
-  sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "%s: 0x%llx %s", surface ? "suld/sust" : "tex", (unsigned long long)h, why);
+  const char *op = !geom ? (surface ? "suq" : "txq") : surface ? "suld/sust/sured" : "tex/tld4";
+  sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "%s: 0x%llx %s", op, (unsigned long long)h, why);
   return false;
 }
 
@@ -123,16 +155,13 @@ static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     }
     for (unsigned d = 0; d < dims; d++) {
       uint64_t raw = SIM_R(w, in->a[c0 + d])[l];
-      unsigned mode = t.normalized ? t.addr[d] : (t.addr[d] == SIM_TEXADDR_BORDER ? SIM_TEXADDR_BORDER : SIM_TEXADDR_CLAMP);
+      unsigned mode = addr_mode(&t, d);
       if (!fcoord) {
         i0[d] = (int32_t)raw;
         i0[d] = t.linear_res ? (i0[d] >= 0 && i0[d] < n[d] ? i0[d] : -1) : address(i0[d], n[d], mode);
         continue;
       }
-      float c;
-      uint32_t u = (uint32_t)raw;
-      memcpy(&c, &u, 4);
-      double x = t.normalized ? (double)c * (double)n[d] : (double)c;
+      double x = texels(&t, raw, n[d]);
       if (lin) {
         x -= 0.5;
         double f = floor(x);
@@ -146,7 +175,7 @@ static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
     int64_t iv[4], acc_i[4] = {0};
     double fv[4], acc_f[4] = {0};
     if (!lin) {
-      if (!texel(w, l, &t, i0[0], i0[1], i0[2], iv, fv)) return;
+      if (!texel(w, l, &t, i0[0], i0[1], i0[2], iv, fv, "tex")) return;
       memcpy(acc_i, iv, sizeof iv), memcpy(acc_f, fv, sizeof fv);
     } else {
       /* 2, 4 or 8 texels: bit d of k picks i1 over i0 in dimension d */
@@ -158,31 +187,72 @@ static void tex(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
           at[d] = hi ? i1[d] : i0[d];
           if (d < dims) wt *= hi ? frac[d] : 1 - frac[d];
         }
-        if (!texel(w, l, &t, at[0], at[1], at[2], iv, fv)) return;
+        if (!texel(w, l, &t, at[0], at[1], at[2], iv, fv, "tex")) return;
         for (unsigned c = 0; c < 4; c++) acc_f[c] += wt * fv[c];
       }
     }
-    for (unsigned c = 0; c < 4 && c < in->nd; c++) {
-      uint64_t v;
-      if (fout) {
-        float f = (float)acc_f[c];
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        v = u;
-      } else {
-        v = (uint32_t)(t.as_integer ? acc_i[c] : (int64_t)acc_f[c]);
-      }
-      SIM_R(w, in->d[c])[l] = v;
-    }
+    for (unsigned c = 0; c < 4 && c < in->nd; c++) SIM_R(w, in->d[c])[l] = result(&t, fout, acc_i[c], acc_f[c]);
   }
 }
 
-/* Operands: the handle, then 1 (1d), 2 (2d, a1d) or 4 (3d, a2d: the last unused). */
+/* tld4.<c>.2d.v4.<d>.f32 {d0..d3}, [a0, {x, y}]: component c (in->mode, 1-4: r, g,
+ * b, a) of the four texels linear filtering at (x, y) blends, in the PTX ISA's
+ * order, counter-clockwise from the lower left: (i, j+1), (i+1, j+1), (i+1, j),
+ * (i, j), where i = floor(x - 0.5) and j = floor(y - 0.5) (x, y scaled by the
+ * size when normalised), each addressed as tex addresses it; the texture's filter
+ * mode plays no part. The texture must be 2-D: a 2-D CUDA array or pitched memory.
+ * The Programming Guide supports gathers only on arrays made with
+ * cudaArrayTextureGather: the UB check reports the others (the simulator gathers
+ * from them all the same). */
+static void gather(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  static const uint8_t corner[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}}; /* (x + this, y + this) */
+  const uint64_t *H = SIM_R(w, in->a[0]);
+  unsigned comp = in->mode - 1u;
+  bool fout = in->type == FT_PTX_T_F32;
+  uint32_t unsupported = 0;
+  sim_tex_cache_t tc = {0};
+  SIM_FOR_LANES(m, l) {
+    if (!sim_tex_cached(w, l, H[l], FT_PTX_GEOM_2D, false, &tc)) return;
+    const sim_tex_t t = tc.t;
+    if (t.dims != 2 && (t.dims || t.linear_res)) {
+      w->active = 1u << l;
+      sim_interp_fault(w, ERR_ILLEGAL_ADDRESS, "tld4: 0x%llx is not a 2-D texture (a 2-D CUDA array or pitched memory)",
+                       (unsigned long long)H[l]);
+      return;
+    }
+    if (!t.gather) unsupported |= 1u << l;
+    int64_t n[2] = {(int64_t)t.width, (int64_t)t.height}, at[2][2];
+    for (unsigned d = 0; d < 2; d++) {
+      int64_t i = (int64_t)floor(texels(&t, SIM_R(w, in->a[1 + d])[l], n[d]) - 0.5);
+      at[d][0] = address(i, n[d], addr_mode(&t, d));
+      at[d][1] = address(i + 1, n[d], addr_mode(&t, d));
+    }
+    uint64_t v[4];
+    for (unsigned k = 0; k < 4; k++) {
+      int64_t iv[4];
+      double fv[4];
+      if (!texel(w, l, &t, at[0][corner[k][0]], at[1][corner[k][1]], 0, iv, fv, "tld4")) return;
+      v[k] = result(&t, fout, iv[comp], fv[comp]);
+    }
+    for (unsigned k = 0; k < 4; k++) SIM_R(w, in->d[k])[l] = v[k];
+  }
+  if (unsupported && w->blk->g->check_ub)
+    sim_interp_ub(w, unsupported,
+                  "tld4 of a texture that is not a CUDA array made with cudaArrayTextureGather: the CUDA "
+                  "Programming Guide supports texture gather only there (what a GPU returns is not documented)");
+}
+
+/* Operands: the handle, then 1 (1d), 2 (2d, a1d) or 4 (3d, a2d: the last unused);
+ * tld4: the handle and 2. */
 sim_exec_fn sim_choose_texture(sim_insn_t *in) {
   static const uint8_t na[] = {[FT_PTX_GEOM_1D] = 2, [FT_PTX_GEOM_2D] = 3, [FT_PTX_GEOM_3D] = 5,
                                [FT_PTX_GEOM_A1D] = 3, [FT_PTX_GEOM_A2D] = 5};
   bool dims_ok = in->mode < sizeof na && na[in->mode] && in->na == na[in->mode];
   bool types_ok = (in->type == FT_PTX_T_F32 || in->type == FT_PTX_T_S32 || in->type == FT_PTX_T_U32) &&
                   (in->type2 == FT_PTX_T_F32 || in->type2 == FT_PTX_T_S32);
+  if (in->op == FT_PTX_OP_TLD4) /* .2d only (lower.c): the component in mode, float coordinates */
+    return in->mode >= 1 && in->mode <= 4 && in->na == 3 && types_ok && in->type2 == FT_PTX_T_F32 && in->nd == 4
+               ? gather
+               : NULL;
   return in->op == FT_PTX_OP_TEX && dims_ok && types_ok && in->nd == 4 ? tex : NULL;
 }

@@ -335,14 +335,37 @@ static void report_race(sim_warp_t *w) {
   w->race_lanes = 0;
 }
 
-/* Runs a warp until it waits at a barrier, ends, or the launch faults. */
+/* A translated run's instruction that is not fused (jit.c): as the loop below runs
+ * an instruction of SIM_K_EXEC; nonzero when the warp must stop (a fault). */
+static int jit_step(sim_warp_t *w, uint32_t pc) {
+  const sim_kprog_t *p = w->blk->g->prog;
+  const sim_insn_t *in = &p->code[pc];
+  w->pc = pc;
+  uint32_t m = guard_mask(w, in, p->wide);
+  if (m) in->exec(w, in, m);
+  if (w->race_lanes) report_race(w);
+  return w->blk->faulted;
+}
+
+/* Runs a warp until it waits at a barrier, ends, or the launch faults; jit: the
+ * kernel's translated runs (NULL: none). */
 #define SIM_SLICE ((uint64_t)1 << 22)
-static void run_warp(sim_warp_t *w) {
-  const sim_block_t *b = w->blk;
+static void run_warp(sim_warp_t *w, const sim_jit_t *jit) {
+  sim_block_t *b = w->blk;
   const sim_insn_t *code = b->g->prog->code;
   bool wide = b->g->prog->wide;
   uint64_t n = 0;
   while (!w->done && !b->faulted) {
+    sim_run_fn run;
+    uint32_t start = w->pc, k;
+    if (jit && (run = jit->at[start]) &&
+        (k = run(w->r, w->active, w, jit_step, b->shared, b->shadow ? 0 : b->shared_bytes))) {
+      /* a translated run (a whole warp's): its instructions at once */
+      n += 32u * (uint64_t)k;
+      w->pc = start + k - 1;
+      advance(w);
+      continue;
+    }
     const sim_insn_t *in = &code[w->pc];
     uint32_t m = guard_mask(w, in, wide);
     /* (without -mpopcnt, __builtin_popcount is a libgcc call: skip it for full warps) */
@@ -589,11 +612,12 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   bool warm = (void *)regs == before && tl->regs_grid == gid; /* every block of a grid has n_warps warps */
   tl->regs_grid = gid;
   for (unsigned w = 0; w < b.n_warps; w++) init_warp(&b, &b.warps[w], w, regs + regs_per_warp * w, warm);
+  const sim_jit_t *jit = sim_jit_for(p);
   for (;;) {
     unsigned live = 0, waiting = 0;
     for (unsigned w = 0; w < b.n_warps && !b.faulted; w++) {
       sim_warp_t *wp = &b.warps[w];
-      if (!wp->done && !wp->at_bar) run_warp(wp);
+      if (!wp->done && !wp->at_bar) run_warp(wp, jit);
       if (!wp->done) live++;
       if (wp->at_bar) waiting++;
     }
@@ -613,4 +637,5 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   }
   for (unsigned k = 0; k < c.n; k++) g->mem->count(g->mem->ctx, &c.e[k]);
   atomic_fetch_add_explicit(&g->insns, n, memory_order_relaxed);
+  if (!jit) sim_jit_count(p, n);
 }

@@ -30,6 +30,22 @@
   } while (0)
 #endif
 
+// Texel index i of a dimension of n texels under address mode m, as the CUDA
+// Programming Guide gives it (wrap and mirror with normalised coordinates); -1 for
+// the border. For the texture samples' host references.
+#ifdef __CUDACC__
+static inline int tex_address(int i, int n, cudaTextureAddressMode m) {
+  if (i >= 0 && i < n) return i;
+  if (m == cudaAddressModeWrap) return ((i % n) + n) % n;
+  if (m == cudaAddressModeMirror) {
+    int p = ((i % (2 * n)) + 2 * n) % (2 * n);
+    return p < n ? p : 2 * n - 1 - p;
+  }
+  if (m == cudaAddressModeBorder) return -1;
+  return i < 0 ? 0 : n - 1;
+}
+#endif
+
 static inline int verdict(const char *name, bool ok) {
   printf("%s: %s\n", name, ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;

@@ -45,6 +45,14 @@ TEST_ENTRY(texture_blur, 60)
 TEST_ENTRY(surface_array, 60)
 /* The same program on the simulator's own runtime (nvcc -cudart shared). */
 TEST_ENTRY(surface_array_shared, 60)
+/* What the UB check reports of textures and surfaces: fetches of what global stores,
+ * atomics and reductions of the same launch wrote (texture_blur ub), gathers from
+ * pitched memory and arrays made without cudaArrayTextureGather, queries the PTX ISA
+ * gives no value for (surface_array ub); and the launches the simulator faults: a
+ * query or gather on the wrong kind of object, a reduction outside or misaligned. */
+TEST_ENTRY(texture_blur_ub_reported, 60)
+TEST_ENTRY(surface_array_ub_reported, 60)
+TEST_ENTRY(surface_array_faults, 60)
 /* assert() in a kernel: cudaErrorAssert, sticky, the GPU's message on stderr. */
 TEST_ENTRY(device_assert, 60)
 /* Launch sizing: the runtime's and the driver's occupancy calculators agree. */
@@ -110,6 +118,9 @@ TEST_ENTRY(graph_samples_campaign, 600)
 TEST_ENTRY(reduce_ballot_ub_reported, 60)
 /* Every other sample is clean under SIMCUDA_CHECK_UB=2 (no report, same verdict). */
 TEST_ENTRY(clean_under_ub_check, 300)
+/* Each sample with every kernel translated to host code (docs/simulator.md,
+ * "Translation to host code"): its verdict, and no translation failed. */
+TEST_ENTRY(all_translated, 900)
 /* Each sample under gpuft: fault-free in both checking modes (same output, nothing
  * detected), and with one bit flipped in the source of its first read-back. */
 TEST_ENTRY(all_under_gpuft, 300)

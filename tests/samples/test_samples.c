@@ -204,6 +204,99 @@ TEST_IMPL(reduce_ballot_ub_reported) {
   return TEST_OK;
 }
 
+/* A sample run with an argument under SIMCUDA_CHECK_UB=ub ("0", "1" or "2"). */
+static int run_arg(const char *path, const char *arg, const char *ub, proc_result_t *r) {
+  char env_ub[32];
+  snprintf(env_ub, sizeof env_ub, "SIMCUDA_CHECK_UB=%s", ub);
+  const char *argv[] = {path, arg, NULL};
+  const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", env_ub, NULL};
+  return proc_run(argv, env, 50, r);
+}
+
+/* `ub` mode of a sample: with the check off it passes unreported; with it on it
+ * passes with `reports` reports (every message in `what` among those logged); with
+ * SIMCUDA_CHECK_UB=2 its first report fails the launch. */
+static int ub_mode(const char *name, const char *path, uint64_t reports, const char *const what[]) {
+  if (!*path) return TEST_SKIPF("sample %s not built (no nvcc)", name);
+  if (proc_real_driver()) return TEST_SKIPF("the simulator's UB check");
+  proc_result_t r;
+  ASSERT_EQ(run_arg(path, "ub", "0", &r), 0);
+  if (r.status != 0 || !strstr(r.out, "PASSED") || strstr(r.err, "undefined behaviour"))
+    FT_FAIL_("%s ub, check off: exit %d\nstdout:\n%s\nstderr:\n%s", name, r.status, r.out, r.err);
+  proc_free(&r);
+  ASSERT_EQ(run_arg(path, "ub", "1", &r), 0);
+  char total[96];
+  snprintf(total, sizeof total, "SIMCUDA_CHECK_UB: %llu undefined-behaviour reports\n", (unsigned long long)reports);
+  if (r.status != 0 || !strstr(r.out, "PASSED") || !strstr(r.err, total))
+    FT_FAIL_("%s ub: exit %d, expected %s\nstdout:\n%s\nstderr:\n%s", name, r.status, total, r.out, r.err);
+  for (size_t i = 0; what[i]; i++)
+    if (!strstr(r.err, what[i])) FT_FAIL_("%s ub: no report '%s':\n%s", name, what[i], r.err);
+  proc_free(&r);
+  ASSERT_EQ(run_arg(path, "ub", "2", &r), 0);
+  if (r.status == 0 || !strstr(r.err, "kernel fault (CUresult 719)"))
+    FT_FAIL_("%s ub under SIMCUDA_CHECK_UB=2: exit %d\nstderr:\n%s", name, r.status, r.err);
+  proc_free(&r);
+  return TEST_OK;
+}
+
+#define GLOBAL_WRITE "tex: reads memory a global store (st, atom, red) of this launch wrote"
+TEST_IMPL(texture_blur_ub_reported) {
+  /* 64 lanes fetching what st.global wrote; 32 lanes sampling what atom wrote and 32
+   * what red wrote; 2 warps gathering from pitched memory. A kernel writing and the
+   * next fetching is not reported (nor is any fetch in the default run). */
+  static const char *const what[] = {"kernel _Z15fill_then_fetchyPiS_i, block (0,0,0), pc",
+                                     "kernel _Z15add_then_sampleyPfmS_, block (0,0,0), pc",
+                                     GLOBAL_WRITE,
+                                     "kernel _Z14gather_pitchedyP6float4, block (0,0,0), pc",
+                                     "tld4 of a texture that is not a CUDA array made with cudaArrayTextureGather",
+                                     NULL};
+  return ub_mode("texture_blur", SAMPLE_texture_blur, 64 + 32 + 32 + 2, what);
+}
+
+TEST_IMPL(surface_array_ub_reported) {
+  /* 10 queries (one lane each), then 144 warps gathering from arrays made without
+   * the gather flag (4 address modes x 4 components x 8 warps, and 2 x 8) */
+  static const char *const what[] = {
+      "txq.height: the PTX ISA gives no value for this object", "txq.depth: the PTX ISA gives no value",
+      "txq.array_size: the PTX ISA gives no value", "txq.channel_data_type: the PTX ISA gives no value",
+      "simulator's is 4306", /* 0x10D2, CL_UNORM_INT8 */
+      "txq.channel_order: the PTX ISA gives no value", "txq.filter_mode: the PTX ISA gives no value",
+      "txq.addr_mode_0: the PTX ISA gives no value", "suq.depth: the PTX ISA gives no value",
+      "suq.channel_data_type: the PTX ISA gives no value", "suq.channel_order: the PTX ISA gives no value",
+      "tld4 of a texture that is not a CUDA array made with cudaArrayTextureGather", NULL};
+  return ub_mode("surface_array", SAMPLE_surface_array, 10 + 144, what);
+}
+
+/* Each case faults its launch with the error and words given (the simulator's
+ * choice where a GPU reads some other object's header or the PTX ISA leaves it
+ * undefined: it is never more forgiving than a GPU). */
+TEST_IMPL(surface_array_faults) {
+  if (!*SAMPLE_surface_array) return TEST_SKIPF("sample surface_array not built (no nvcc)");
+  if (proc_real_driver()) return TEST_SKIPF("the simulator's faults");
+  static const struct {
+    const char *name, *err, *op, *words;
+  } cases[] = {
+      {"txq_on_surface", "cudaErrorIllegalAddress", ": txq: 0x", "is not a texture object of this context"},
+      {"suq_on_texture", "cudaErrorIllegalAddress", ": suq: 0x", "is not a surface object of this context"},
+      {"tld4_on_3d", "cudaErrorIllegalAddress", ": tld4: 0x", "is not a 2-D texture (a 2-D CUDA array or pitched memory)"},
+      {"tld4_on_layered", "cudaErrorIllegalAddress", ": tex/tld4: 0x", "is layered"},
+      {"sured_outside", "cudaErrorIllegalAddress", ": sured.trap: ", "(116, 0, 0) is outside the surface (116 bytes x 17 x 1)"},
+      {"sured_misaligned", "cudaErrorMisalignedAddress", ": sured: ", "x = 2 bytes is not a multiple of the 4-byte access"},
+      {"sured_on_texture", "cudaErrorIllegalAddress", ": suld/sust/sured: 0x", "is not a surface object of this context"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char arg[64], out[96];
+    snprintf(arg, sizeof arg, "fault:%s", cases[i].name);
+    snprintf(out, sizeof out, "%s: %s\n", cases[i].name, cases[i].err);
+    proc_result_t r;
+    ASSERT_EQ(run_arg(SAMPLE_surface_array, arg, "0", &r), 0);
+    if (r.status != 3 || !strstr(r.out, out) || !strstr(r.err, cases[i].op) || !strstr(r.err, cases[i].words))
+      FT_FAIL_("%s: exit %d\nstdout:\n%s\nstderr:\n%s", cases[i].name, r.status, r.out, r.err);
+    proc_free(&r);
+  }
+  return TEST_OK;
+}
+
 /* ---- under gpuft ---- */
 
 static const struct {
@@ -730,6 +823,36 @@ TEST_IMPL(clean_under_ub_check) {
                r.out, r.err);
     proc_free(&r);
   }
+  return TEST_OK;
+}
+
+/* Every sample with every kernel translated to host code at its first block
+ * (SIMCUDA_JIT=2, a cache of its own, the UB check off so that the translation's
+ * own shared-memory accesses run): its own check passes, and no translation fails. */
+TEST_IMPL(all_translated) {
+  if (!*SAMPLE_matmul_tiled) return TEST_SKIPF("samples not built (no nvcc)");
+  if (proc_real_driver()) return TEST_SKIPF("the simulator's translation");
+  char dir[] = "/tmp/simcuda-jit-test-XXXXXX", env_dir[96], cmd[128];
+  ASSERT(mkdtemp(dir) != NULL);
+  snprintf(env_dir, sizeof env_dir, "SIMCUDA_JIT_CACHE=%s", dir);
+  uint64_t translated = 0;
+  for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+    const char *argv[] = {samples[i].path, NULL};
+    const char *env[] = {"LD_LIBRARY_PATH=" SIMCUDA_LIB_DIR, "SIMCUDA_TWINS=0", "LD_PRELOAD", "SIMCUDA_CHECK_UB=0",
+                         "SIMCUDA_JIT=2", "SIMCUDA_STATS=1", env_dir, NULL};
+    proc_result_t r;
+    ASSERT_EQ(proc_run(argv, env, (int)(300 * ft_test_timeout_scale()), &r), 0);
+    const char *c = strstr(r.err, "jit_compiled="), *k = strstr(r.err, "jit_cached="), *f = strstr(r.err, "jit_failed=");
+    if (r.status != 0 || !strstr(r.out, "PASSED") || !c || !k || !f || strtoull(f + 11, NULL, 10) != 0)
+      FT_FAIL_("%s translated: exit %d\nstdout:\n%s\nstderr:\n%s", samples[i].name, r.status, r.out, r.err);
+    translated += strtoull(c + 13, NULL, 10) + strtoull(k + 11, NULL, 10);
+    proc_free(&r);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ASSERT_EQ(system(cmd), 0);
+  /* most samples' kernels have straight lines to translate (a kernel with none is
+   * left to the interpreter, counted in neither) */
+  ASSERT(translated >= sizeof samples / sizeof *samples);
   return TEST_OK;
 }
 

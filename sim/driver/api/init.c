@@ -11,6 +11,7 @@ static void init_all(void) {
   sim_options_read();
   sim_mem_init();
   sim_pool_init(sim_opt.threads);
+  sim_launch_jit_init();
   sim_inject_init(getenv("SIMCUDA_FLIP"));
   sim_fliprate_init(getenv("SIMCUDA_FLIP_RATE"));
   atexit(sim_stats_at_exit);

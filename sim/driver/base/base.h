@@ -31,6 +31,10 @@ typedef struct {
   int check_access;     /* SIMCUDA_CHECK_ACCESS: 1 check gpuft's analysis, 2 its self-test */
   int check_ub;         /* SIMCUDA_CHECK_UB: 1 report undefined behaviour of kernels, 2 also fail the launch */
   int devices;          /* SIMCUDA_DEVICES: simulated devices, 1..SIM_MAX_DEVICES */
+  int jit;              /* SIMCUDA_JIT: 0 interpret only, 1 translate hot kernels, 2 every kernel */
+  uint64_t jit_after;   /* SIMCUDA_JIT_AFTER: thread-instructions before a kernel is hot */
+  const char *jit_cc;   /* SIMCUDA_JIT_CC: the C compiler translations go through */
+  const char *jit_cache; /* SIMCUDA_JIT_CACHE: where they are kept (NULL: the user's cache) */
 } sim_options_t;
 #define SIM_MAX_DEVICES 8
 /* Each device's multiprocessors (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), which the

@@ -22,7 +22,8 @@ extern char **environ;
  * reported at cuInit with the nearest of these. */
 static const char *const sim_env_names[] = {"MEM_GB", "THREADS", "PCIE_GBPS", "LOG", "STATS",
                                             "POISON", "BLOCK_ORDER", "CHECK_ACCESS", "CHECK_UB", "FLIP",
-                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES", "KERNEL_US", "SM"};
+                                            "FLIP_RATE", "TWINS", "LIB_DIR", "DEVICES", "KERNEL_US", "SM",
+                                            "JIT", "JIT_AFTER", "JIT_CC", "JIT_CACHE"};
 
 static void warn_unknown(void) {
   int n = (int)(sizeof sim_env_names / sizeof *sim_env_names);
@@ -82,6 +83,11 @@ void sim_options_read(void) {
   sim_opt.check_access = (int)env_num("SIMCUDA_CHECK_ACCESS", 0, 0, 2);
   sim_opt.check_ub = (int)env_num("SIMCUDA_CHECK_UB", 0, 0, 2);
   sim_opt.devices = (int)env_num("SIMCUDA_DEVICES", 1, 1, SIM_MAX_DEVICES);
+  sim_opt.jit = (int)env_num("SIMCUDA_JIT", 1, 0, 2);
+  sim_opt.jit_after = (uint64_t)env_num("SIMCUDA_JIT_AFTER", 1e9, 0, 1e18);
+  const char *cc = getenv("SIMCUDA_JIT_CC"), *cache = getenv("SIMCUDA_JIT_CACHE");
+  sim_opt.jit_cc = cc && *cc ? strdup(cc) : "cc"; /* kept for the process */
+  sim_opt.jit_cache = cache && *cache ? strdup(cache) : NULL;
 }
 
 void sim_log(const char *fmt, ...) {

@@ -272,6 +272,8 @@ struct sim_launch_s {
   bool coop;         /* cooperative: blocks co-resident, grid-wide sync (launch.c) */
 };
 void sim_launch_execute(sim_launch_t *l);
+/* The interpreter's translation of hot kernels, as the options say (at cuInit). */
+void sim_launch_jit_init(void);
 
 /* ---- heap.c: the device heap (malloc/free in kernels) ---- */
 uint64_t sim_heap_malloc(sim_ctx_t *ctx, uint64_t n); /* 0: no room */
@@ -287,6 +289,9 @@ int sim_cond_interp_set(void *launch, uint64_t handle, uint32_t value, const cha
 struct sim_tex_s; /* sim/interp/interp.h */
 /* sim_mem_iface_t.tex: texture and surface objects share one table of handles. */
 bool sim_texobj_interp_find(void *launch, uint64_t h, struct sim_tex_s *out);
+/* Whether a texture object on linear or pitched memory is live (in any context): a
+ * launch under the UB check then records its global stores (texwrite.c). */
+bool sim_texobj_linear_live(void);
 /* The interpreter's SIM_TEXFMT_* of an array format, and its size in bytes (0: not modelled). */
 unsigned sim_texfmt_of(CUarray_format f, unsigned *size);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "texsurf.h"
 #include "exec.h"
 
 void sim_launch_free(sim_launch_t *l) {
@@ -132,6 +133,19 @@ static void ub_report(void *ctx, const char *msg) {
   else if (n == 100) sim_log("undefined behaviour: more reports are counted, not logged");
 }
 
+/* SIMCUDA_LOG=1: one line per kernel translated (jit.c), from the cache or not. */
+static void jit_log(const char *msg) {
+  if (sim_opt.log) sim_log("%s", msg);
+}
+
+void sim_launch_jit_init(void) {
+  sim_jit_config.mode = sim_opt.jit;
+  sim_jit_config.after = sim_opt.jit_after;
+  sim_jit_config.cc = sim_opt.jit_cc;
+  sim_jit_config.dir = sim_opt.jit_cache;
+  sim_jit_config.log = jit_log;
+}
+
 static void interp_run(sim_launch_t *l) {
   sim_mem_iface_t mem = {interp_find,           interp_count,           l,
                          false,                 sim_heap_interp_malloc, sim_heap_interp_free,
@@ -145,6 +159,7 @@ static void interp_run(sim_launch_t *l) {
   g->dyn_shared = l->shared;
   g->mem = &mem;
   g->check_ub = sim_opt.check_ub;
+  if (g->check_ub && sim_texobj_linear_live()) sim_texw_arm_globals(g); /* texture fetches of what it stores */
   g->ub_report = ub_report;
   g->stack_limit = l->ctx->limits[CU_LIMIT_STACK_SIZE];
   SIM_COUNT(kernels_interpreted, 1);

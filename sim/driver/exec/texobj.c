@@ -2,8 +2,9 @@
  * GetTextureDesc; the runtime's cudaCreateTextureObject calls them) over linear
  * and pitched 2-D device memory and CUDA arrays (array.c), surface objects over
  * arrays (cuSurfObjectCreate/Destroy/GetResourceDesc), and their lookup by the
- * interpreter's tex (texture.c), suld and sust (surface.c). Mipmapped arrays and
- * resource views are not modelled: refused with CUDA_ERROR_NOT_SUPPORTED, logged.
+ * interpreter's tex, tld4 (texture.c), txq, suq (texquery.c), suld, sust and sured
+ * (surface.c). Mipmapped arrays and resource views are not modelled: refused with
+ * CUDA_ERROR_NOT_SUPPORTED, logged.
  * Handles of both kinds are indexes + 1 into one table (a handle is never reused
  * while the process lives, so a stale one is not mistaken for a newer object). */
 #include <pthread.h>
@@ -23,6 +24,10 @@ typedef struct {
 static pthread_rwlock_t tab_lock = PTHREAD_RWLOCK_INITIALIZER;
 static texobj_t *tab;
 static size_t n_tab, cap_tab;
+static size_t n_linear; /* live texture objects on linear or pitched memory (under the lock) */
+
+/* A texture object whose texels global stores can write. */
+static bool on_linear(const texobj_t *o) { return !o->t.surface && !o->t.dims; }
 
 unsigned sim_texfmt_of(CUarray_format f, unsigned *size) {
   switch (f) {
@@ -56,6 +61,7 @@ static CUresult describe_array(const CUDA_RESOURCE_DESC *res, bool surface, sim_
   t->pitch = a.pitch;
   t->slice = a.slice;
   t->layered = (a.desc.Flags & CUDA_ARRAY3D_LAYERED) != 0;
+  t->gather = (a.desc.Flags & CUDA_ARRAY3D_TEXTURE_GATHER) != 0;
   t->dims = (uint8_t)(a.desc.Height ? (a.desc.Depth && !t->layered ? 3 : 2) : 1);
   t->surface = surface;
   return CUDA_SUCCESS;
@@ -140,6 +146,7 @@ static CUresult add(const texobj_t *o, CUtexObject *out) {
     if (!tab) abort();
   }
   tab[n_tab++] = *o;
+  n_linear += on_linear(o);
   *out = (CUtexObject)n_tab;
   pthread_rwlock_unlock(&tab_lock);
   return CUDA_SUCCESS;
@@ -158,7 +165,7 @@ static CUresult destroy(CUtexObject h, bool surface) {
   if (r) return r;
   pthread_rwlock_wrlock(&tab_lock);
   texobj_t *o = find(h, NULL, surface);
-  if (o) o->ctx = NULL;
+  if (o) o->ctx = NULL, n_linear -= on_linear(o);
   pthread_rwlock_unlock(&tab_lock);
   return o ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -219,4 +226,11 @@ bool sim_texobj_interp_find(void *launch, uint64_t h, sim_tex_t *out) {
   if (o) *out = o->t;
   pthread_rwlock_unlock(&tab_lock);
   return o != NULL;
+}
+
+bool sim_texobj_linear_live(void) {
+  pthread_rwlock_rdlock(&tab_lock);
+  bool any = n_linear != 0;
+  pthread_rwlock_unlock(&tab_lock);
+  return any;
 }

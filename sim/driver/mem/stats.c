@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "interp.h" /* sim_jit_stats: the interpreter is a leaf library */
 #include "mem.h"
 
 static pid_t init_pid;
@@ -18,6 +19,7 @@ __attribute__((visibility("default"))) void simcudaGetStats(simcuda_stats_t *out
 #define X(f) out->f = atomic_load(&sim_stats.f);
   STATS_FIELDS(X)
 #undef X
+  sim_jit_stats(&out->jit_compiled, &out->jit_cached, &out->jit_failed);
 }
 
 __attribute__((visibility("default"))) void simcudaResetStats(void) {
@@ -55,7 +57,7 @@ void sim_stats_at_exit(void) {
   if (!sim_opt.stats) return;
   fprintf(stderr, "simcuda: stats:");
 #define X(f) fprintf(stderr, " " #f "=%llu", (unsigned long long)s.f);
-  STATS_FIELDS(X)
+  STATS_FIELDS(X) X(jit_compiled) X(jit_cached) X(jit_failed)
 #undef X
   fputc('\n', stderr);
 }

@@ -172,20 +172,33 @@ int hz_run(const char *ptx, const char *kernel, const hz_launch_t *l, const void
   uint64_t pub = hz_ub_reports, pcount[2] = {hz_counted[0], hz_counted[1]};
   char *plog = strdup(hz_ub_log);
   uint8_t *pbufs = hz_snapshot(NULL, true);
-  hz_snapshot(start, false);
-  uint64_t n = 0;
-  int r = hz_run_once(ptx, kernel, l, params, msg, msglen, &n);
-  uint8_t *fbufs = hz_snapshot(NULL, true);
   size_t total = 0;
   for (unsigned i = 0; i < hz_n; i++) total += hz_bufs[i].hi - hz_bufs[i].lo;
-  const char *what = r != pr ? "result" : strcmp(msg, pmsg) ? "message" : n != pinsns ? "instruction count"
-                   : pub != hz_ub_reports || strcmp(plog, hz_ub_log) ? "UB reports"
-                   : memcmp(pbufs, fbufs, total) ? "memory"
-                   : pcount[0] != hz_counted[0] || pcount[1] != hz_counted[1] ? "bytes counted" : NULL;
-  if (what)
-    snprintf(msg, msglen, "kernel %s: the default lowering and the reference interpreter differ in %s (%d/%d: %.200s)",
-             kernel, what, r, pr, pmsg);
+  /* then the default lowering, interpreted, and translated to host code (jit.c) */
+  static const char *const ways[] = {"the default lowering", "the translation to host code"};
+  const char *what = NULL;
+  int r = 0;
+  uint64_t n = 0;
+  for (unsigned way = 0; way < 2 && !what; way++) {
+    hz_snapshot(start, false);
+    uint64_t failed0, failed, x;
+    sim_jit_stats(&x, &x, &failed0);
+    sim_jit_config.mode = way ? 2 : 0;
+    r = hz_run_once(ptx, kernel, l, params, msg, msglen, &n);
+    sim_jit_config.mode = 0;
+    sim_jit_stats(&x, &x, &failed);
+    uint8_t *fbufs = hz_snapshot(NULL, true);
+    what = failed != failed0 ? "whether it ran (the translation failed)"
+         : r != pr ? "result" : strcmp(msg, pmsg) ? "message" : n != pinsns ? "instruction count"
+         : pub != hz_ub_reports || strcmp(plog, hz_ub_log) ? "UB reports"
+         : memcmp(pbufs, fbufs, total) ? "memory"
+         : pcount[0] != hz_counted[0] || pcount[1] != hz_counted[1] ? "bytes counted" : NULL;
+    free(fbufs);
+    if (what)
+      snprintf(msg, msglen, "kernel %s: %s and the reference interpreter differ in %s (%d/%d: %.200s)", kernel,
+               ways[way], what, r, pr, pmsg);
+  }
   if (insns) *insns = n;
-  free(start), free(pbufs), free(fbufs), free(plog);
+  free(start), free(pbufs), free(plog);
   return what ? -3 : r;
 }

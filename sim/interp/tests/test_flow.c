@@ -168,14 +168,27 @@ TEST_IMPL(library_forms_refused) {
     {"fence.proxy.async.shared::cta;", "fence.proxy"},
     {"cp.async.bulk.commit_group;", "cp.async.bulk.commit_group"},
     {"multimem.red.relaxed.sys.global.add.u32 [%rd0], %r0;", "multimem.red"},
-    /* texture and surface forms texture.c and surface.c do not run (cubemaps, levels,
-     * gathers, formatted stores, reductions, queries) */
+    /* texture and surface forms texture.c, texquery.c and surface.c do not run
+     * (cubemaps, levels, layered gathers and their offsets and depth compares,
+     * formatted stores and reductions, reductions the PTX ISA does not list, queries
+     * of mipmaps, samples, samplers, or ones the instruction does not have) */
     {"tex.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5, %f6, %f7}];", "tex"},
     {"tex.level.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}], %f6;", "tex"},
-    {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}];", "tld4"},
+    {"tld4.r.a2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%r0, %f4, %f5, %f6}];", "tld4"},
+    {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}], %f6;", "tld4"},
+    {"tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd0, {%f4, %f5}], {%r0, %r1};", "tld4"},
+    {"tld4.r.2d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd0, {%r0, %r1}];", "tld4"},
     {"sust.p.2d.v4.b32.trap [%rd0, {%r1, %r2}], {%r0, %r1, %r2, %r3};", "sust"},
-    {"sured.b.add.2d.u32.trap [%rd0, {%r1, %r2}], %r3;", "sured"},
-    {"suq.width.b32 %r0, [%rd0];", "suq"},
+    {"sured.p.add.2d.b32.trap [%rd0, {%r1, %r2}], %r3;", "sured"},
+    {"sured.b.add.2d.s64.trap [%rd0, {%r1, %r2}], %rd1;", "sured"},
+    {"sured.b.and.1d.u32.trap [%rd0, {%r1}], %r3;", "sured"},
+    {"sured.b.xor.1d.b32.trap [%rd0, {%r1}], %r3;", "sured"},
+    {"sured.b.add.a1d.u32.trap [%rd0, {%r1, %r2}], %r3;", "sured"},
+    {"txq.num_mipmap_levels.b32 %r0, [%rd0];", "txq.num_mipmap_levels"},
+    {"txq.num_samples.b32 %r0, [%rd0];", "txq.num_samples"},
+    {"txq.level.width.b32 %r0, [%rd0], %r1;", "txq.level.width"},
+    {"txq.memory_layout.b32 %r0, [%rd0];", "txq.memory_layout"},
+    {"suq.filter_mode.b32 %r0, [%rd0];", "suq.filter_mode"},
     {"mov.u32 %r0, %reserved_smem_offset_begin;", "reserved_smem_offset_begin"},
     {"brx.idx %r0, $ts;", "brx.idx"},
   };
