@@ -222,24 +222,28 @@ struct sim_warp_s {
   bool atomic_access, race_store;
   uint32_t race_lanes;
   unsigned race_other;
-  /* Real calls (recursion): each lane's call stack and depth; in_call: some lane
-   * is inside a call (the scheduler then runs the deepest lanes first). */
-  bool in_call;
+  /* Real calls (recursion): in_call: some lane is inside a call (the scheduler
+   * then runs the deepest lanes first); stacks: the lanes' call stacks below were
+   * used in this block (they are cleared at its end, and start cleared). */
+  bool in_call, stacks;
   /* inside a recursion, some lanes made a call that lanes which entered the
    * recursion with them did not: a GPU does not reconverge them for the rest of the
    * warp's life that anyone here has seen, so every barrier and warp collective
    * after it is reported by the UB check (SIM_UB_AFTER_RECURSION) */
   bool call_diverged;
-  uint32_t depth[32];
-  uint8_t *stk[32];
-  size_t stk_n[32], stk_cap[32];
-  size_t stk_charged[32]; /* bytes of the modelled device stack (sim_grid_t.stack_limit) */
   /* cp.async copies not yet completed and the lanes' groups (async.c); NULL
    * until the first cp.async; sim_async_release frees it with the block. */
   struct sim_async_s *async;
   /* The instruction under way stored to the grid barrier's word (gridsync.c). */
   bool grid_arrived;
+  /* Each lane's call stack and depth, last: a warp's start clears what is above
+   * (SIM_WARP_CLEARED), these only after a block that used them. */
+  uint32_t depth[32];
+  uint8_t *stk[32];
+  size_t stk_n[32], stk_cap[32];
+  size_t stk_charged[32]; /* bytes of the modelled device stack (sim_grid_t.stack_limit) */
 };
+#define SIM_WARP_CLEARED offsetof(sim_warp_t, depth)
 
 struct sim_block_s {
   sim_grid_t *g;

@@ -422,10 +422,21 @@ static inline __attribute__((always_inline)) void st_spec(sim_warp_t *w, const s
   int fw = full_warp(w, space, m, A, off, n * vec, true, &delta, &addrs);
   if (fw < 0) return;
   if (fw) {
-    for (uint32_t l = 0; l < 32; l++) {
-      uint8_t *p = HOST(A[l] + off, delta);
-      for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, SIM_R(w, in->a[1 + i])[l], n);
-    }
+    const uint64_t *V[4];
+    for (unsigned i = 0; i < vec && i < 4; i++) V[i] = SIM_R(w, in->a[1 + i]);
+    if (vec == 4) /* (the common .v4: its element stores unrolled, lane after lane as below) */
+      for (uint32_t l = 0; l < 32; l++) {
+        uint8_t *p = HOST(A[l] + off, delta);
+        store_elem(p, V[0][l], n);
+        store_elem(p + n, V[1][l], n);
+        store_elem(p + 2 * n, V[2][l], n);
+        store_elem(p + 3 * n, V[3][l], n);
+      }
+    else
+      for (uint32_t l = 0; l < 32; l++) {
+        uint8_t *p = HOST(A[l] + off, delta);
+        for (unsigned i = 0; i < vec; i++) store_elem(p + i * n, V[i][l], n);
+      }
     return;
   }
   SIM_LANES(m, l, {

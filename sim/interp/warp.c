@@ -186,6 +186,7 @@ static uint8_t *lane_local(sim_warp_t *w, uint32_t l) {
  * memory (the activation a recursive caller is using), copies the arguments in
  * and goes to the body; the other lanes go on after the call. */
 static void call_enter(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
+  w->stacks = true; /* (before anything can fault: the block's end clears them) */
   const sim_kprog_t *p = w->blk->g->prog;
   const sim_callsite_t *cs = &p->calls[in->target];
   const sim_body_t *bd = &p->bodies[cs->body];
@@ -514,7 +515,7 @@ static void sreg_values(const sim_block_t *b, unsigned id, unsigned t, unsigned 
  * for warp `id` (the host thread's previous block was of the same grid). */
 static void init_warp(sim_block_t *b, sim_warp_t *w, unsigned id, uint64_t *regs, bool warm) {
   const sim_kprog_t *p = b->g->prog;
-  memset(w, 0, sizeof *w);
+  memset(w, 0, SIM_WARP_CLEARED); /* the call stacks after it are clear (run_block) */
   w->r = regs;
   w->id = id;
   w->blk = b;
@@ -604,7 +605,9 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   memset(b.shared, 0xA5, b.shared_bytes); /* shared memory starts undefined on a GPU */
   b.local = buf_get(&tl->local, p->local_bytes * b.n_threads);
   memset(b.local, 0xA5, p->local_bytes * b.n_threads);
+  bool fresh = !tl->warps.p || b.n_warps * sizeof *b.warps > tl->warps.n; /* buf_get allocates anew */
   b.warps = buf_get(&tl->warps, b.n_warps * sizeof *b.warps);
+  if (fresh) memset(b.warps, 0, tl->warps.n); /* call stacks clear */
   size_t regs_per_warp = (size_t)p->n_regs * 32;
   void *before = tl->regs.p;
   uint64_t *regs = buf_get(&tl->regs, regs_per_warp * b.n_warps * sizeof *regs);
@@ -629,7 +632,10 @@ void sim_interp_run_block(sim_grid_t *g, uint64_t i) {
   counts_t c = {0};
   for (unsigned w = 0; w < b.n_warps; w++) {
     sim_warp_t *wp = &b.warps[w];
-    for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
+    if (wp->stacks) { /* cleared for the next block's warps */
+      for (unsigned l = 0; l < 32; l++) free(wp->stk[l]);
+      memset((char *)wp + SIM_WARP_CLEARED, 0, sizeof *wp - SIM_WARP_CLEARED);
+    }
     sim_async_release(wp);
     n += wp->n_insns;
     count_add(g, &c, &wp->xc);
