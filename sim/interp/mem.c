@@ -372,6 +372,11 @@ static inline __attribute__((always_inline)) void ld_spec(sim_warp_t *w, const s
   if (fw < 0) return;
   if (fw) {
 #ifdef SIM_AVX2
+    if (vec == 4 && n == 4 && sim_contiguous(&addrs, 16)) { /* coalesced .v4.b32 (a uint4 per lane) */
+      uint64_t *const D[4] = {SIM_R(w, in->d[0]), SIM_R(w, in->d[1]), SIM_R(w, in->d[2]), SIM_R(w, in->d[3])};
+      sim_load_run_v4(D, HOST(A[0] + off, delta));
+      return;
+    }
     for (unsigned i = 0; i < vec; i++) sim_gather(SIM_R(w, in->d[i]), &addrs, delta + i * n, n);
 #else
     for (uint32_t l = 0; l < 32; l++) { /* lane by lane: a destination may be the address register */

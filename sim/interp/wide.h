@@ -88,6 +88,23 @@ static inline void sim_load_run(uint64_t *D, const uint8_t *p, unsigned n) {
   }
 }
 
+/* A .v4 of 4-byte elements whose 32 lanes read 512 consecutive bytes (p): element
+ * i of lane l to D[i][l], four lanes at a time transposed from four vector loads
+ * (where four gathers would fetch them one by one); each element an aligned access
+ * within one load, as in sim_load_run. */
+static inline void sim_load_run_v4(uint64_t *const D[4], const uint8_t *p) {
+#pragma GCC unroll 8
+  for (unsigned k = 0; k < 8; k++) {
+    const __m128i *q = (const __m128i *)(p + 64 * k);
+    __m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1), c = _mm_loadu_si128(q + 2), d = _mm_loadu_si128(q + 3);
+    __m128i ab0 = _mm_unpacklo_epi32(a, b), ab1 = _mm_unpackhi_epi32(a, b);
+    __m128i cd0 = _mm_unpacklo_epi32(c, d), cd1 = _mm_unpackhi_epi32(c, d);
+    __m128i e[4] = {_mm_unpacklo_epi64(ab0, cd0), _mm_unpackhi_epi64(ab0, cd0), _mm_unpacklo_epi64(ab1, cd1),
+                    _mm_unpackhi_epi64(ab1, cd1)};
+    for (unsigned i = 0; i < 4; i++) _mm256_storeu_si256((__m256i *)(D[i] + 4 * k), _mm256_cvtepu32_epi64(e[i]));
+  }
+}
+
 /* D[l] = the n-byte (4 or 8) element at host + a[l], for all 32 lanes (addresses
  * checked by sim_within): one gather for 4 lanes, each element one aligned load,
  * single-copy atomic as mem.c's load_elem. */
