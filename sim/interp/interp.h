@@ -18,9 +18,9 @@ static inline bool sim_type_signed(unsigned t) { return t >= FT_PTX_T_S8 && t <=
 typedef enum { SIM_K_EXEC = 0, SIM_K_BRA, SIM_K_EXIT, SIM_K_BAR, SIM_K_TRAP, SIM_K_CALL, SIM_K_RET } sim_kind_op_t;
 
 /* Generic address windows: shared and local memory are per block/thread, so they
- * get addresses no host or device pointer can take (above the 47-bit user space). */
-#define SIM_WIN_SHARED 0x0001000000000000ull
-#define SIM_WIN_LOCAL 0x0002000000000000ull
+ * get addresses no host or device pointer can take (above the 47-bit user space);
+ * SIM_WIN_SHARED and SIM_WIN_LOCAL are lanes.h's (cvta's statement needs them). */
+#include "lanes.h"
 #define SIM_WIN_SIZE 0x0000000100000000ull
 /* Function addresses (sim_interp_func_addr): not memory; an indirect call compares. */
 #define SIM_WIN_FUNC 0x0003000000000000ull
@@ -336,18 +336,20 @@ sim_exec_fn sim_choose_mem_avx2(sim_insn_t *in);
 /* ---- translation to host code (jit.c) ----
  * An executor whose whole work is one lanes.h statement run for each lane of its
  * mask, and that statement (a printf format taking k(in) when k is set); or (text
- * NULL) a scalar ld/st of `bytes` in shared memory (store: st), which the
- * translation makes itself when every lane's access is aligned and inside the
- * block's shared memory, and leaves to the executor otherwise. */
+ * NULL) a scalar ld/st of `bytes` in shared memory (store: st), or a load of a
+ * kernel argument (param), which the translation makes itself when every lane's
+ * access is aligned and inside the block's shared memory (inside the parameters,
+ * the same for every lane), and leaves to the executor otherwise. */
 typedef struct {
   sim_exec_fn fn;
   const char *text;
   unsigned (*k)(const sim_insn_t *in);
   uint8_t bytes;
-  bool st;
+  bool st, param;
 } sim_jit_form_t;
 #define SIM_JIT_LANE(f, t, kf) {.fn = (f), .text = (t), .k = (kf)}
 #define SIM_JIT_SHARED(f, n, store) {.fn = (f), .bytes = (n), .st = (store)}
+#define SIM_JIT_PARAM(f, n) {.fn = (f), .bytes = (n), .param = true}
 #define SIM_JIT_END {.fn = NULL}
 extern const sim_jit_form_t sim_jit_forms_int[], sim_jit_forms_compare[], sim_jit_forms_cvt[], sim_jit_forms_float[],
     sim_jit_forms_mem[];
@@ -361,9 +363,10 @@ extern const sim_jit_form_t sim_jit_forms_int_avx2[], sim_jit_forms_compare_avx2
  * than all). */
 typedef int (*sim_jit_step_fn)(sim_warp_t *w, uint32_t pc);
 /* sh, sh_bytes: the block's shared memory (sh_bytes 0 under the UB check's race
- * tracking: every shared access then goes through step). */
+ * tracking: every shared access then goes through step); par, par_bytes: the
+ * launch's packed kernel arguments. */
 typedef uint32_t (*sim_run_fn)(uint64_t *R, uint32_t act, sim_warp_t *w, sim_jit_step_fn step, uint8_t *sh,
-                               uint64_t sh_bytes);
+                               uint64_t sh_bytes, const uint8_t *par, uint64_t par_bytes);
 typedef struct sim_jit_s {
   sim_run_fn *at; /* per pc: the run starting there, NULL where none does */
   void *dl;       /* its shared object */

@@ -22,7 +22,7 @@
 extern char **environ;
 
 /* Bumped whenever the generated code's contract with this file changes. */
-#define SIM_JIT_ABI 1u
+#define SIM_JIT_ABI 2u
 
 sim_jit_config_t sim_jit_config = {.mode = 0, .after = 1000000000ull, .cc = "cc"};
 
@@ -121,7 +121,7 @@ static bool group_add(group_t *g, const sim_insn_t *in) {
   char stmt[256];
   const sim_jit_form_t *fm = form_of(in);
   if (!fm || (fm->text && !lane_stmt(in, stmt, sizeof stmt))) return false;
-  if (!fm->text && (fm->st || in_set(g->written, g->nw, in->a[0]) ||
+  if (!fm->text && (fm->st || fm->param || in_set(g->written, g->nw, in->a[0]) ||
                     (in->guard >= 0 && in_set(g->written, g->nw, (uint32_t)in->guard))))
     return false;
   for (unsigned k = 0; k < 2; k++) { /* d[1]: setp's second predicate, else the sink */
@@ -313,10 +313,30 @@ static void emit_shared(FILE *f, const sim_kprog_t *p, const sim_jit_form_t *fm,
 #define SIM_JIT_GROUP_MAX 48u
 #define SIM_JIT_SOURCE_MAX ((size_t)16 << 20)
 
+/* A kernel argument load (form fm) at pc i of the run starting at s: made here when
+ * every lane names the same argument, aligned and inside the parameters (lane 0's
+ * value to all, as ld_spec does), by the executor otherwise. */
+static void emit_param(FILE *f, const sim_kprog_t *p, const sim_jit_form_t *fm, uint32_t s, uint32_t i) {
+  const sim_insn_t *in = &p->code[i];
+  unsigned n = fm->bytes;
+  fprintf(f, "  { /* pc %u, PTX line %u */\n   ", i, in->line);
+  reg_ptr(f, p, "const uint64_t *const A", in->a[0]);
+  reg_ptr(f, p, "uint64_t *const D", in->d[0]);
+  fprintf(f, "\n    uint64_t a0 = A[0] + %lluull, bad = 0;\n", (unsigned long long)in->off);
+  if (in->guard >= 0)
+    fprintf(f, "    for (unsigned l = 0; l < 32; l++) bad |= ~(R[32u * %uu + l] ^ %uu) & 1u;\n", (unsigned)in->guard,
+            in->guard_neg ? 1u : 0u);
+  fprintf(f, "    for (unsigned l = 0; l < 32; l++) bad |= A[l] ^ A[0];\n"
+             "    if (bad || (a0 & %uu) || a0 >= par_bytes || par_bytes - a0 < %uu) { if (step(w, %uu)) return %uu; }\n"
+             "    else { uint%u_t v; memcpy(&v, par + a0, %u); for (unsigned l = 0; l < 32; l++) D[l] = v; }\n  }\n",
+          n - 1u, n, i, i - s + 1, n * 8u, n);
+}
+
 /* The run [s, e) as a C function: groups, and what is left one by one. */
 static void emit_run(FILE *f, const sim_kprog_t *p, uint32_t s, uint32_t e) {
   fprintf(f, "static uint32_t run_%u(uint64_t *restrict R, uint32_t act, struct sim_warp_s *w, step_fn step, "
-             "uint8_t *sh, uint64_t sh_bytes) {\n  (void)sh, (void)sh_bytes;\n  if (act != 0xffffffffu) return 0;\n", s);
+             "uint8_t *sh, uint64_t sh_bytes, const uint8_t *par, uint64_t par_bytes) {\n"
+             "  (void)sh, (void)sh_bytes, (void)par, (void)par_bytes;\n  if (act != 0xffffffffu) return 0;\n", s);
   for (uint32_t i = s; i < e;) {
     group_t g = {.nw = 0};
     uint32_t j = i;
@@ -327,7 +347,8 @@ static void emit_run(FILE *f, const sim_kprog_t *p, uint32_t s, uint32_t e) {
       continue;
     }
     const sim_jit_form_t *fm = form_of(&p->code[i]);
-    if (fm) emit_shared(f, p, fm, s, i);
+    if (fm && fm->param) emit_param(f, p, fm, s, i);
+    else if (fm) emit_shared(f, p, fm, s, i);
     else fprintf(f, "  if (step(w, %uu)) return %uu;\n", i, i - s + 1);
     i++;
   }

@@ -100,6 +100,16 @@ static inline uint64_t sim_st64n(double d, bool sat, uint64_t a, uint64_t b, uin
   D[l] = sim_st64n((expr), false, A[l], B[l], 0, 2)
 #define SIM_L_FMA64 D[l] = sim_st64n(fma(sim_ld64(A[l]), sim_ld64(B[l]), sim_ld64(C[l])), false, A[l], B[l], C[l], 3)
 
+/* cvta between the generic window of shared or local memory and the space's own
+ * offsets (global: the same address); k: bit 0 .to, bit 1 a 32-bit result, bits
+ * 2-3 the space (0 global, 1 shared, 2 local). */
+#define SIM_WIN_SHARED 0x0001000000000000ull
+#define SIM_WIN_LOCAL 0x0002000000000000ull
+#define SIM_L_CVTA(k)                                                                                   \
+  uint64_t win = ((k) >> 2) == 1 ? SIM_WIN_SHARED : ((k) >> 2) == 2 ? SIM_WIN_LOCAL : 0;               \
+  uint64_t v = ((k) & 1) ? A[l] - win : A[l] + win;                                                     \
+  D[l] = ((k) & 2) ? (uint32_t)v : v
+
 #define SIM_L_CVT_U64_U32 D[l] = (uint32_t)A[l]
 #define SIM_L_CVT_S64_S32 D[l] = (uint64_t)(int64_t)(int32_t)A[l]
 

@@ -461,13 +461,6 @@ LDST_SPEC(generic, FT_PTX_SP_GENERIC)
 static void ld_param4(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 4); }
 static void ld_param8(sim_warp_t *w, const sim_insn_t *in, uint32_t m) { ld_spec(w, in, m, FT_PTX_SP_PARAM, 8); }
 
-/* The translator's table (jit.c): the shared forms, which it makes itself when the
- * whole access is aligned and inside shared memory without race tracking (the case
- * full_warp and resolve_fast take above), and leaves to these otherwise. */
-const sim_jit_form_t sim_jit_forms_mem[] = {SIM_JIT_SHARED(ld_shared4, 4, false), SIM_JIT_SHARED(ld_shared8, 8, false),
-                                            SIM_JIT_SHARED(st_shared4, 4, true),  SIM_JIT_SHARED(st_shared8, 8, true),
-                                            SIM_JIT_END};
-
 /* The specialised form for an ld/st, NULL when the general one must run it. */
 static sim_exec_fn choose_ldst(const sim_insn_t *in, bool store) {
   if (sim_interp_plain) return NULL; /* the reference goes lane by lane */
@@ -602,15 +595,15 @@ static void atom(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
 }
 
 /* cvta: shared/local offsets <-> generic window addresses; global is identity. */
+static unsigned cvta_k(const sim_insn_t *in) { /* SIM_L_CVTA's k */
+  unsigned sp = in->space == FT_PTX_SP_SHARED ? 1 : in->space == FT_PTX_SP_LOCAL ? 2 : 0;
+  return (in->flags & FT_PTX_F_TO ? 1u : 0u) | (ft_ptx_type_size(in->type) == 4 ? 2u : 0u) | sp << 2;
+}
 static void cvta(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
   uint64_t *D = SIM_R(w, in->d[0]);
   const uint64_t *A = SIM_R(w, in->a[0]);
-  uint64_t win = in->space == FT_PTX_SP_SHARED ? SIM_WIN_SHARED : in->space == FT_PTX_SP_LOCAL ? SIM_WIN_LOCAL : 0;
-  bool to = in->flags & FT_PTX_F_TO, narrow = ft_ptx_type_size(in->type) == 4;
-  SIM_LANES(m, l, {
-    uint64_t v = to ? A[l] - win : A[l] + win;
-    D[l] = narrow ? (uint32_t)v : v;
-  });
+  unsigned k = cvta_k(in);
+  SIM_LANES(m, l, SIM_L_CVTA(k));
 }
 
 static void isspacep(sim_warp_t *w, const sim_insn_t *in, uint32_t m) {
@@ -660,3 +653,14 @@ sim_exec_fn sim_choose_mem(sim_insn_t *in) {
     default: return NULL;
   }
 }
+
+/* The translator's table (jit.c): cvta's lane statement; the shared forms, which it
+ * makes itself when the whole access is aligned and inside shared memory without
+ * race tracking (the case full_warp and resolve_fast take above), and the kernel
+ * argument loads, when every lane names one argument inside the parameters (the
+ * case ld_spec takes first); it leaves them to these executors otherwise. */
+const sim_jit_form_t sim_jit_forms_mem[] = {SIM_JIT_LANE(cvta, "SIM_L_CVTA(%u)", cvta_k),
+                                            SIM_JIT_SHARED(ld_shared4, 4, false), SIM_JIT_SHARED(ld_shared8, 8, false),
+                                            SIM_JIT_SHARED(st_shared4, 4, true),  SIM_JIT_SHARED(st_shared8, 8, true),
+                                            SIM_JIT_PARAM(ld_param4, 4), SIM_JIT_PARAM(ld_param8, 8),
+                                            SIM_JIT_END};

@@ -360,7 +360,8 @@ static void run_warp(sim_warp_t *w, const sim_jit_t *jit) {
     sim_run_fn run;
     uint32_t start = w->pc, k;
     if (jit && (run = jit->at[start]) &&
-        (k = run(w->r, w->active, w, jit_step, b->shared, b->shadow ? 0 : b->shared_bytes))) {
+        (k = run(w->r, w->active, w, jit_step, b->shared, b->shadow ? 0 : b->shared_bytes, b->g->params,
+                 b->g->prog->param_bytes))) {
       /* a translated run (a whole warp's): its instructions at once */
       n += 32u * (uint64_t)k;
       w->pc = start + k - 1;
