@@ -203,7 +203,6 @@ typedef struct {
 struct sim_warp_s {
   uint64_t *r;          /* registers: r[reg * 32 + lane] */
   uint32_t pc, active, exited, waiting, wait_min;
-  uint32_t lpc[32];
   uint32_t nlanes_mask; /* lanes that exist */
   bool at_bar, done, carry_valid;
   bool yield; /* give way to the block's other warps at the next branch (nanosleep) */
@@ -236,14 +235,19 @@ struct sim_warp_s {
   struct sim_async_s *async;
   /* The instruction under way stored to the grid barrier's word (gridsync.c). */
   bool grid_arrived;
+  /* Each lane's PC while it waits for others (written before it is read: not
+   * cleared at a warp's start). */
+  uint32_t lpc[32];
   /* Each lane's call stack and depth, last: a warp's start clears what is above
-   * (SIM_WARP_CLEARED), these only after a block that used them. */
+   * lpc (SIM_WARP_CLEARED), these only after a block that used them
+   * (SIM_WARP_STACKS on). */
   uint32_t depth[32];
   uint8_t *stk[32];
   size_t stk_n[32], stk_cap[32];
   size_t stk_charged[32]; /* bytes of the modelled device stack (sim_grid_t.stack_limit) */
 };
-#define SIM_WARP_CLEARED offsetof(sim_warp_t, depth)
+#define SIM_WARP_CLEARED offsetof(sim_warp_t, lpc)
+#define SIM_WARP_STACKS offsetof(sim_warp_t, depth)
 
 struct sim_block_s {
   sim_grid_t *g;
