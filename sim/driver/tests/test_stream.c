@@ -359,6 +359,12 @@ TEST_IMPL(fork_child_without_cuda) {
     int sum = 0;
     for (int i = 0; i < (1 << 20); i += 4096) sum += p[i];
     free(p);
+#ifdef __SANITIZE_ADDRESS__
+    /* LeakSanitizer's check at exit takes the allocator's locks, which a thread of
+     * the parent (the stream's worker) may have held when it forked: the child then
+     * hangs there (2 runs in 40 under load). A sanitizer hazard, not the driver's. */
+    _exit(sum == 2 * 256 ? 0 : 5);
+#endif
     exit(sum == 2 * 256 ? 0 : 5);
   }
   int st;
