@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -30,6 +31,7 @@ struct sim_jitstate_s {
   atomic_uint_fast64_t insns; /* thread-instructions run before the translation */
   atomic_int state;           /* 0 not yet, 1 being made, 2 ready, 3 failed */
   _Atomic(sim_jit_t *) ready;
+  atomic_int refs;            /* its kernel, and a translation's thread while it runs */
 };
 
 static atomic_uint_fast64_t n_compiled, n_cached, n_failed;
@@ -480,8 +482,8 @@ static bool compile(const char *src, const char *so, bool avx2, bool fma) {
   return ok;
 }
 
-/* Loads the translation `so` for p: its runs by pc, checked against p. */
-static sim_jit_t *load(const sim_kprog_t *p, const char *so) {
+/* Loads the translation `so` of a kernel of n_code instructions: its runs by pc. */
+static sim_jit_t *load(uint32_t n_code, const char *so) {
   struct stat st;
   if (stat(so, &st) != 0 || st.st_uid != geteuid()) return NULL;
   void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
@@ -490,9 +492,9 @@ static sim_jit_t *load(const sim_kprog_t *p, const char *so) {
   const void *const *fn = dlsym(dl, "sim_jit_fn");
   sim_jit_t *j = NULL;
   if (abi && n && pc && fn && *abi == SIM_JIT_ABI && (j = calloc(1, sizeof *j)) &&
-      (j->at = calloc(p->n_code, sizeof *j->at))) {
+      (j->at = calloc(n_code, sizeof *j->at))) {
     for (unsigned i = 0; i < *n; i++) {
-      if (pc[i] >= p->n_code) {
+      if (pc[i] >= n_code) {
         free(j->at);
         free(j);
         dlclose(dl);
@@ -521,54 +523,109 @@ static bool host_fma(void) {
 #endif
 }
 
-/* p's translation: from the cache, or compiled into it. */
-static sim_jit_t *translate(const sim_kprog_t *p) {
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  unsigned nruns = 0;
-  char *src = generate(p, &nruns);
-  if (!nruns) {
-    free(src);
+/* A translation under way: what it needs once the source is made, so that it can
+ * be finished on a thread of its own, even after its kernel was unloaded. */
+typedef struct {
+  char *src, *name;
+  char so[4160];
+  bool avx2, fma;
+  uint32_t n_code;
+  unsigned nruns;
+  struct timespec t0;
+  struct sim_jitstate_s *s;
+} job_t;
+
+/* p's translation as C, and where it is cached: NULL when there is nothing to
+ * translate or it cannot be (logged and counted). */
+static job_t *prepare(const sim_kprog_t *p) {
+  job_t *jb = calloc(1, sizeof *jb);
+  if (!jb) abort();
+  clock_gettime(CLOCK_MONOTONIC, &jb->t0);
+  jb->src = generate(p, &jb->nruns);
+  const char *why = NULL;
+  char dir[4096];
+  if (!jb->nruns) why = "";
+  else if (strlen(jb->src) > SIM_JIT_SOURCE_MAX) why = "its translation would pass 16 MB of C";
+  else if (!cache_dir(dir, sizeof dir)) why = "no cache directory of ours (SIMCUDA_JIT_CACHE)";
+  if (why) {
+    if (*why) {
+      jlog("jit: kernel %s: %s: interpreted", p->name, why);
+      atomic_fetch_add(&n_failed, 1);
+    }
+    free(jb->src);
+    free(jb);
     return NULL;
   }
-  if (strlen(src) > SIM_JIT_SOURCE_MAX) {
-    jlog("jit: kernel %s: its translation would be %zu MB of C: interpreted", p->name, strlen(src) >> 20);
-    free(src);
-    atomic_fetch_add(&n_failed, 1);
-    return NULL;
-  }
-  char dir[4096], so[4160];
-  if (!cache_dir(dir, sizeof dir)) {
-    jlog("jit: kernel %s: no cache directory of ours (SIMCUDA_JIT_CACHE): interpreted", p->name);
-    free(src);
-    atomic_fetch_add(&n_failed, 1);
-    return NULL;
-  }
-  bool avx2 = p->wide, fma = host_fma();
-  uint64_t h = fnv1a(0xcbf29ce484222325ull, src, strlen(src));
+  jb->name = strdup(p->name);
+  jb->n_code = p->n_code;
+  jb->avx2 = p->wide, jb->fma = host_fma();
+  uint64_t h = fnv1a(0xcbf29ce484222325ull, jb->src, strlen(jb->src));
   h = fnv1a(h, sim_jit_config.cc, strlen(sim_jit_config.cc));
-  h = fnv1a(h, avx2 ? "avx2" : "-", avx2 ? 4 : 1);
-  h = fnv1a(h, fma ? "fma" : "-", fma ? 3 : 1);
-  snprintf(so, sizeof so, "%s/k%016llx.so", dir, (unsigned long long)h);
-  sim_jit_t *j = load(p, so);
+  h = fnv1a(h, jb->avx2 ? "avx2" : "-", jb->avx2 ? 4 : 1);
+  h = fnv1a(h, jb->fma ? "fma" : "-", jb->fma ? 3 : 1);
+  snprintf(jb->so, sizeof jb->so, "%s/k%016llx.so", dir, (unsigned long long)h);
+  return jb;
+}
+
+/* The job's translation: from the cache, or compiled into it (the job freed). */
+static sim_jit_t *finish(job_t *jb) {
+  sim_jit_t *j = load(jb->n_code, jb->so);
   bool hit = j != NULL;
-  if (!j && compile(src, so, avx2, fma)) j = load(p, so);
-  free(src);
+  if (!j && compile(jb->src, jb->so, jb->avx2, jb->fma)) j = load(jb->n_code, jb->so);
+  struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  double ms = (double)(t1.tv_sec - jb->t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - jb->t0.tv_nsec) / 1e6;
   if (!j) {
     atomic_fetch_add(&n_failed, 1);
-    jlog("jit: kernel %s: translation failed with %s (log beside %s): interpreted", p->name, sim_jit_config.cc, so);
-    return NULL;
+    jlog("jit: kernel %s: translation failed with %s (log beside %s): interpreted", jb->name, sim_jit_config.cc,
+         jb->so);
+  } else {
+    atomic_fetch_add(hit ? &n_cached : &n_compiled, 1);
+    jlog("jit: kernel %s: %u runs %s in %.0f ms", jb->name, jb->nruns, hit ? "loaded from the cache" : "compiled",
+         ms);
   }
-  atomic_fetch_add(hit ? &n_cached : &n_compiled, 1);
-  jlog("jit: kernel %s: %u runs %s in %.0f ms", p->name, nruns, hit ? "loaded from the cache" : "compiled", ms);
+  free(jb->src);
+  free(jb->name);
+  free(jb);
   return j;
+}
+
+static void free_jit(sim_jit_t *j) {
+  if (!j) return;
+  dlclose(j->dl);
+  free(j->at);
+  free(j);
+}
+
+/* A holder of s lets go: the kernel (unloaded) or a translation's thread; the last
+ * frees it. */
+static void state_put(struct sim_jitstate_s *s) {
+  if (atomic_fetch_sub(&s->refs, 1) != 1) return;
+  free_jit(atomic_load(&s->ready));
+  free(s);
+}
+
+/* The job's translation published in its state: blocks that start afterwards run
+ * with it. */
+static void publish(job_t *jb) {
+  struct sim_jitstate_s *s = jb->s;
+  sim_jit_t *j = finish(jb);
+  atomic_store_explicit(&s->ready, j, memory_order_release);
+  atomic_store(&s->state, j ? 2 : 3);
+}
+
+static void *background(void *arg) {
+  job_t *jb = arg;
+  struct sim_jitstate_s *s = jb->s;
+  publish(jb);
+  state_put(s);
+  return NULL;
 }
 
 void sim_jit_attach(sim_kprog_t *p) {
   p->jit = calloc(1, sizeof *p->jit);
   if (!p->jit) abort();
+  atomic_init(&p->jit->refs, 1);
 }
 
 const sim_jit_t *sim_jit_for(const sim_kprog_t *p) {
@@ -580,10 +637,26 @@ const sim_jit_t *sim_jit_for(const sim_kprog_t *p) {
     return NULL;
   int z = 0;
   if (!atomic_compare_exchange_strong(&s->state, &z, 1)) return NULL; /* another host thread makes it */
-  j = translate(p);
-  atomic_store_explicit(&s->ready, j, memory_order_release);
-  atomic_store(&s->state, j ? 2 : 3);
-  return j;
+  job_t *jb = prepare(p);
+  if (!jb) {
+    atomic_store(&s->state, 3);
+    return NULL;
+  }
+  jb->s = s;
+  if (sim_jit_config.mode == 1) {
+    /* hot: the compiler runs beside the kernel, which is interpreted until it is
+     * done (a large kernel's C took gcc 19 s: no launch waits for that) */
+    pthread_attr_t at;
+    pthread_t t;
+    atomic_fetch_add(&s->refs, 1);
+    bool started = pthread_attr_init(&at) == 0 && pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0 &&
+                   pthread_create(&t, &at, background, jb) == 0;
+    pthread_attr_destroy(&at);
+    if (started) return NULL;
+    atomic_fetch_sub(&s->refs, 1);
+  }
+  publish(jb);
+  return atomic_load_explicit(&s->ready, memory_order_acquire);
 }
 
 void sim_jit_count(const sim_kprog_t *p, uint64_t insns) {
@@ -595,12 +668,6 @@ void sim_jit_count(const sim_kprog_t *p, uint64_t insns) {
 void sim_jit_release(sim_kprog_t *p) {
   struct sim_jitstate_s *s = p->jit;
   if (!s) return;
-  sim_jit_t *j = atomic_load(&s->ready);
-  if (j) {
-    dlclose(j->dl);
-    free(j->at);
-    free(j);
-  }
-  free(s);
   p->jit = NULL;
+  state_put(s); /* a translation still under way frees it when done */
 }

@@ -119,7 +119,8 @@ TEST_ENTRY(reduce_ballot_ub_reported, 60)
 /* Every other sample is clean under SIMCUDA_CHECK_UB=2 (no report, same verdict). */
 TEST_ENTRY(clean_under_ub_check, 300)
 /* Each sample with every kernel translated to host code (docs/simulator.md,
- * "Translation to host code"): its verdict, and no translation failed. */
+ * "Translation to host code"), at its first block and beside it: its verdict, and
+ * no translation failed. */
 TEST_ENTRY(all_translated, 900)
 /* Each sample under gpuft: fault-free in both checking modes (same output, nothing
  * detected), and with one bit flipped in the source of its first read-back. */
