@@ -4,6 +4,7 @@
  * what the launcher says when there is no report. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -639,3 +640,43 @@ TEST_IMPL(lock_profile_printed) {
   return TEST_OK;
 #endif
 }
+
+/* GPUFT_REPORT naming a FIFO (or a device: /dev/null, /dev/stdout) is written into,
+ * never replaced by a regular file: the report was written beside the path and
+ * renamed over it, which turned /dev/null into a regular file for the whole machine
+ * when a test ran as root with --report=/dev/null. */
+TEST_IMPL(report_into_a_fifo) {
+  int skip = need_sim();
+  if (skip) return skip;
+#if !defined(APP_VECADD)
+  return TEST_SKIPF("nvcc not found: the example programs were not built");
+#else
+  char dir[128], fifo[256], rep_env[300];
+  tmp_dir(dir, sizeof dir);
+  snprintf(fifo, sizeof fifo, "%s/r.fifo", dir);
+  ASSERT_EQ(mkfifo(fifo, 0600), 0);
+  int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader, so that gpuft's open finds one */
+  ASSERT(rd >= 0);
+  fcntl(rd, F_SETPIPE_SZ, 1 << 20); /* room for the whole report: nobody reads during the run */
+  snprintf(rep_env, sizeof rep_env, "GPUFT_REPORT=%s", fifo);
+  const char *argv[] = {APP_VECADD, "4096", NULL};
+  const char *env[] = {SIMPATH, PRELOAD, rep_env, NULL};
+  proc_result_t r;
+  ASSERT_EQ(proc_run(argv, env, 120, &r), 0);
+  ASSERT_EQ(r.status, 0);
+  proc_free(&r);
+  static char buf[1 << 20];
+  ssize_t n = read(rd, buf, sizeof buf - 1);
+  close(rd);
+  struct stat st;
+  ASSERT_EQ(stat(fifo, &st), 0);
+  if (!S_ISFIFO(st.st_mode)) FT_FAIL_("%s is no longer a FIFO (mode %o)", fifo, (unsigned)st.st_mode);
+  ASSERT(n > 0);
+  buf[n] = 0;
+  if (buf[0] != '{' || !strstr(buf, "\"detected\"")) FT_FAIL_("not a report:\n%.400s", buf);
+  unlink(fifo);
+  rmdir(dir);
+  return TEST_OK;
+#endif
+}
+

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -333,7 +334,32 @@ static void report_json(ft_jw_t *w, const ft_end_t *end) FT_REQUIRES(ft_eng_lock
 /* Written beside the path and renamed over it: a process that ends while a
  * report is being written (another thread's exit) leaves the previous report
  * whole, never half of one. Async-signal-safe (the signal handler uses it). */
+static int write_into(int fd, const char *buf, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    ssize_t k = write(fd, buf + done, len - done);
+    if (k <= 0) break;
+    done += (size_t)k;
+  }
+  return close(fd) != 0 || done != len ? -1 : 0;
+}
+
 static int write_all(const char *path, const char *buf, size_t len) {
+  /* A device, FIFO or socket the user named (/dev/null, /dev/stdout, a pipe to a
+   * reader) is written into, never replaced: renaming over /dev/null made it a
+   * regular file for the whole machine when run as root. A FIFO nobody reads is
+   * not waited for (the open fails). */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+      close(fd);
+      return -1;
+    }
+    return write_into(fd, buf, len);
+  }
   char tmp[4200];
   size_t n = 0;
   for (const char *p = path; *p && n < sizeof tmp - 32; p++) tmp[n++] = *p;
@@ -352,13 +378,7 @@ static int write_all(const char *path, const char *buf, size_t len) {
   tmp[n] = 0;
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
-  size_t done = 0;
-  while (done < len) {
-    ssize_t k = write(fd, buf + done, len - done);
-    if (k <= 0) break;
-    done += (size_t)k;
-  }
-  if (close(fd) != 0 || done != len || rename(tmp, path) != 0) {
+  if (write_into(fd, buf, len) != 0 || rename(tmp, path) != 0) {
     unlink(tmp);
     return -1;
   }
