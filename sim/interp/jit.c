@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -308,6 +309,12 @@ static void emit_shared(FILE *f, const sim_kprog_t *p, const sim_jit_form_t *fm,
           fm->st ? "st" : "ld", fm->bytes, (unsigned long long)in->off, i, i - s + 1);
 }
 
+/* Thread-instructions interpreted per instruction of a kernel before it is worth
+ * translating (gcc takes about 1-3 ms per instruction of a kernel here, with its 8
+ * copies per lane chunk; interpreting runs about 2 G thread-instructions a second,
+ * of which translating saves a quarter to a third). */
+#define SIM_JIT_PER_INSN 10000000ull
+
 /* Longest run and group: a fully unrolled kernel (thousands of instructions in a
  * line) then makes several functions the compiler takes in seconds, not one it
  * takes minutes over; and a source past SIM_JIT_SOURCE_MAX is not compiled at all. */
@@ -437,7 +444,7 @@ static char **child_env(void) {
 }
 
 /* Compiles src into the shared object `so` (atomically: a temporary, renamed). */
-static bool compile(const char *src, const char *so, bool avx2, bool fma) {
+static bool compile(const char *src, const char *so, bool avx2, bool fma, bool low) {
   static atomic_uint seq;
   char c[4200], tmp[4200], logp[4200];
   unsigned q = atomic_fetch_add(&seq, 1);
@@ -465,7 +472,18 @@ static bool compile(const char *src, const char *so, bool avx2, bool fma) {
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   char **env = child_env();
   pid_t pid;
-  int rc = posix_spawnp(&pid, sim_jit_config.cc, &fa, NULL, argv, env);
+  /* beside a running kernel the compiler takes the cores' idle time only
+   * (SCHED_IDLE): the program's own threads come first */
+  posix_spawnattr_t sa;
+  bool made = low && posix_spawnattr_init(&sa) == 0, idle = made;
+  if (idle) {
+    struct sched_param sp = {.sched_priority = 0};
+    idle = posix_spawnattr_setschedpolicy(&sa, SCHED_IDLE) == 0 && posix_spawnattr_setschedparam(&sa, &sp) == 0 &&
+           posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSCHEDULER) == 0;
+  }
+  int rc = posix_spawnp(&pid, sim_jit_config.cc, &fa, idle ? &sa : NULL, argv, env);
+  if (rc != 0 && idle) rc = posix_spawnp(&pid, sim_jit_config.cc, &fa, NULL, argv, env); /* not allowed: as is */
+  if (made) posix_spawnattr_destroy(&sa);
   posix_spawn_file_actions_destroy(&fa);
   free(env);
   int status = 0;
@@ -529,6 +547,7 @@ typedef struct {
   char *src, *name;
   char so[4160];
   bool avx2, fma;
+  bool low; /* compiled beside the running kernel: at idle priority */
   uint32_t n_code;
   unsigned nruns;
   struct timespec t0;
@@ -571,7 +590,7 @@ static job_t *prepare(const sim_kprog_t *p) {
 static sim_jit_t *finish(job_t *jb) {
   sim_jit_t *j = load(jb->n_code, jb->so);
   bool hit = j != NULL;
-  if (!j && compile(jb->src, jb->so, jb->avx2, jb->fma)) j = load(jb->n_code, jb->so);
+  if (!j && compile(jb->src, jb->so, jb->avx2, jb->fma, jb->low)) j = load(jb->n_code, jb->so);
   struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double ms = (double)(t1.tv_sec - jb->t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - jb->t0.tv_nsec) / 1e6;
@@ -614,10 +633,43 @@ static void publish(job_t *jb) {
   atomic_store(&s->state, j ? 2 : 3);
 }
 
+/* What generate reads of p, copied: a thread may translate it after its kernel was
+ * unloaded. */
+static sim_kprog_t *snapshot(const sim_kprog_t *p) {
+  sim_kprog_t *c = calloc(1, sizeof *c);
+  if (!c) abort();
+  c->name = strdup(p->name);
+  c->n_code = p->n_code, c->n_regs = p->n_regs, c->n_bodies = p->n_bodies, c->wide = p->wide;
+  c->code = malloc((p->n_code + 1) * sizeof *c->code);
+  c->bodies = malloc((p->n_bodies + 1) * sizeof *c->bodies);
+  if (!c->name || !c->code || !c->bodies) abort();
+  memcpy(c->code, p->code, p->n_code * sizeof *c->code);
+  memcpy(c->bodies, p->bodies, p->n_bodies * sizeof *c->bodies);
+  return c;
+}
+
+typedef struct {
+  sim_kprog_t *copy;
+  struct sim_jitstate_s *s;
+} bg_t;
+
+/* A hot kernel's translation made beside it: its C generated and compiled here. */
 static void *background(void *arg) {
-  job_t *jb = arg;
-  struct sim_jitstate_s *s = jb->s;
-  publish(jb);
+  bg_t *bg = arg;
+  struct sim_jitstate_s *s = bg->s;
+  job_t *jb = prepare(bg->copy);
+  if (jb) {
+    jb->s = s;
+    jb->low = true;
+    publish(jb);
+  } else {
+    atomic_store(&s->state, 3);
+  }
+  free(bg->copy->name);
+  free(bg->copy->code);
+  free(bg->copy->bodies);
+  free(bg->copy);
+  free(bg);
   state_put(s);
   return NULL;
 }
@@ -633,28 +685,38 @@ const sim_jit_t *sim_jit_for(const sim_kprog_t *p) {
   if (!sim_jit_config.mode || !s) return NULL;
   sim_jit_t *j = atomic_load_explicit(&s->ready, memory_order_acquire);
   if (j || atomic_load_explicit(&s->state, memory_order_relaxed)) return j;
-  if (sim_jit_config.mode == 1 && atomic_load_explicit(&s->insns, memory_order_relaxed) < sim_jit_config.after)
-    return NULL;
+  if (sim_jit_config.mode == 1) {
+    /* due after `after` thread-instructions, or SIM_JIT_PER_INSN per instruction of
+     * the kernel if more: the compiler's time grows with the kernel, and on a
+     * 2-core host it takes a core from the program while it runs */
+    uint64_t due = sim_jit_config.after, scaled = (uint64_t)p->n_code * SIM_JIT_PER_INSN;
+    if (due && scaled > due) due = scaled;
+    if (atomic_load_explicit(&s->insns, memory_order_relaxed) < due) return NULL;
+  }
   int z = 0;
   if (!atomic_compare_exchange_strong(&s->state, &z, 1)) return NULL; /* another host thread makes it */
+  if (sim_jit_config.mode == 1) {
+    /* hot: the C is generated and compiled beside the kernel, which is interpreted
+     * until it is done (a large kernel's C took gcc 19 s: no launch waits for it) */
+    bg_t *bg = malloc(sizeof *bg);
+    if (!bg) abort();
+    bg->copy = snapshot(p), bg->s = s;
+    pthread_attr_t at;
+    pthread_t t;
+    atomic_fetch_add(&s->refs, 1);
+    bool started = pthread_attr_init(&at) == 0 && pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0 &&
+                   pthread_create(&t, &at, background, bg) == 0;
+    pthread_attr_destroy(&at);
+    if (started) return NULL;
+    atomic_fetch_sub(&s->refs, 1);
+    free(bg->copy->name), free(bg->copy->code), free(bg->copy->bodies), free(bg->copy), free(bg);
+  }
   job_t *jb = prepare(p);
   if (!jb) {
     atomic_store(&s->state, 3);
     return NULL;
   }
   jb->s = s;
-  if (sim_jit_config.mode == 1) {
-    /* hot: the compiler runs beside the kernel, which is interpreted until it is
-     * done (a large kernel's C took gcc 19 s: no launch waits for that) */
-    pthread_attr_t at;
-    pthread_t t;
-    atomic_fetch_add(&s->refs, 1);
-    bool started = pthread_attr_init(&at) == 0 && pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0 &&
-                   pthread_create(&t, &at, background, jb) == 0;
-    pthread_attr_destroy(&at);
-    if (started) return NULL;
-    atomic_fetch_sub(&s->refs, 1);
-  }
   publish(jb);
   return atomic_load_explicit(&s->ready, memory_order_acquire);
 }
