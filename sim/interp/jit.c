@@ -644,7 +644,7 @@ static sim_kprog_t *snapshot(const sim_kprog_t *p) {
   c->bodies = malloc((p->n_bodies + 1) * sizeof *c->bodies);
   if (!c->name || !c->code || !c->bodies) abort();
   memcpy(c->code, p->code, p->n_code * sizeof *c->code);
-  memcpy(c->bodies, p->bodies, p->n_bodies * sizeof *c->bodies);
+  if (p->n_bodies) memcpy(c->bodies, p->bodies, p->n_bodies * sizeof *c->bodies);
   return c;
 }
 
