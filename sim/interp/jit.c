@@ -648,6 +648,13 @@ static sim_kprog_t *snapshot(const sim_kprog_t *p) {
   return c;
 }
 
+static void snapshot_free(sim_kprog_t *c) {
+  free(c->name);
+  free(c->code);
+  free(c->bodies);
+  free(c);
+}
+
 typedef struct {
   sim_kprog_t *copy;
   struct sim_jitstate_s *s;
@@ -665,10 +672,7 @@ static void *background(void *arg) {
   } else {
     atomic_store(&s->state, 3);
   }
-  free(bg->copy->name);
-  free(bg->copy->code);
-  free(bg->copy->bodies);
-  free(bg->copy);
+  snapshot_free(bg->copy);
   free(bg);
   state_put(s);
   return NULL;
@@ -709,7 +713,8 @@ const sim_jit_t *sim_jit_for(const sim_kprog_t *p) {
     pthread_attr_destroy(&at);
     if (started) return NULL;
     atomic_fetch_sub(&s->refs, 1);
-    free(bg->copy->name), free(bg->copy->code), free(bg->copy->bodies), free(bg->copy), free(bg);
+    snapshot_free(bg->copy);
+    free(bg);
   }
   job_t *jb = prepare(p);
   if (!jb) {
